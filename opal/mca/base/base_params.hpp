@@ -1,0 +1,24 @@
+// The MCA base's own parameters (mca_base_*), for the pieces of the base.
+#ifndef MERIDIAN_MCA_BASE_BASE_PARAMS_HPP
+#define MERIDIAN_MCA_BASE_BASE_PARAMS_HPP
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace meridian::mca {
+
+// Registers the core parameters and reads the sources if that has not
+// happened yet (frameworks may be registered before any explicit open).
+void ensure_base_open();
+
+// mca_base_component_path split into directories, with ~ and $HOME expanded.
+std::vector<std::string> component_directories();
+
+// mca_base_component_show_load_errors: all, none, or a list of framework or
+// framework_component names.
+bool show_load_error(std::string_view framework, std::string_view component);
+
+}  // namespace meridian::mca
+
+#endif

@@ -1,0 +1,212 @@
+#include "opal/mca/base/component_repository.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <ltdl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "opal/util/strings.hpp"
+
+namespace meridian::mca {
+
+namespace {
+
+void ensure_ltdl()
+{
+    static const int status = lt_dlinit();
+    (void) status;
+}
+
+std::string version_text(const mca_base_version_t &v)
+{
+    return std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(v.release);
+}
+
+// Bounded copy of a fixed-size name field that might lack its NUL.
+std::string name_field(const char (&field)[MCA_BASE_MAX_NAME_LEN + 1])
+{
+    return std::string(field, strnlen(field, sizeof field));
+}
+
+// Explain why the dynamic linker refused a file, from its message.
+std::string explain_dlerror(const std::string &path, std::string message)
+{
+    const std::string own_prefix = path + ": ";
+    if (util::starts_with(message, own_prefix)) {
+        message.erase(0, own_prefix.size());
+    }
+    if (message.find("cannot open shared object file") != std::string::npos) {
+        const std::string library = message.substr(0, message.find(':'));
+        return "missing dependency: " + library + " was not found (" + message + ")";
+    }
+    if (const auto at = message.find("undefined symbol: "); at != std::string::npos) {
+        std::string symbol = message.substr(at + 18);
+        if (const auto space = symbol.find_first_of(" \t("); space != std::string::npos) {
+            symbol.erase(space);
+        }
+        return "undefined symbol " + symbol + " (a library it needs is missing or too old)";
+    }
+    return "the dynamic linker refused it: " + message;
+}
+
+// The checks that need no loading: readable regular ELF file.
+std::string file_problem(const std::string &path)
+{
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) {
+        return std::string("cannot read it: ") + std::strerror(errno);
+    }
+    if (!S_ISREG(info.st_mode)) {
+        return "not a regular file";
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return std::string("unreadable: ") + std::strerror(errno);
+    }
+    unsigned char magic[4] = {};
+    const ssize_t got = ::read(fd, magic, sizeof magic);
+    ::close(fd);
+    if (got != static_cast<ssize_t>(sizeof magic) || magic[0] != 0x7f || magic[1] != 'E' ||
+        magic[2] != 'L' || magic[3] != 'F') {
+        return "not a shared object (no ELF header)";
+    }
+    return {};
+}
+
+}  // namespace
+
+DsoHandle &DsoHandle::operator=(DsoHandle &&other) noexcept
+{
+    if (this != &other) {
+        if (handle_ != nullptr) {
+            lt_dlclose(static_cast<lt_dlhandle>(handle_));
+        }
+        handle_ = other.handle_;
+        other.handle_ = nullptr;
+    }
+    return *this;
+}
+
+DsoHandle::~DsoHandle()
+{
+    if (handle_ != nullptr) {
+        lt_dlclose(static_cast<lt_dlhandle>(handle_));
+    }
+}
+
+void *DsoHandle::symbol(const std::string &name) const
+{
+    return handle_ != nullptr ? lt_dlsym(static_cast<lt_dlhandle>(handle_), name.c_str()) : nullptr;
+}
+
+std::vector<Candidate> find_candidates(std::string_view framework,
+                                       const std::vector<std::string> &directories)
+{
+    const std::string prefix = "mca_" + std::string(framework) + "_";
+    const std::string suffix = ".so";
+    std::vector<Candidate> candidates;
+    for (const auto &directory : directories) {
+        DIR *dir = ::opendir(directory.c_str());
+        if (dir == nullptr) {
+            continue;
+        }
+        std::vector<std::string> names;
+        while (const dirent *entry = ::readdir(dir)) {
+            const std::string name = entry->d_name;
+            if (name.size() > prefix.size() + suffix.size() && util::starts_with(name, prefix) &&
+                name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+                names.push_back(name);
+            }
+        }
+        ::closedir(dir);
+        std::sort(names.begin(), names.end());
+        for (const auto &name : names) {
+            candidates.push_back(Candidate{
+                name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()),
+                directory + "/" + name});
+        }
+    }
+    return candidates;
+}
+
+std::string version_problem(const mca_base_framework_t &framework,
+                            const mca_base_component_t &component)
+{
+    if (component.mca_abi_major != MCA_BASE_ABI_MAJOR) {
+        return "built for MCA ABI " + std::to_string(component.mca_abi_major) + "." +
+               std::to_string(component.mca_abi_minor) + ", this library uses " +
+               std::to_string(MCA_BASE_ABI_MAJOR) + "." + std::to_string(MCA_BASE_ABI_MINOR);
+    }
+    const auto &wanted = framework.version;
+    const auto &found = component.framework_version;
+    if (found.major != wanted.major || found.minor > wanted.minor) {
+        return "implements " + std::string(framework.name) + " interface " + version_text(found) +
+               ", this library's " + framework.name + " framework is " + version_text(wanted) +
+               " (needs major " + std::to_string(wanted.major) + ", minor at most " +
+               std::to_string(wanted.minor) + ")";
+    }
+    return {};
+}
+
+Result<LoadedComponent> load_component(const mca_base_framework_t &framework,
+                                       const Candidate &candidate)
+{
+    const auto refuse = [](std::string reason) {
+        return make_error(MERIDIAN_ERR_NOT_AVAILABLE, std::move(reason));
+    };
+    if (auto problem = file_problem(candidate.path); !problem.empty()) {
+        return refuse(problem);
+    }
+
+    // libltdl binds lazily and words every failure as "file not found", so an
+    // eager probe with the system loader first: it catches unresolved symbols
+    // now rather than at the first call, and says what is missing.
+    dlerror();
+    void *probe = ::dlopen(candidate.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (probe == nullptr) {
+        const char *message = dlerror();
+        return refuse(explain_dlerror(candidate.path, message != nullptr ? message : "unknown error"));
+    }
+
+    ensure_ltdl();
+    lt_dladvise advise;
+    lt_dladvise_init(&advise);
+    lt_dladvise_local(&advise);
+    DsoHandle handle(lt_dlopenadvise(candidate.path.c_str(), advise));
+    lt_dladvise_destroy(&advise);
+    const char *lt_message = handle ? nullptr : lt_dlerror();
+    ::dlclose(probe);  // the libltdl handle keeps it loaded
+    if (!handle) {
+        return refuse(std::string("libltdl could not open it: ") +
+                      (lt_message != nullptr ? lt_message : "unknown error"));
+    }
+
+    const std::string symbol =
+        "mca_" + std::string(framework.name) + "_" + candidate.component + "_component";
+    const auto *component = static_cast<const mca_base_component_t *>(handle.symbol(symbol));
+    if (component == nullptr) {
+        return refuse("does not export " + symbol);
+    }
+    // The ABI version comes first in every layout, so it is safe to read; the
+    // rest only once it matches.
+    if (component->mca_abi_major != MCA_BASE_ABI_MAJOR) {
+        return refuse(version_problem(framework, *component));
+    }
+    const std::string framework_name = name_field(component->framework_name);
+    const std::string component_name = name_field(component->component_name);
+    if (framework_name != framework.name || component_name != candidate.component) {
+        return refuse("names itself " + framework_name + "/" + component_name +
+                      ", but its file name says " + framework.name + "/" + candidate.component);
+    }
+    if (auto problem = version_problem(framework, *component); !problem.empty()) {
+        return refuse(problem);
+    }
+    return LoadedComponent{component, candidate.path, std::move(handle)};
+}
+
+}  // namespace meridian::mca

@@ -1,0 +1,444 @@
+#include "opal/mca/base/framework.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "opal/mca/base/base_params.hpp"
+#include "opal/mca/base/mca_base_param.h"
+#include "opal/mca/base/param_registry.hpp"
+#include "opal/util/output.hpp"
+#include "opal/util/strings.hpp"
+
+namespace meridian::mca {
+
+namespace {
+
+struct ComponentEntry {
+    LoadedComponent loaded;
+    bool opened = false;
+
+    const mca_base_component_t &component() const { return *loaded.component; }
+    std::string name() const { return loaded.component->component_name; }
+};
+
+struct FrameworkState {
+    bool registered = false;
+    int open_count = 0;
+    const char *selection = nullptr;  // storage of the <fw> parameter
+    std::vector<ComponentEntry> components;
+    std::vector<LoadFailure> failures;
+};
+
+std::map<const mca_base_framework_t *, std::unique_ptr<FrameworkState>> &states()
+{
+    static std::map<const mca_base_framework_t *, std::unique_ptr<FrameworkState>> all;
+    return all;
+}
+
+std::set<std::string, std::less<>> &registered_names()
+{
+    static std::set<std::string, std::less<>> names;
+    return names;
+}
+
+FrameworkState &state_of(mca_base_framework_t &framework)
+{
+    auto &slot = states()[&framework];
+    if (!slot) {
+        slot = std::make_unique<FrameworkState>();
+    }
+    framework.internal = slot.get();
+    return *slot;
+}
+
+const FrameworkState *find_state(const mca_base_framework_t &framework)
+{
+    const auto it = states().find(&framework);
+    return it == states().end() ? nullptr : it->second.get();
+}
+
+void verbose(const mca_base_framework_t &framework, int level, const std::string &text)
+{
+    if (framework.verbose >= level) {
+        report(Severity::verbose, std::string(framework.name) + ": " + text);
+    }
+}
+
+void report_load_problem(const mca_base_framework_t &framework, const std::string &component,
+                         const std::string &text, Severity severity)
+{
+    if (show_load_error(framework.name, component)) {
+        report(severity, text);
+    }
+}
+
+const mca_base_param_enum_value_t verbose_levels[] = {
+    {MCA_BASE_VERBOSE_NONE, "none"},   {MCA_BASE_VERBOSE_ERROR, "error"},
+    {MCA_BASE_VERBOSE_WARN, "warn"},   {MCA_BASE_VERBOSE_INFO, "info"},
+    {MCA_BASE_VERBOSE_DEBUG, "debug"}, {MCA_BASE_VERBOSE_MAX, "max"},
+    {0, nullptr},
+};
+
+int register_framework_params(mca_base_framework_t &framework, FrameworkState &state)
+{
+    const std::string name = framework.name;
+    int index = mca_base_param_register(
+        framework.name, "base", "verbose",
+        ("Verbosity of the " + name + " framework: 0-100, or none, error, warn, info, debug, max")
+            .c_str(),
+        MCA_BASE_PARAM_TYPE_INT, verbose_levels, 8, MCA_BASE_PARAM_FLAG_NONE, &framework.verbose);
+    if (index < 0) {
+        return index;
+    }
+    (void) mca_base_param_set_bounds(index, 0, 100);
+    index = mca_base_param_register(
+        framework.name, nullptr, nullptr,
+        ("Which " + name + " components to use: a,b for only these, ^a,b for all but these").c_str(),
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, 2, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+        &state.selection);
+    return index < 0 ? index : MERIDIAN_SUCCESS;
+}
+
+void find_components(mca_base_framework_t &framework, FrameworkState &state)
+{
+    std::set<std::string> names;
+    if (framework.static_components != nullptr) {
+        for (auto *const *c = framework.static_components; *c != nullptr; ++c) {
+            if (auto problem = version_problem(framework, **c); !problem.empty()) {
+                report_error("built-in component " + std::string((*c)->component_name) + ": " + problem);
+                continue;
+            }
+            ComponentEntry entry;
+            entry.loaded.component = *c;
+            names.insert(entry.name());
+            state.components.push_back(std::move(entry));
+        }
+    }
+    for (const auto &candidate : find_candidates(framework.name, component_directories())) {
+        if (names.count(candidate.component) != 0) {
+            const bool built_in = std::any_of(
+                state.components.begin(), state.components.end(), [&](const ComponentEntry &e) {
+                    return e.loaded.path.empty() && e.name() == candidate.component;
+                });
+            report_load_problem(framework, candidate.component,
+                                candidate.path + ": ignored: component " + framework.name + "/" +
+                                    candidate.component + " is " +
+                                    (built_in ? std::string("built in")
+                                              : "already loaded from an earlier directory"),
+                                Severity::notice);
+            continue;
+        }
+        auto loaded = load_component(framework, candidate);
+        if (!loaded) {
+            state.failures.push_back(
+                LoadFailure{framework.name, candidate.component, candidate.path, loaded.error().message});
+            report_load_problem(framework, candidate.component,
+                                "cannot load component " + candidate.path + ": " +
+                                    loaded.error().message,
+                                Severity::warning);
+            continue;
+        }
+        names.insert(candidate.component);
+        ComponentEntry entry;
+        entry.loaded = std::move(*loaded);
+        state.components.push_back(std::move(entry));
+    }
+}
+
+std::vector<std::string> component_names(const FrameworkState &state)
+{
+    std::vector<std::string> names;
+    for (const auto &entry : state.components) {
+        names.push_back(entry.name());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+Result<Selection> current_selection(const mca_base_framework_t &framework, const FrameworkState &state)
+{
+    auto selection = parse_selection(framework.name, state.selection != nullptr ? state.selection : "");
+    if (!selection) {
+        return selection;
+    }
+    if (auto checked = check_selection(framework.name, *selection, component_names(state)); !checked) {
+        return checked.error();
+    }
+    return selection;
+}
+
+struct Offer {
+    const mca_base_component_t *component;
+    mca_base_module_t *module;
+    int priority;
+};
+
+// Every open component's answer to query, best first.
+std::vector<Offer> collect_offers(const mca_base_framework_t &framework, FrameworkState &state)
+{
+    std::vector<Offer> offers;
+    for (auto &entry : state.components) {
+        if (!entry.opened || entry.component().query == nullptr) {
+            continue;
+        }
+        mca_base_module_t *module = nullptr;
+        int priority = 0;
+        const int rc = entry.component().query(&entry.component(), &module, &priority);
+        if (rc != MERIDIAN_SUCCESS || module == nullptr) {
+            verbose(framework, MCA_BASE_VERBOSE_INFO,
+                    "component " + entry.name() + " declines (" + meridian_strerror(rc) + ")");
+            continue;
+        }
+        verbose(framework, MCA_BASE_VERBOSE_INFO,
+                "component " + entry.name() + " offers a module with priority " + std::to_string(priority));
+        offers.push_back(Offer{&entry.component(), module, priority});
+    }
+    std::stable_sort(offers.begin(), offers.end(), [](const Offer &a, const Offer &b) {
+        if (a.priority != b.priority) {
+            return a.priority > b.priority;
+        }
+        return std::string_view(a.component->component_name) < std::string_view(b.component->component_name);
+    });
+    return offers;
+}
+
+void unload_components(mca_base_framework_t &framework, FrameworkState &state)
+{
+    auto &registry = ParamRegistry::instance();
+    for (auto &entry : state.components) {
+        registry.deregister_component(framework.name, entry.name());
+    }
+    state.components.clear();  // closes the DSOs
+    state.failures.clear();
+    state.registered = false;
+    registered_names().erase(framework.name);
+}
+
+}  // namespace
+
+std::vector<ComponentView> framework_components(const mca_base_framework_t &framework)
+{
+    std::vector<ComponentView> views;
+    if (const auto *state = find_state(framework)) {
+        for (const auto &entry : state->components) {
+            views.push_back(ComponentView{entry.loaded.component, entry.loaded.path, entry.opened});
+        }
+    }
+    return views;
+}
+
+std::vector<LoadFailure> framework_failures(const mca_base_framework_t &framework)
+{
+    const auto *state = find_state(framework);
+    return state != nullptr ? state->failures : std::vector<LoadFailure>{};
+}
+
+Status validate_selection(const mca_base_framework_t &framework)
+{
+    const auto *state = find_state(framework);
+    if (state == nullptr || !state->registered) {
+        return make_error(MERIDIAN_ERR_NOT_INITIALIZED, "framework not registered");
+    }
+    auto selection = current_selection(framework, *state);
+    return selection ? success() : Status(selection.error());
+}
+
+bool framework_is_registered(std::string_view name)
+{
+    return registered_names().count(name) != 0;
+}
+
+}  // namespace meridian::mca
+
+using namespace meridian;
+using namespace meridian::mca;
+
+extern "C" int mca_base_framework_register(mca_base_framework_t *framework)
+{
+    if (framework == nullptr || framework->name == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    FrameworkState &state = state_of(*framework);
+    if (state.registered) {
+        return MERIDIAN_SUCCESS;
+    }
+    ensure_base_open();
+    if (const int rc = register_framework_params(*framework, state); rc != MERIDIAN_SUCCESS) {
+        return rc;
+    }
+    if (framework->register_params != nullptr) {
+        if (const int rc = framework->register_params(framework); rc != MERIDIAN_SUCCESS) {
+            return rc;
+        }
+    }
+    state.registered = true;
+    registered_names().insert(framework->name);
+    find_components(*framework, state);
+
+    for (auto it = state.components.begin(); it != state.components.end();) {
+        const auto &component = it->component();
+        const int rc = component.register_params != nullptr ? component.register_params(&component)
+                                                            : MERIDIAN_SUCCESS;
+        if (rc != MERIDIAN_SUCCESS) {
+            verbose(*framework, MCA_BASE_VERBOSE_WARN,
+                    "component " + it->name() + " could not register its parameters (" +
+                        meridian_strerror(rc) + "); it is not used");
+            ParamRegistry::instance().deregister_component(framework->name, it->name());
+            it = state.components.erase(it);
+            continue;
+        }
+        ++it;
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+extern "C" int mca_base_framework_open(mca_base_framework_t *framework)
+{
+    if (const int rc = mca_base_framework_register(framework); rc != MERIDIAN_SUCCESS) {
+        return rc;
+    }
+    FrameworkState &state = state_of(*framework);
+    if (state.open_count > 0) {
+        ++state.open_count;
+        return MERIDIAN_SUCCESS;
+    }
+    auto selection = current_selection(*framework, state);
+    if (!selection) {
+        report_error(selection.error().message);
+        return selection.error().status;
+    }
+    for (auto &entry : state.components) {
+        if (!selection->admits(entry.name())) {
+            verbose(*framework, MCA_BASE_VERBOSE_INFO, "component " + entry.name() + " is not selected");
+            continue;
+        }
+        const auto &component = entry.component();
+        const int rc = component.open != nullptr ? component.open(&component) : MERIDIAN_SUCCESS;
+        if (rc != MERIDIAN_SUCCESS) {
+            verbose(*framework, MCA_BASE_VERBOSE_INFO,
+                    "component " + entry.name() + " did not open (" + meridian_strerror(rc) + ")");
+            continue;
+        }
+        entry.opened = true;
+        verbose(*framework, MCA_BASE_VERBOSE_INFO, "component " + entry.name() + " is open");
+    }
+    if (framework->open != nullptr) {
+        if (const int rc = framework->open(framework); rc != MERIDIAN_SUCCESS) {
+            for (auto &entry : state.components) {
+                if (entry.opened && entry.component().close != nullptr) {
+                    entry.component().close(&entry.component());
+                }
+                entry.opened = false;
+            }
+            return rc;
+        }
+    }
+    state.open_count = 1;
+    ParamRegistry::instance().set_frozen(framework->name, true);
+    return MERIDIAN_SUCCESS;
+}
+
+extern "C" int mca_base_framework_close(mca_base_framework_t *framework)
+{
+    if (framework == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    FrameworkState &state = state_of(*framework);
+    if (state.open_count == 0) {
+        if (state.registered) {
+            unload_components(*framework, state);
+        }
+        return MERIDIAN_SUCCESS;
+    }
+    if (--state.open_count > 0) {
+        return MERIDIAN_SUCCESS;
+    }
+    if (framework->close != nullptr) {
+        framework->close(framework);
+    }
+    for (auto &entry : state.components) {
+        if (entry.opened && entry.component().close != nullptr) {
+            entry.component().close(&entry.component());
+        }
+        entry.opened = false;
+    }
+    ParamRegistry::instance().set_frozen(framework->name, false);
+    unload_components(*framework, state);
+    return MERIDIAN_SUCCESS;
+}
+
+extern "C" int mca_base_framework_is_open(const mca_base_framework_t *framework)
+{
+    const auto *state = framework != nullptr ? find_state(*framework) : nullptr;
+    return state != nullptr && state->open_count > 0 ? 1 : 0;
+}
+
+extern "C" int mca_base_select(mca_base_framework_t *framework, mca_base_module_t **module,
+                               const mca_base_component_t **component)
+{
+    if (framework == nullptr || module == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    FrameworkState &state = state_of(*framework);
+    if (state.open_count == 0) {
+        return MERIDIAN_ERR_NOT_INITIALIZED;
+    }
+    const auto offers = collect_offers(*framework, state);
+    if (offers.empty()) {
+        report_error("no " + std::string(framework->name) + " component is available (open: " +
+                     [&] {
+                         std::vector<std::string> open;
+                         for (const auto &entry : state.components) {
+                             if (entry.opened) {
+                                 open.push_back(entry.name());
+                             }
+                         }
+                         return open.empty() ? std::string("none") : util::join(open, ", ");
+                     }() +
+                     ")");
+        return MERIDIAN_ERR_NOT_FOUND;
+    }
+    *module = offers.front().module;
+    if (component != nullptr) {
+        *component = offers.front().component;
+    }
+    verbose(*framework, MCA_BASE_VERBOSE_INFO,
+            std::string("selected component ") + offers.front().component->component_name);
+    return MERIDIAN_SUCCESS;
+}
+
+extern "C" int mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
+                                   size_t capacity, size_t *count)
+{
+    if (framework == nullptr || count == nullptr || (selected == nullptr && capacity > 0)) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    FrameworkState &state = state_of(*framework);
+    if (state.open_count == 0) {
+        return MERIDIAN_ERR_NOT_INITIALIZED;
+    }
+    const auto offers = collect_offers(*framework, state);
+    *count = offers.size();
+    for (size_t i = 0; i < offers.size() && i < capacity; ++i) {
+        selected[i] = mca_base_selected_t{offers[i].component, offers[i].module, offers[i].priority};
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+extern "C" void mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
+                                           const char *format, ...)
+{
+    if (framework == nullptr || framework->verbose < level) {
+        return;
+    }
+    va_list args;
+    va_start(args, format);
+    char buffer[1024];
+    std::vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    report(Severity::verbose, std::string(framework->name) + ": " + buffer);
+}

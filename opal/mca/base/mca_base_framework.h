@@ -1,0 +1,102 @@
+/*
+ * Frameworks: the lifecycle every framework shares.
+ *
+ *   register -> open -> select -> (use) -> close
+ *
+ * register: registers <fw>_base_verbose, the selection parameter <fw>, the
+ *   framework's own parameters, finds its components (built in, then
+ *   mca_<fw>_<comp>.so in each directory of mca_base_component_path) and calls
+ *   every component's register_params hook.  A DSO that cannot be used is
+ *   reported on one line (path and reason) and skipped; the rest carry on.
+ * open: reference-counted; the first call applies the selection parameter
+ *   (<fw> = "a,b" for only these, "^a,b" for all but these; naming a component
+ *   that is not available is an error listing those that are) and opens the
+ *   selected components.  Parameters flagged READONLY_AFTER_OPEN refuse changes
+ *   until the last close.
+ * select: single-select frameworks take the accepting component with the
+ *   highest query priority (ties: the name first in alphabetical order);
+ *   multi-select frameworks take every accepting component in that order.
+ * close: the last close closes the components, forgets their parameters and
+ *   unloads their DSOs.  Closing a framework that is not open does nothing.
+ *
+ * Interface versions: a component is accepted when its framework interface
+ * has the framework's major version and a minor version not above the
+ * framework's (a component built against an older minor still works).
+ */
+#ifndef MERIDIAN_MCA_BASE_FRAMEWORK_H
+#define MERIDIAN_MCA_BASE_FRAMEWORK_H
+
+#include <stddef.h>
+
+#include "opal/mca/mca.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    MCA_BASE_FRAMEWORK_FLAG_NONE = 0,
+    MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT = 1 << 0
+};
+
+/* Verbosity levels of <fw>_base_verbose (any number 0-100 is accepted). */
+enum {
+    MCA_BASE_VERBOSE_NONE = 0,
+    MCA_BASE_VERBOSE_ERROR = 1,
+    MCA_BASE_VERBOSE_WARN = 10,
+    MCA_BASE_VERBOSE_INFO = 20,
+    MCA_BASE_VERBOSE_DEBUG = 40,
+    MCA_BASE_VERBOSE_MAX = 100
+};
+
+typedef struct mca_base_framework mca_base_framework_t;
+
+struct mca_base_framework {
+    const char *name;        /* letters and digits only: "carto" */
+    const char *description; /* one line, for meridian_info */
+    mca_base_version_t version; /* the interface its components implement */
+    int flags;               /* MCA_BASE_FRAMEWORK_FLAG_* */
+    /* Optional hooks: register <fw>_base_* parameters; run after the
+     * components are opened; run before they are closed. */
+    int (*register_params)(mca_base_framework_t *framework);
+    int (*open)(mca_base_framework_t *framework);
+    int (*close)(mca_base_framework_t *framework);
+    /* Components built into the library or program, NULL-terminated (may be
+     * NULL).  A DSO of the same name is ignored with a notice. */
+    const mca_base_component_t *const *static_components;
+    /* Set by the base from <fw>_base_verbose. */
+    int verbose;
+    /* Owned by the base. */
+    void *internal;
+};
+
+typedef struct mca_base_selected {
+    const mca_base_component_t *component;
+    mca_base_module_t *module;
+    int priority;
+} mca_base_selected_t;
+
+int mca_base_framework_register(mca_base_framework_t *framework);
+int mca_base_framework_open(mca_base_framework_t *framework);
+int mca_base_framework_close(mca_base_framework_t *framework);
+int mca_base_framework_is_open(const mca_base_framework_t *framework);
+
+/* Single-select: the best module.  MERIDIAN_ERR_NOT_FOUND (reported) when no
+ * open component accepts.  component may be NULL. */
+int mca_base_select(mca_base_framework_t *framework, mca_base_module_t **module,
+                    const mca_base_component_t **component);
+
+/* Multi-select: every accepting module, best first.  Fills at most capacity
+ * entries and sets *count to the number that accepted. */
+int mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
+                        size_t capacity, size_t *count);
+
+/* Verbose output when the framework's verbosity is at least level. */
+void mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
+                                const char *format, ...) __attribute__((format(printf, 3, 4)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,185 @@
+#include "opal/mca/base/param_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "opal/util/output.hpp"
+#include "opal/util/strings.hpp"
+
+extern char **environ;
+
+namespace meridian::mca {
+
+namespace {
+
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+std::string found_text(std::string_view rest)
+{
+    if (rest.empty()) {
+        return "end of line";
+    }
+    const auto shown = rest.substr(0, 20);
+    return util::quoted(shown) + (rest.size() > shown.size() ? "..." : "");
+}
+
+}  // namespace
+
+Result<std::vector<FileSetting>> parse_param_file(std::string_view path, std::string_view text)
+{
+    std::vector<FileSetting> settings;
+    std::map<std::string, int, std::less<>> first_line;
+    int line_number = 0;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) {
+            end = text.size();
+        }
+        std::string_view line = text.substr(start, end - start);
+        start = end + 1;
+        ++line_number;
+        if (!line.empty() && line.back() == '\r') {
+            line.remove_suffix(1);
+        }
+        const auto where = [&](std::size_t column) {
+            return std::string(path) + ":" + std::to_string(line_number) + ":" +
+                   std::to_string(column + 1) + ": ";
+        };
+        const auto fail = [&](std::size_t column, const std::string &what) {
+            return make_error(MERIDIAN_ERR_BAD_PARAM, where(column) + what);
+        };
+
+        std::size_t pos = 0;
+        while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) {
+            ++pos;
+        }
+        if (pos == line.size() || line[pos] == '#') {
+            continue;
+        }
+        const std::size_t name_start = pos;
+        while (pos < line.size() && name_char(line[pos])) {
+            ++pos;
+        }
+        if (pos == name_start) {
+            return fail(pos, "expected a parameter name (letters, digits, '_'), found " +
+                                 found_text(line.substr(pos)));
+        }
+        const std::string name(line.substr(name_start, pos - name_start));
+        while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) {
+            ++pos;
+        }
+        if (pos == line.size() || line[pos] != '=') {
+            return fail(pos, "expected '=' after parameter name " + name + ", found " +
+                                 found_text(line.substr(pos)));
+        }
+        ++pos;
+        std::string_view value = util::trim(line.substr(pos));
+        if (!value.empty() && value.front() == '"') {
+            if (value.size() < 2 || value.back() != '"') {
+                return fail(line.size(), "expected a closing '\"' for the value of " + name +
+                                             ", found end of line");
+            }
+            value = value.substr(1, value.size() - 2);
+        }
+        if (const auto it = first_line.find(name); it != first_line.end()) {
+            return fail(name_start, "parameter " + name + " is already set on line " +
+                                        std::to_string(it->second) + " of this file");
+        }
+        first_line.emplace(name, line_number);
+        settings.push_back(FileSetting{name, std::string(value), line_number});
+    }
+    return settings;
+}
+
+Result<std::vector<FileSetting>> read_param_file(const std::string &path, bool required)
+{
+    const auto fail = [&](const std::string &why) {
+        return make_error(MERIDIAN_ERR_IO, "cannot read param file " + path + ": " + why);
+    };
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) {
+        if (errno == ENOENT && !required) {
+            return std::vector<FileSetting>{};
+        }
+        return fail(std::strerror(errno));
+    }
+    if (S_ISDIR(info.st_mode)) {
+        return fail("it is a directory");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return fail(std::strerror(errno));
+    }
+    std::ostringstream contents;
+    contents << in.rdbuf();
+    auto parsed = parse_param_file(path, contents.str());
+    if (!parsed) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM, parsed.error().message + " (the file is ignored)");
+    }
+    return parsed;
+}
+
+void add_file_settings(ParamRegistry &registry, const std::string &path,
+                       const std::vector<FileSetting> &settings, SourceKind kind, int order)
+{
+    for (const auto &setting : settings) {
+        SourceRef source;
+        source.kind = kind;
+        source.file = path;
+        source.line = setting.line;
+        source.order = order;
+        registry.add_setting(setting.name, setting.value, source);
+    }
+}
+
+Status load_param_file(ParamRegistry &registry, const std::string &path, SourceKind kind,
+                       int order, bool required)
+{
+    const auto settings = read_param_file(path, required);
+    if (!settings) {
+        report_error(settings.error().message);
+        return settings.error();
+    }
+    add_file_settings(registry, path, *settings, kind, order);
+    return success();
+}
+
+Status load_environment(ParamRegistry &registry, std::string_view prefix)
+{
+    registry.remove_settings(SourceKind::environment);
+    Status status = success();
+    for (char **entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        const std::string_view variable(*entry);
+        if (!util::starts_with(variable, prefix)) {
+            continue;
+        }
+        const std::size_t equals = variable.find('=');
+        if (equals == std::string_view::npos) {
+            continue;
+        }
+        const std::string variable_name(variable.substr(0, equals));
+        const std::string name(variable.substr(prefix.size(), equals - prefix.size()));
+        if (name.empty() || !std::all_of(name.begin(), name.end(), name_char)) {
+            const std::string message = "environment variable " + variable_name +
+                                        " does not name an MCA parameter (expected " +
+                                        std::string(prefix) + "<name> with letters, digits and '_')";
+            report_error(message);
+            status = make_error(MERIDIAN_ERR_BAD_PARAM, message);
+            continue;
+        }
+        SourceRef source;
+        source.kind = SourceKind::environment;
+        source.variable = variable_name;
+        registry.add_setting(name, std::string(variable.substr(equals + 1)), source);
+    }
+    return status;
+}
+
+}  // namespace meridian::mca

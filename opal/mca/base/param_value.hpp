@@ -1,0 +1,59 @@
+// Typed parameter values: parsing text from any source and formatting back.
+#ifndef MERIDIAN_MCA_BASE_PARAM_VALUE_HPP
+#define MERIDIAN_MCA_BASE_PARAM_VALUE_HPP
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "opal/mca/base/mca_base_param.h"
+#include "opal/util/result.hpp"
+
+namespace meridian::mca {
+
+enum class ParamType {
+    boolean = MCA_BASE_PARAM_TYPE_BOOL,
+    integer = MCA_BASE_PARAM_TYPE_INT,
+    unsigned_integer = MCA_BASE_PARAM_TYPE_UNSIGNED,
+    size = MCA_BASE_PARAM_TYPE_SIZE,
+    real = MCA_BASE_PARAM_TYPE_DOUBLE,
+    string = MCA_BASE_PARAM_TYPE_STRING,
+    enumeration = MCA_BASE_PARAM_TYPE_ENUM,
+    list = MCA_BASE_PARAM_TYPE_LIST,
+};
+
+// The type's name as meridian_info prints it.
+std::string_view type_name(ParamType type);
+
+struct EnumValue {
+    int value;
+    std::string name;
+};
+
+// The parsing rules of one parameter.
+struct ValueRules {
+    ParamType type = ParamType::string;
+    std::vector<EnumValue> enumerators;  // ENUM: the allowed values; INT: aliases
+    std::optional<double> min;
+    std::optional<double> max;
+};
+
+// bool | signed (INT, ENUM) | unsigned (UNSIGNED, SIZE) | double | string | list
+using ParamValue = std::variant<bool, long long, unsigned long long, double, std::string,
+                                std::vector<std::string>>;
+
+// Parse text under the rules; the error message says what was expected
+// ("expected an integer between 0 and 100 or one of none, error, ...").
+Result<ParamValue> parse_value(const ValueRules &rules, std::string_view text);
+
+// The canonical text of a value (enum values by name).
+std::string format_value(const ValueRules &rules, const ParamValue &value);
+
+// What a value of these rules looks like, for messages and help.
+std::string expected_form(const ValueRules &rules);
+
+}  // namespace meridian::mca
+
+#endif
