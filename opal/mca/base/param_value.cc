@@ -16,7 +16,18 @@ namespace {
 
 std::string number_text(double v)
 {
+    // Integral bounds print as integers, not as 2.14748e+09.
+    if (std::nearbyint(v) == v && std::fabs(v) < 9.0e18) {
+        return std::to_string(static_cast<long long>(v));
+    }
+    if (v >= static_cast<double>(std::numeric_limits<unsigned long long>::max())) {
+        return std::to_string(std::numeric_limits<unsigned long long>::max());
+    }
+    if (v >= 9.0e18 && std::nearbyint(v) == v) {
+        return std::to_string(static_cast<unsigned long long>(v));
+    }
     std::ostringstream out;
+    out.precision(17);
     out << v;
     return out.str();
 }
