@@ -43,7 +43,7 @@ AC_DEFUN([MERIDIAN_COMPONENT], [
     MCA_$1_CONFIG([mca_ok=yes], [mca_ok=no])
     AM_CONDITIONAL([MCA_BUILD_$1], [test "$mca_ok" = yes])
     AS_IF([test "$mca_ok" = yes], [
-        AS_IF([test "$enable_dlopen" = no], [
+        AS_IF([test "$meridian_enable_dlopen" = no], [
             MERIDIAN_STATIC_LTLIBS="$MERIDIAN_STATIC_LTLIBS components/$1/libmca_$1.la"
             eval "mca_static_[]MCA_$1_FRAMEWORK=\"\$mca_static_[]MCA_$1_FRAMEWORK MCA_$1_NAME\""
             MERIDIAN_SUMMARY(MCA_$1_FRAMEWORK/MCA_$1_NAME ($1), [yes, built into libmeridian])

@@ -8,8 +8,20 @@
 
 
 namespace {
+
 int init_count = 0;
+
+// Undo registration and the base's open after a failed init.
+int fail(int rc)
+{
+    for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
+        mca_base_framework_close(*framework);
+    }
+    mca_base_close();
+    return rc;
 }
+
+}  // namespace
 
 extern "C" int meridian_init(int *argc, char ***argv)
 {
@@ -23,18 +35,15 @@ extern "C" int meridian_init(int *argc, char ***argv)
         }
     }
     if (const int rc = mca_base_open(); rc != MERIDIAN_SUCCESS) {
-        mca_base_close();
-        return rc;
+        return fail(rc);
     }
     for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
         if (const int rc = mca_base_framework_register(*framework); rc != MERIDIAN_SUCCESS) {
-            mca_base_close();
-            return rc;
+            return fail(rc);
         }
     }
     if (const int rc = mca_base_check_params(); rc != MERIDIAN_SUCCESS) {
-        mca_base_close();
-        return rc;
+        return fail(rc);
     }
     init_count = 1;
     return MERIDIAN_SUCCESS;

@@ -1,5 +1,7 @@
 // The MCA base's own parameters, the sources it reads, and the C entry points
 // for both.
+#include "config.h"  // MERIDIAN_MCA_ENV_PREFIX (configure --with-mca-env-prefix)
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -17,7 +19,7 @@
 #include "opal/util/strings.hpp"
 
 #ifndef MERIDIAN_MCA_ENV_PREFIX
-#define MERIDIAN_MCA_ENV_PREFIX "MERIDIAN_MCA_"
+#error "MERIDIAN_MCA_ENV_PREFIX comes from config.h"
 #endif
 
 namespace meridian::mca {

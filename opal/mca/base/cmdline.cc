@@ -1,6 +1,7 @@
 #include "opal/mca/base/cmdline.hpp"
 
 #include <boost/program_options.hpp>
+#include <climits>
 #include <map>
 
 #include "opal/mca/base/param_file.hpp"
@@ -75,7 +76,13 @@ public:
 private:
     static po::option unrecognized(const std::string &token)
     {
-        po::option option(token, {});
+        // No key: Boost gives the tokens after an option whose key names a
+        // registered one ("mca", "tune", or a prefix of them) to it, so the
+        // program's own "mca base" lost "base".  INT_MAX is Boost's mark for
+        // a positional token that no option may take.
+        po::option option;
+        option.position_key = INT_MAX;
+        option.value = {token};
         option.unregistered = true;
         option.original_tokens = {token};
         return option;

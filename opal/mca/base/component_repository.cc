@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <ltdl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,7 +60,19 @@ std::string file_problem(const std::string &path)
 {
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0) {
-        return std::string("cannot read it: ") + std::strerror(errno);
+        const int error = errno;
+        // A file that is listed but "does not exist" is a dangling link; say
+        // where it points, which is what the user has to fix.
+        struct stat link {};
+        if (error == ENOENT && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+            std::string target(static_cast<std::size_t>(PATH_MAX), '\0');
+            const ssize_t length = ::readlink(path.c_str(), target.data(), target.size());
+            if (length >= 0) {
+                target.resize(static_cast<std::size_t>(length));
+                return "broken symbolic link to " + target + ", which does not exist";
+            }
+        }
+        return std::string("cannot read it: ") + std::strerror(error);
     }
     if (!S_ISREG(info.st_mode)) {
         return "not a regular file";
@@ -68,12 +81,21 @@ std::string file_problem(const std::string &path)
     if (fd < 0) {
         return std::string("unreadable: ") + std::strerror(errno);
     }
-    unsigned char magic[4] = {};
-    const ssize_t got = ::read(fd, magic, sizeof magic);
+    // e_ident (16 bytes), then e_type: 3 (ET_DYN) for a shared object.
+    unsigned char header[18] = {};
+    const ssize_t got = ::read(fd, header, sizeof header);
     ::close(fd);
-    if (got != static_cast<ssize_t>(sizeof magic) || magic[0] != 0x7f || magic[1] != 'E' ||
-        magic[2] != 'L' || magic[3] != 'F') {
+    if (got < 4 || header[0] != 0x7f || header[1] != 'E' || header[2] != 'L' || header[3] != 'F') {
         return "not a shared object (no ELF header)";
+    }
+    if (got == static_cast<ssize_t>(sizeof header)) {
+        const bool little_endian = header[5] == 1;
+        const unsigned type = little_endian ? header[16] | (header[17] << 8) : (header[16] << 8) | header[17];
+        if (type != 3) {
+            return "not a shared object (an ELF " +
+                   std::string(type == 1 ? "object file" : type == 2 ? "executable" : "file of another type") +
+                   ")";
+        }
     }
     return {};
 }

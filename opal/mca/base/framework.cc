@@ -103,46 +103,56 @@ int register_framework_params(mca_base_framework_t &framework, FrameworkState &s
     return index < 0 ? index : MERIDIAN_SUCCESS;
 }
 
+// Where a built-in component "is", in failures and listings.
+constexpr const char *built_in_path = "static";
+
+void record_failure(const mca_base_framework_t &framework, FrameworkState &state,
+                    const std::string &component, const std::string &path, const std::string &reason)
+{
+    state.failures.push_back(LoadFailure{framework.name, component, path, reason});
+    const std::string what = path == built_in_path ? "built-in component " + component : "component " + path;
+    report_load_problem(framework, component, "cannot load " + what + ": " + reason,
+                        Severity::warning);
+}
+
 void find_components(mca_base_framework_t &framework, FrameworkState &state)
 {
-    std::set<std::string> names;
+    // Component name -> where it came from ("" for built in), so a later
+    // file of the same name can say what it lost to.
+    std::map<std::string, std::string> found;
     if (framework.static_components != nullptr) {
         for (auto *const *c = framework.static_components; *c != nullptr; ++c) {
-            if (auto problem = version_problem(framework, **c); !problem.empty()) {
-                report_error("built-in component " + std::string((*c)->component_name) + ": " + problem);
+            auto problem = version_problem(framework, **c);
+            if (problem.empty() && std::string_view((*c)->framework_name) != framework.name) {
+                problem = "belongs to framework " + std::string((*c)->framework_name);
+            }
+            if (!problem.empty()) {
+                record_failure(framework, state, (*c)->component_name, built_in_path, problem);
                 continue;
             }
             ComponentEntry entry;
             entry.loaded.component = *c;
-            names.insert(entry.name());
+            found.emplace(entry.name(), std::string());
             state.components.push_back(std::move(entry));
         }
     }
     for (const auto &candidate : find_candidates(framework.name, component_directories())) {
-        if (names.count(candidate.component) != 0) {
-            const bool built_in = std::any_of(
-                state.components.begin(), state.components.end(), [&](const ComponentEntry &e) {
-                    return e.loaded.path.empty() && e.name() == candidate.component;
-                });
+        if (const auto earlier = found.find(candidate.component); earlier != found.end()) {
             report_load_problem(framework, candidate.component,
                                 candidate.path + ": ignored: component " + framework.name + "/" +
                                     candidate.component + " is " +
-                                    (built_in ? std::string("built in")
-                                              : "already loaded from an earlier directory"),
+                                    (earlier->second.empty() ? std::string("built in")
+                                                             : "already loaded from " + earlier->second),
                                 Severity::notice);
             continue;
         }
         auto loaded = load_component(framework, candidate);
         if (!loaded) {
-            state.failures.push_back(
-                LoadFailure{framework.name, candidate.component, candidate.path, loaded.error().message});
-            report_load_problem(framework, candidate.component,
-                                "cannot load component " + candidate.path + ": " +
-                                    loaded.error().message,
-                                Severity::warning);
+            record_failure(framework, state, candidate.component, candidate.path,
+                           loaded.error().message);
             continue;
         }
-        names.insert(candidate.component);
+        found.emplace(candidate.component, candidate.path);
         ComponentEntry entry;
         entry.loaded = std::move(*loaded);
         state.components.push_back(std::move(entry));
@@ -159,14 +169,35 @@ std::vector<std::string> component_names(const FrameworkState &state)
     return names;
 }
 
+// Where the selection parameter's value came from, for its error messages.
+std::string selection_source(const mca_base_framework_t &framework)
+{
+    auto &registry = ParamRegistry::instance();
+    const auto index = registry.find(framework.name);
+    const Param *param = index ? registry.param(*index) : nullptr;
+    return param != nullptr ? param->source().where() : std::string();
+}
+
 Result<Selection> current_selection(const mca_base_framework_t &framework, const FrameworkState &state)
 {
-    auto selection = parse_selection(framework.name, state.selection != nullptr ? state.selection : "");
+    const std::string where = selection_source(framework);
+    auto selection =
+        parse_selection(framework.name, state.selection != nullptr ? state.selection : "", where);
     if (!selection) {
         return selection;
     }
-    if (auto checked = check_selection(framework.name, *selection, component_names(state)); !checked) {
-        return checked.error();
+    if (auto checked = check_selection(framework.name, *selection, component_names(state), where);
+        !checked) {
+        // A named component that exists but did not load: say why, which is
+        // what the user has to fix.
+        Error error = checked.error();
+        for (const auto &failure : state.failures) {
+            if (std::find(selection->names.begin(), selection->names.end(), failure.component) !=
+                selection->names.end()) {
+                error.message += "; " + failure.path + " did not load: " + failure.reason;
+            }
+        }
+        return error;
     }
     return selection;
 }
@@ -284,9 +315,10 @@ extern "C" int mca_base_framework_register(mca_base_framework_t *framework)
         const int rc = component.register_params != nullptr ? component.register_params(&component)
                                                             : MERIDIAN_SUCCESS;
         if (rc != MERIDIAN_SUCCESS) {
-            verbose(*framework, MCA_BASE_VERBOSE_WARN,
-                    "component " + it->name() + " could not register its parameters (" +
-                        meridian_strerror(rc) + "); it is not used");
+            record_failure(*framework, state, it->name(),
+                           it->loaded.path.empty() ? built_in_path : it->loaded.path,
+                           std::string("its register_params hook failed (") +
+                               meridian_strerror(rc) + ")");
             ParamRegistry::instance().deregister_component(framework->name, it->name());
             it = state.components.erase(it);
             continue;

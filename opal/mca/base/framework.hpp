@@ -21,13 +21,16 @@ struct Selection {
     bool admits(std::string_view component) const;
 };
 
-// Parse the value of the selection parameter of a framework.
-Result<Selection> parse_selection(std::string_view framework, std::string_view text);
+// Parse the value of the selection parameter of a framework.  `where` names
+// the value's source for the error message ("environment variable ...",
+// SourceRef::where()); empty leaves it out.
+Result<Selection> parse_selection(std::string_view framework, std::string_view text,
+                                  std::string_view where = {});
 
 // A selection naming a component that is not among the available ones is an
 // error that lists those (and the closest name).
 Status check_selection(std::string_view framework, const Selection &selection,
-                       const std::vector<std::string> &available);
+                       const std::vector<std::string> &available, std::string_view where = {});
 
 struct ComponentView {
     const mca_base_component_t *component = nullptr;

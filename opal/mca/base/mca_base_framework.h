@@ -17,7 +17,8 @@
  *   highest query priority (ties: the name first in alphabetical order);
  *   multi-select frameworks take every accepting component in that order.
  * close: the last close closes the components, forgets their parameters and
- *   unloads their DSOs.  Closing a framework that is not open does nothing.
+ *   unloads their DSOs.  Closing a framework that is registered but not open
+ *   only forgets and unloads; closing one that is neither does nothing.
  *
  * Interface versions: a component is accepted when its framework interface
  * has the framework's major version and a minor version not above the

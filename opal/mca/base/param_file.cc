@@ -72,6 +72,10 @@ Result<std::vector<FileSetting>> parse_param_file(std::string_view path, std::st
                                  found_text(line.substr(pos)));
         }
         const std::string name(line.substr(name_start, pos - name_start));
+        if (pos < line.size() && line[pos] != ' ' && line[pos] != '\t' && line[pos] != '=') {
+            return fail(pos, "expected letters, digits or '_' in parameter name " + name +
+                                 ", found " + found_text(line.substr(pos)));
+        }
         while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) {
             ++pos;
         }
@@ -82,15 +86,24 @@ Result<std::vector<FileSetting>> parse_param_file(std::string_view path, std::st
         ++pos;
         std::string_view value = util::trim(line.substr(pos));
         if (!value.empty() && value.front() == '"') {
-            if (value.size() < 2 || value.back() != '"') {
+            const std::size_t value_column = static_cast<std::size_t>(value.data() - line.data());
+            const std::size_t closing = value.find('"', 1);
+            if (closing == std::string_view::npos) {
                 return fail(line.size(), "expected a closing '\"' for the value of " + name +
                                              ", found end of line");
+            }
+            if (closing + 1 != value.size()) {
+                return fail(value_column + closing + 1,
+                            "expected the end of the line after the quoted value of " + name +
+                                " (comments take a line of their own), found " +
+                                found_text(value.substr(closing + 1)));
             }
             value = value.substr(1, value.size() - 2);
         }
         if (const auto it = first_line.find(name); it != first_line.end()) {
-            return fail(name_start, "parameter " + name + " is already set on line " +
-                                        std::to_string(it->second) + " of this file");
+            return fail(name_start, "expected each parameter once per file, found " + name +
+                                        " again (first set on line " + std::to_string(it->second) +
+                                        ")");
         }
         first_line.emplace(name, line_number);
         settings.push_back(FileSetting{name, std::string(value), line_number});

@@ -270,7 +270,8 @@ std::vector<const Param *> ParamRegistry::params() const
 
 void ParamRegistry::add_setting(const std::string &name, std::string value, SourceRef source)
 {
-    settings_[name].push_back(Setting{std::move(value), std::move(source), ++arrivals_, false});
+    settings_[name].push_back(
+        Setting{std::move(value), std::move(source), ++arrivals_, false, false});
     if (Param *param = lookup(name)) {
         resolve(*param);
     }
@@ -320,7 +321,7 @@ Status ParamRegistry::set_from_api(int index, std::string_view value)
     std::erase_if(list, [](const Setting &s) { return s.source.kind == SourceKind::api; });
     SourceRef source;
     source.kind = SourceKind::api;
-    list.push_back(Setting{std::string(value), source, ++arrivals_, false});
+    list.push_back(Setting{std::string(value), source, ++arrivals_, false, false});
     resolve(param);
     return success();
 }
@@ -350,6 +351,27 @@ void ParamRegistry::resolve(Param &param)
         return a.setting->arrival > b.setting->arrival;
     });
 
+    // A file line that may never apply is refused whether or not a higher
+    // source hides it, so nothing is ignored in silence.
+    const bool not_in_files = (param.flags_ & MCA_BASE_PARAM_FLAG_NOT_IN_FILES) != 0;
+    if (not_in_files) {
+        std::vector<Candidate> in_order = candidates;
+        std::sort(in_order.begin(), in_order.end(), [](const Candidate &a, const Candidate &b) {
+            return a.setting->arrival < b.setting->arrival;
+        });
+        for (const auto &candidate : in_order) {
+            Setting &setting = *candidate.setting;
+            if (setting.source.is_file() && !setting.reported) {
+                setting.reported = true;
+                report_error("MCA parameter " +
+                             (candidate.synonym != nullptr ? candidate.synonym->full_name
+                                                           : param.full_name_) +
+                             " cannot be set in a file (" + setting.source.where() +
+                             "); set it in the environment or on the command line");
+            }
+        }
+    }
+
     ParamValue chosen = param.default_value_;
     bool chosen_null = param.default_is_null_;
     SourceRef chosen_source;
@@ -358,13 +380,7 @@ void ParamRegistry::resolve(Param &param)
         Setting &setting = *candidate.setting;
         const std::string &used_name =
             candidate.synonym != nullptr ? candidate.synonym->full_name : param.full_name_;
-        if (setting.source.is_file() && (param.flags_ & MCA_BASE_PARAM_FLAG_NOT_IN_FILES) != 0) {
-            if (!setting.reported) {
-                setting.reported = true;
-                report_error("MCA parameter " + used_name + " cannot be set in a file (" +
-                             setting.source.where() +
-                             "); set it in the environment or on the command line");
-            }
+        if (not_in_files && setting.source.is_file()) {
             continue;
         }
         auto parsed = parse_value(param.rules_, setting.value);
@@ -377,7 +393,7 @@ void ParamRegistry::resolve(Param &param)
             }
             continue;
         }
-        if (!setting.reported) {
+        if (!setting.warned) {
             if (candidate.synonym != nullptr &&
                 (candidate.synonym->flags & MCA_BASE_PARAM_FLAG_DEPRECATED) != 0) {
                 report_warning("MCA parameter " + used_name + " (set in " + setting.source.where() +
@@ -395,18 +411,20 @@ void ParamRegistry::resolve(Param &param)
     }
 
     if (param.frozen_ && (chosen != param.value_ || chosen_null != param.value_is_null_)) {
-        if (winner != nullptr && !winner->reported) {
+        if (winner != nullptr && !winner->warned) {
             report_error("MCA parameter " + param.full_name_ + " cannot change while framework " +
                          param.framework_ + " is open; the value from " + winner->source.where() +
                          " is ignored");
         }
         if (winner != nullptr) {
-            winner->reported = true;
+            winner->warned = true;
         }
         return;
     }
+    // Only the warnings are settled: should the rules narrow later (bounds
+    // set after registration), a value that stops parsing is still reported.
     if (winner != nullptr) {
-        winner->reported = true;
+        winner->warned = true;
     }
     param.value_ = std::move(chosen);
     param.value_is_null_ = chosen_null;

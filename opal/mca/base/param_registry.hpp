@@ -126,7 +126,8 @@ private:
         std::string value;
         SourceRef source;
         unsigned long arrival = 0;
-        bool reported = false;  // its problems were told once already
+        bool reported = false;  // its problem (bad value, not allowed here) was told
+        bool warned = false;    // deprecation or read-only refusal was told
     };
 
     void resolve(Param &param);

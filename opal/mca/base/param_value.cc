@@ -261,7 +261,10 @@ Result<ParamValue> parse_value(const ValueRules &rules, std::string_view raw)
         }
         return ParamValue{number};
     }
-    case ParamType::string: return ParamValue{std::string(text)};
+    // Taken as given: blanks a user quoted in a param file (or put in an
+    // environment variable) are part of the value.
+    case ParamType::string:
+        return ParamValue{std::string(raw)};
     case ParamType::list: {
         std::vector<std::string> items;
         if (text.empty()) {

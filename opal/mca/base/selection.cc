@@ -14,7 +14,8 @@ bool Selection::admits(std::string_view component) const
     return exclude ? !listed : listed;
 }
 
-Result<Selection> parse_selection(std::string_view framework, std::string_view text)
+Result<Selection> parse_selection(std::string_view framework, std::string_view text,
+                                  std::string_view where)
 {
     Selection selection;
     std::string_view list = util::trim(text);
@@ -22,9 +23,11 @@ Result<Selection> parse_selection(std::string_view framework, std::string_view t
         return selection;
     }
     const auto bad = [&](const std::string &why) {
-        return make_error(MERIDIAN_ERR_BAD_PARAM, "bad value " + util::quoted(text) +
-                                                      " for MCA parameter " + std::string(framework) +
-                                                      ": " + why);
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          "bad value " + util::quoted(text) + " for MCA parameter " +
+                              std::string(framework) +
+                              (where.empty() ? std::string() : " from " + std::string(where)) +
+                              ": " + why);
     };
     if (list.front() == '^') {
         selection.exclude = true;
@@ -44,13 +47,15 @@ Result<Selection> parse_selection(std::string_view framework, std::string_view t
 }
 
 Status check_selection(std::string_view framework, const Selection &selection,
-                       const std::vector<std::string> &available)
+                       const std::vector<std::string> &available, std::string_view where)
 {
     for (const auto &name : selection.names) {
         if (std::find(available.begin(), available.end(), name) != available.end()) {
             continue;
         }
-        std::string message = "MCA parameter " + std::string(framework) + " names component " +
+        std::string message = "MCA parameter " + std::string(framework) +
+                              (where.empty() ? std::string() : " (from " + std::string(where) + ")") +
+                              " names component " +
                               util::quoted(name) + ", which is not available; available " +
                               std::string(framework) + " components: " +
                               (available.empty() ? std::string("none") : util::join(available, ", "));

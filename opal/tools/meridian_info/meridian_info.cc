@@ -1,2 +1,124 @@
+// meridian_info: Meridian's frameworks, components and parameters, and where
+// every parameter's value comes from.
+//
+// It registers the frameworks (which loads their components and registers
+// every parameter) but never opens them: showing must not depend on a
+// component being usable on this host.  Errors are reported as they are met;
+// everything is still printed, and the exit status is then 1.
+#include <cerrno>
 #include <cstdio>
-int main(){std::puts("placeholder");}
+#include <cstring>
+#include <string>
+
+#include "mca/frameworks.h"
+#include "opal/mca/base/framework.hpp"
+#include "opal/mca/base/mca_base.h"
+#include "opal/mca/base/mca_base_framework.h"
+#include "opal/runtime/meridian.h"
+#include "opal/tools/meridian_info/formats.hpp"
+#include "opal/tools/meridian_info/options.hpp"
+#include "opal/tools/meridian_info/report.hpp"
+#include "opal/util/error.h"
+#include "opal/util/output.hpp"
+
+namespace {
+
+using namespace meridian;
+
+// The MCA base and the registered frameworks for the tool's lifetime.
+class Session {
+public:
+    explicit Session(mca_base_framework_t *const *frameworks) : frameworks_(frameworks)
+    {
+        // A source that cannot be read is reported by the library; what could
+        // be read is still shown.
+        (void) mca_base_open();
+        for (auto *const *fw = frameworks_; *fw != nullptr; ++fw) {
+            if (const int rc = mca_base_framework_register(*fw); rc != MERIDIAN_SUCCESS) {
+                report_error(std::string("framework ") + (*fw)->name +
+                             " could not be registered: " + meridian_strerror(rc));
+            }
+        }
+        (void) mca_base_check_params();
+        // What opening would refuse, said now, since the tool never opens.
+        for (auto *const *fw = frameworks_; *fw != nullptr; ++fw) {
+            if (!mca::framework_is_registered((*fw)->name)) {
+                continue;
+            }
+            if (auto valid = mca::validate_selection(**fw); !valid) {
+                report_error(valid.error().message);
+            }
+        }
+    }
+
+    Session(const Session &) = delete;
+    Session &operator=(const Session &) = delete;
+
+    ~Session()
+    {
+        for (auto *const *fw = frameworks_; *fw != nullptr; ++fw) {
+            (void) mca_base_framework_close(*fw);
+        }
+        (void) mca_base_close();
+    }
+
+private:
+    mca_base_framework_t *const *frameworks_;
+};
+
+// One write for the whole output.
+bool write_out(const std::string &text)
+{
+    const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+    if (!written || std::fflush(stdout) != 0) {
+        report_error(std::string("cannot write the output: ") + std::strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+int exit_status() { return meridian_error_count() > 0 ? 1 : 0; }
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    // Learned before the library takes --mca and --tune out of argv: what this
+    // command line sets is shown whatever its level.
+    const auto set_here = info::names_set_on_command_line(argc, argv);
+    if (mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
+        return 1;  // reported by the library
+    }
+    auto options = info::parse_options(argc, argv);
+    if (!options) {
+        report_error(options.error().message);
+        return 1;
+    }
+    if (options->help) {
+        return write_out(info::usage_text()) ? exit_status() : 1;
+    }
+    if (options->version) {
+        return write_out(std::string("meridian_info (Meridian) ") + meridian_version() + "\n")
+                   ? exit_status()
+                   : 1;
+    }
+
+    mca_base_framework_t *const *frameworks = meridian_builtin_frameworks();
+    const Session session(frameworks);
+    if (auto scopes = info::check_scopes(options->scopes, frameworks); !scopes) {
+        report_error(scopes.error().message);
+        return 1;
+    }
+    const auto report = info::build_report(*options, frameworks, set_here);
+    std::string out;
+    out.reserve(1 << 16);
+    switch (options->format) {
+    case info::Format::text: info::write_text(report, out); break;
+    case info::Format::parsable: info::write_parsable(report, out); break;
+    case info::Format::json: info::write_json(report, out); break;
+    }
+    if (!write_out(out)) {
+        return 1;
+    }
+    return exit_status();
+}

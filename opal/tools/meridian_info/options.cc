@@ -1,0 +1,165 @@
+#include "opal/tools/meridian_info/options.hpp"
+
+#include <boost/program_options.hpp>
+#include <sstream>
+
+#include "opal/mca/base/mca_base.h"
+#include "opal/util/strings.hpp"
+
+namespace po = boost::program_options;
+
+namespace meridian::info {
+
+namespace {
+
+constexpr const char *see_help = " (see meridian_info --help)";
+
+po::options_description visible_options()
+{
+    po::options_description options("Options", 80);
+    options.add_options()(
+        "param", po::value<std::vector<std::string>>()->multitoken()->value_name("FW COMP"),
+        "show the parameters of framework FW, component COMP (\"all\" for any; COMP "
+        "\"base\": the framework's own; FW \"mca\": the core's); repeatable")(
+        "level,l", po::value<std::string>()->value_name("N"),
+        "show parameters of level N (1-9) and below (default 1)")(
+        "all,a", "every parameter (level 9), --path and --show-failed")(
+        "path", "installation directories, component path, param files")(
+        "show-failed", "components that could not be loaded, and why")(
+        "parsable", "one fact a line (mca:FW:COMP:param:NAME:value:VALUE, ...)")(
+        "json", "the same information as a JSON document")(
+        "help,h", "this text")(
+        "version,V", "Meridian's version");
+    return options;
+}
+
+std::string bad_usage(const std::string &what) { return what + see_help; }
+
+Result<int> parse_level(const std::string &text)
+{
+    const auto trimmed = util::trim(text);
+    if (trimmed.size() == 1 && trimmed[0] >= '1' && trimmed[0] <= '9') {
+        return trimmed[0] - '0';
+    }
+    return make_error(MERIDIAN_ERR_BAD_PARAM,
+                      bad_usage("--level expects a number from 1 to 9, found " +
+                                util::quoted(text)));
+}
+
+}  // namespace
+
+std::string usage_text()
+{
+    std::ostringstream text;
+    const std::string prefix = mca_base_env_prefix();
+    text << "Usage: meridian_info [OPTION]... [--mca NAME VALUE]... [--tune FILE[,FILE]]...\n"
+            "Show Meridian's frameworks, their components and their MCA parameters.\n"
+            "\n"
+            "Without options: the version and every framework and component (name, MCA ABI,\n"
+            "framework interface and component versions, DSO path or \"static\").\n"
+            "Parameters are shown with --param, --level or --all, and a parameter set by\n"
+            "--mca or a --tune file of this command is shown whatever its level, so you\n"
+            "see what the setting resolves to and where its value comes from.\n"
+            "\n"
+         << visible_options()
+         << "\nMeridian options (understood by every Meridian program):\n"
+            "  --mca NAME VALUE      set an MCA parameter (repeatable)\n"
+            "  --tune FILE[,FILE]    read MCA parameters from these param files\n"
+            "\n"
+            "Parameters are also set in the environment ("
+         << prefix
+         << "NAME=VALUE)\n"
+            "and in param files (see --path).  The exit status is 1 when an error was\n"
+            "reported.\n";
+    // Boost pads wrapped descriptions with a trailing blank.
+    std::string usage = text.str();
+    for (auto at = usage.find(" \n"); at != std::string::npos; at = usage.find(" \n", at)) {
+        usage.erase(at, 1);
+        at = at > 0 ? at - 1 : 0;
+    }
+    return usage;
+}
+
+Result<Options> parse_options(int argc, const char *const *argv)
+{
+    // Arguments that are not options land here, so they can be named in the error.
+    po::options_description hidden;
+    hidden.add_options()("parseable", "")  // Open MPI's spelling
+        ("unexpected", po::value<std::vector<std::string>>(), "");
+    po::options_description every;
+    every.add(visible_options()).add(hidden);
+    po::positional_options_description positional;
+    positional.add("unexpected", -1);
+
+    po::parsed_options parsed(&every);
+    try {
+        // No guessing of abbreviations: what is typed is what is matched.
+        const int style =
+            po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+        parsed = po::command_line_parser(argc, argv)
+                     .options(every)
+                     .positional(positional)
+                     .style(style)
+                     .run();
+    } catch (const po::unknown_option &e) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          bad_usage("unknown option " + e.get_option_name()));
+    } catch (const po::error &e) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM, bad_usage(e.what()));
+    }
+
+    Options options;
+    bool parsable = false;
+    bool json = false;
+    // Each occurrence is read on its own so --param can be repeated.
+    for (const auto &option : parsed.options) {
+        const std::string &key = option.string_key;
+        if (key == "unexpected") {
+            return make_error(MERIDIAN_ERR_BAD_PARAM,
+                              bad_usage("unexpected argument " + util::quoted(option.value.at(0)) +
+                                        ": meridian_info takes options only"));
+        }
+        if (key == "param") {
+            if (option.value.size() != 2) {
+                return make_error(
+                    MERIDIAN_ERR_BAD_PARAM,
+                    bad_usage("--param expects FRAMEWORK COMPONENT (\"all\" for any), found " +
+                              (option.value.empty() ? std::string("nothing")
+                                                    : util::join(option.value, " "))));
+            }
+            options.scopes.push_back(ParamScope{option.value[0], option.value[1]});
+        } else if (key == "level") {
+            auto level = parse_level(option.value.at(0));
+            if (!level) {
+                return level.error();
+            }
+            options.level = *level;
+        } else if (key == "all") {
+            options.all = true;
+        } else if (key == "path") {
+            options.path = true;
+        } else if (key == "show-failed") {
+            options.show_failed = true;
+        } else if (key == "parsable" || key == "parseable") {
+            parsable = true;
+        } else if (key == "json") {
+            json = true;
+        } else if (key == "help") {
+            options.help = true;
+        } else if (key == "version") {
+            options.version = true;
+        }
+    }
+    if (parsable && json) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          bad_usage("--parsable and --json cannot be used together"));
+    }
+    options.format = json ? Format::json : parsable ? Format::parsable : Format::text;
+    if (options.all) {
+        options.path = true;
+        options.show_failed = true;
+    }
+    return options;
+}
+
+}  // namespace meridian::info

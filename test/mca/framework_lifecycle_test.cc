@@ -1,0 +1,569 @@
+// The framework lifecycle: register -> open (the selection parameter) ->
+// select (single and multi) -> close, reference-counted and idempotent.
+#include <string>
+#include <vector>
+
+#include "opal/mca/base/framework.hpp"
+#include "opal/mca/base/mca_base.h"
+#include "opal/mca/base/mca_base_param.h"
+#include "test/mca/mca_test_support.hpp"
+
+using namespace mca_test;
+
+namespace {
+
+// testfw's usual components: alpha (10, has a priority parameter), beta (20),
+// older (5), decline (declines in query), openfail (its open fails).
+void use_testfw_components()
+{
+    ComponentDir dir("components");
+    for (const char *name : {"alpha", "beta", "older", "decline", "openfail"}) {
+        dir.add("mca_testfw_" + std::string(name) + ".so");
+    }
+    use_component_path({dir.path()});
+}
+
+void use_testmulti_components()
+{
+    ComponentDir dir("components");
+    for (const char *name : {"one", "two", "three", "nope"}) {
+        dir.add("mca_testmulti_" + std::string(name) + ".so");
+    }
+    use_component_path({dir.path()});
+}
+
+// The selection parameter of a framework, set after register (it exists then).
+void select_components(mca_base_framework_t &framework, const std::string &value)
+{
+    ck_assert_int_eq(mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
+    set_param(framework.name, value);
+}
+
+std::string selected_name(mca_base_framework_t &framework)
+{
+    mca_base_module_t *module = nullptr;
+    const mca_base_component_t *component = nullptr;
+    const int rc = mca_base_select(&framework, &module, &component);
+    ck_assert_msg(rc == MERIDIAN_SUCCESS, "select failed: %s", meridian_strerror(rc));
+    // The module is the one the chosen component made.
+    ck_assert_string(module_name(module), component->component_name);
+    return component->component_name;
+}
+
+// "name:priority" for every accepting module, best first.
+std::string select_all(mca_base_framework_t &framework)
+{
+    mca_base_selected_t selected[8];
+    size_t count = 0;
+    ck_assert_int_eq(mca_base_select_all(&framework, selected, 8, &count), MERIDIAN_SUCCESS);
+    ck_assert_uint_le(count, 8);
+    std::string out;
+    for (size_t i = 0; i < count; ++i) {
+        ck_assert_string(module_name(selected[i].module), selected[i].component->component_name);
+        out += (i != 0 ? ", " : "") + std::string(selected[i].component->component_name) + ":" +
+               std::to_string(selected[i].priority);
+    }
+    return out;
+}
+
+// Where the selection parameter was set, as the messages put it.
+const char *const from_api = "the API";
+
+}  // namespace
+
+// ---------------------------------------------------------------- selection
+
+START_TEST(test_default_takes_highest_priority)
+{
+    use_testfw_components();
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    // Every component opens; openfail's open fails, so it is left out.
+    ck_assert_string(opened_of(testfw), "alpha, beta, decline, older");
+    ck_assert_string(selected_name(testfw), "beta");
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(test_include_only_listed)
+{
+    use_testfw_components();
+    select_components(testfw, "alpha");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(opened_of(testfw), "alpha");
+    ck_assert_string(selected_name(testfw), "alpha");
+    // Components left out still registered their parameters, but were
+    // neither opened nor asked.
+    ck_assert_int_eq(count_events("testfw/decline register"), 1);
+    ck_assert_int_eq(count_events("testfw/decline open"), 0);
+    ck_assert_int_eq(count_events("testfw/decline query"), 0);
+    ck_assert_int_eq(count_events("testfw/beta query"), 0);
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(test_include_list)
+{
+    use_testfw_components();
+    select_components(testfw, "older, alpha");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(opened_of(testfw), "alpha, older");
+    ck_assert_string(selected_name(testfw), "alpha");
+}
+END_TEST
+
+START_TEST(test_exclude_listed)
+{
+    use_testfw_components();
+    select_components(testfw, "^beta");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(opened_of(testfw), "alpha, decline, older");
+    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_int_eq(count_events("testfw/beta query"), 0);
+}
+END_TEST
+
+START_TEST(test_exclude_list)
+{
+    use_testfw_components();
+    select_components(testfw, "^beta,alpha");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(opened_of(testfw), "decline, older");
+    ck_assert_string(selected_name(testfw), "older");
+}
+END_TEST
+
+// Equal priorities: the name first in alphabetical order wins.
+START_TEST(test_tie_goes_to_first_name)
+{
+    use_testfw_components();
+    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    set_param("testfw_alpha_priority", "20");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_string(select_all(testfw), "alpha:20, beta:20, older:5");
+}
+END_TEST
+
+// A component's own parameter moves it past the others.
+START_TEST(test_priority_parameter_decides)
+{
+    use_testfw_components();
+    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    set_param("testfw_alpha_priority", "30");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(selected_name(testfw), "alpha");
+}
+END_TEST
+
+// Declining and failing to open both keep a component out of the choice;
+// a component whose open failed is never asked and never closed.
+START_TEST(test_declined_and_unopened_are_skipped)
+{
+    use_testfw_components();
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(select_all(testfw), "beta:20, alpha:10, older:5");
+    ck_assert_int_eq(count_events("testfw/decline query"), 1);
+    ck_assert_int_eq(count_events("testfw/openfail open"), 1);
+    ck_assert_int_eq(count_events("testfw/openfail query"), 0);
+    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(count_events("testfw/decline close"), 1);
+    ck_assert_int_eq(count_events("testfw/openfail close"), 0);
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(test_nothing_accepts)
+{
+    use_testfw_components();
+    select_components(testfw, "decline");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    mca_base_module_t *module = nullptr;
+    ck_assert_int_eq(mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_ptr_null(module);
+    ck_assert_messages(ERROR_MSG("no testfw component is available (open: decline)"));
+}
+END_TEST
+
+START_TEST(test_nothing_opens)
+{
+    use_testfw_components();
+    select_components(testfw, "openfail");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    mca_base_module_t *module = nullptr;
+    ck_assert_int_eq(mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_messages(ERROR_MSG("no testfw component is available (open: none)"));
+}
+END_TEST
+
+// Naming a component that is not there fails the open, lists what is there
+// and suggests the closest name; nothing is opened.  A corrected value then
+// opens normally.
+START_TEST(test_missing_component_lists_available)
+{
+    use_testfw_components();
+    select_components(testfw, "alpah");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_messages(ERROR_MSG(
+        std::string("MCA parameter testfw (from ") + from_api +
+        ") names component \"alpah\", which is not available; available testfw components: "
+        "alpha, beta, decline, older, openfail (did you mean alpha?)"));
+    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_string(opened_of(testfw), "");
+    ck_assert_int_eq(count_events("testfw/alpha open"), 0);
+    ck_assert_int_eq(count_events("testfw open"), 0);
+
+    clear_messages();
+    set_param("testfw", "alpha");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_no_messages();
+}
+END_TEST
+
+// Excluding a component that is not there is the same error (a typo would
+// otherwise exclude nothing); with no close name there is no suggestion.
+START_TEST(test_missing_excluded_component)
+{
+    use_testfw_components();
+    select_components(testfw, "^beta,gamma");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_messages(ERROR_MSG(
+        std::string("MCA parameter testfw (from ") + from_api +
+        ") names component \"gamma\", which is not available; available testfw components: "
+        "alpha, beta, decline, older, openfail"));
+    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+}
+END_TEST
+
+// A component that failed to load is not available either.
+START_TEST(test_failed_component_is_not_available)
+{
+    ComponentDir dir("components");
+    dir.add("mca_testfw_alpha.so");
+    const std::string nosym = dir.add("mca_testfw_nosym.so");
+    use_component_path({dir.path()});
+    select_components(testfw, "nosym");
+    clear_messages();
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_messages(ERROR_MSG(std::string("MCA parameter testfw (from ") + from_api +
+                                 ") names component \"nosym\", which is not available; "
+                                 "available testfw components: alpha; " +
+                                 nosym + " did not load: does not export mca_testfw_nosym_component"));
+}
+END_TEST
+
+namespace {
+
+struct BadSelection {
+    const char *value;
+    const char *why;
+};
+
+const BadSelection bad_selections[] = {
+    {"alpha,,beta", "expected a comma-separated list of component names, found an empty item"},
+    {"alpha,", "expected a comma-separated list of component names, found an empty item"},
+    {",alpha", "expected a comma-separated list of component names, found an empty item"},
+    {"^", "expected a comma-separated list of component names, found an empty item"},
+    {"alpha,^beta", "'^' may only start the list, where it excludes every component listed"},
+    {"^^alpha", "'^' may only start the list, where it excludes every component listed"},
+};
+
+}  // namespace
+
+START_TEST(test_bad_selection_syntax)
+{
+    const BadSelection &bad = bad_selections[_i];
+    use_testfw_components();
+    select_components(testfw, bad.value);
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_messages(ERROR_MSG("bad value \"" + std::string(bad.value) +
+                                 "\" for MCA parameter testfw from " + from_api + ": " + bad.why));
+    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(count_events("testfw/alpha open"), 0);
+}
+END_TEST
+
+// The error says where the value came from.
+START_TEST(test_selection_error_names_environment)
+{
+    // The environment is read when the MCA base opens.
+    const std::string variable = std::string(mca_base_env_prefix()) + "testfw";
+    ck_assert_int_eq(::setenv(variable.c_str(), "beta,,alpha", 1), 0);
+    use_testfw_components();
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_messages(ERROR_MSG(
+        "bad value \"beta,,alpha\" for MCA parameter testfw from environment variable " +
+        variable + ": expected a comma-separated list of component names, found an empty item"));
+}
+END_TEST
+
+// ---------------------------------------------------------------- lifecycle
+
+START_TEST(test_hooks_run_in_order)
+{
+    ComponentDir dir("components");
+    dir.add("mca_testfw_alpha.so");
+    dir.add("mca_testfw_beta.so");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    // beta has no hooks but query.  The framework's open runs after its
+    // components opened, its close before they close.
+    const std::vector<std::string> expected = {
+        "testfw register", "testfw/alpha register", "testfw/alpha open",
+        "testfw open",     "testfw close",          "testfw/alpha close",
+    };
+    ck_assert_uint_eq(events().size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        ck_assert_string(events()[i], expected[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_open_and_close_are_counted)
+{
+    ComponentDir dir("components");
+    const std::string alpha = dir.add("mca_testfw_alpha.so");
+    use_component_path({dir.path()});
+
+    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 1);
+    ck_assert_int_eq(count_events("testfw/alpha register"), 1);
+    ck_assert_int_eq(count_events("testfw/alpha open"), 1);
+
+    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 1);
+    ck_assert_int_eq(count_events("testfw/alpha close"), 0);
+    ck_assert_string(selected_name(testfw), "alpha");
+
+    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(count_events("testfw/alpha close"), 1);
+    ck_assert_int_eq(count_events("testfw close"), 1);
+    ck_assert_string(components_of(testfw), "");
+    ck_assert(!dso_is_loaded(alpha));
+
+    // More closes than opens do nothing.
+    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(count_events("testfw/alpha close"), 1);
+    ck_assert_int_eq(count_events("testfw close"), 1);
+    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_no_messages();
+}
+END_TEST
+
+// Registering twice is the same as once.
+START_TEST(test_register_is_idempotent)
+{
+    ComponentDir dir("components");
+    const std::string alpha = dir.add("mca_testfw_alpha.so");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(count_events("testfw register"), 1);
+    ck_assert_int_eq(count_events("testfw/alpha register"), 1);
+    ck_assert_string(components_of(testfw), "alpha=" + alpha);
+}
+END_TEST
+
+// After the last close the DSOs are gone; opening again loads them afresh,
+// and settings made before still apply to the reloaded component.
+START_TEST(test_reopen_reloads)
+{
+    ComponentDir dir("components");
+    const std::string alpha = dir.add("mca_testfw_alpha.so");
+    dir.add("mca_testfw_beta.so");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    set_param("testfw_alpha_priority", "30");
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert(!dso_is_loaded(alpha));
+    ck_assert_string(param_value("testfw_alpha_priority"), "<unregistered>");
+
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert(dso_is_loaded(alpha));
+    ck_assert_int_eq(count_events("testfw register"), 2);
+    ck_assert_int_eq(count_events("testfw/alpha register"), 2);
+    ck_assert_int_eq(count_events("testfw/alpha open"), 2);
+    ck_assert_string(param_value("testfw_alpha_priority"), "30");
+    ck_assert_string(select_all(testfw), "alpha:30, beta:20");
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(test_select_needs_open)
+{
+    use_testfw_components();
+    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    mca_base_module_t *module = nullptr;
+    ck_assert_int_eq(mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_INITIALIZED);
+    size_t count = 1;
+    ck_assert_int_eq(mca_base_select_all(&testfw, nullptr, 0, &count),
+                     MERIDIAN_ERR_NOT_INITIALIZED);
+    ck_assert_int_eq(count_events("testfw/alpha query"), 0);
+}
+END_TEST
+
+// The selection cannot change while the framework is open, and can again
+// after it closed.
+START_TEST(test_selection_fixed_while_open)
+{
+    use_testfw_components();
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    const int index = mca_base_param_find("testfw");
+    ck_assert_int_ge(index, 0);
+    ck_assert_int_eq(mca_base_param_set_value(index, "alpha"), MERIDIAN_ERR_READ_ONLY);
+    ck_assert_messages(
+        ERROR_MSG("MCA parameter testfw cannot change while framework testfw is open"));
+    ck_assert_string(opened_of(testfw), "alpha, beta, decline, older");
+    ck_assert_string(selected_name(testfw), "beta");
+
+    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_param_set_value(index, "alpha"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(opened_of(testfw), "alpha");
+    ck_assert_string(selected_name(testfw), "alpha");
+}
+END_TEST
+
+START_TEST(test_verbose_output)
+{
+    ComponentDir dir("components");
+    dir.add("mca_testfw_alpha.so");
+    dir.add("mca_testfw_openfail.so");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    set_param("testfw_base_verbose", "info");
+    ck_assert_int_eq(testfw.verbose, MCA_BASE_VERBOSE_INFO);
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_messages(
+        VERBOSE_MSG("testfw: component alpha is open"),
+        VERBOSE_MSG("testfw: component openfail did not open (" +
+                    std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) + ")"),
+        VERBOSE_MSG("testfw: component alpha offers a module with priority 10"),
+        VERBOSE_MSG("testfw: selected component alpha"));
+}
+END_TEST
+
+// ---------------------------------------------------------------- multi-select
+
+START_TEST(test_multi_select_takes_all_in_order)
+{
+    use_testmulti_components();
+    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_string(opened_of(testmulti), "nope, one, three, two");
+    // Ties (one, three) in name order; nope declines.
+    ck_assert_string(select_all(testmulti), "one:30, three:30, two:10");
+    ck_assert_int_eq(count_events("testmulti/nope query"), 1);
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(test_multi_select_capacity)
+{
+    use_testmulti_components();
+    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    mca_base_selected_t selected[2];
+    size_t count = 0;
+    ck_assert_int_eq(mca_base_select_all(&testmulti, selected, 2, &count), MERIDIAN_SUCCESS);
+    ck_assert_uint_eq(count, 3);
+    ck_assert_str_eq(selected[0].component->component_name, "one");
+    ck_assert_str_eq(selected[1].component->component_name, "three");
+    count = 0;
+    ck_assert_int_eq(mca_base_select_all(&testmulti, nullptr, 0, &count), MERIDIAN_SUCCESS);
+    ck_assert_uint_eq(count, 3);
+}
+END_TEST
+
+START_TEST(test_multi_select_exclude)
+{
+    use_testmulti_components();
+    select_components(testmulti, "^one");
+    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_string(select_all(testmulti), "three:30, two:10");
+}
+END_TEST
+
+// A multi-select framework in which nothing accepts has nothing to do: no
+// error.
+START_TEST(test_multi_select_none_accept)
+{
+    use_testmulti_components();
+    select_components(testmulti, "nope");
+    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_string(select_all(testmulti), "");
+    ck_assert_no_messages();
+}
+END_TEST
+
+// Two frameworks share a directory; each takes only its own DSOs and has a
+// lifecycle of its own.
+START_TEST(test_frameworks_are_independent)
+{
+    ComponentDir dir("components");
+    const std::string alpha = dir.add("mca_testfw_alpha.so");
+    const std::string two = dir.add("mca_testmulti_two.so");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_string(components_of(testfw), "alpha=" + alpha);
+    ck_assert_string(components_of(testmulti), "two=" + two);
+
+    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(mca_base_framework_is_open(&testmulti), 1);
+    ck_assert_string(select_all(testmulti), "two:10");
+    ck_assert(!dso_is_loaded(alpha));
+    ck_assert(dso_is_loaded(two));
+    ck_assert_no_messages();
+}
+END_TEST
+
+int main()
+{
+    Suite *suite = suite_create("framework_lifecycle");
+
+    TCase *selection = make_tcase("selection");
+    tcase_add_test(selection, test_default_takes_highest_priority);
+    tcase_add_test(selection, test_include_only_listed);
+    tcase_add_test(selection, test_include_list);
+    tcase_add_test(selection, test_exclude_listed);
+    tcase_add_test(selection, test_exclude_list);
+    tcase_add_test(selection, test_tie_goes_to_first_name);
+    tcase_add_test(selection, test_priority_parameter_decides);
+    tcase_add_test(selection, test_declined_and_unopened_are_skipped);
+    tcase_add_test(selection, test_nothing_accepts);
+    tcase_add_test(selection, test_nothing_opens);
+    tcase_add_test(selection, test_missing_component_lists_available);
+    tcase_add_test(selection, test_missing_excluded_component);
+    tcase_add_test(selection, test_failed_component_is_not_available);
+    tcase_add_loop_test(selection, test_bad_selection_syntax, 0,
+                        static_cast<int>(sizeof bad_selections / sizeof bad_selections[0]));
+    tcase_add_test(selection, test_selection_error_names_environment);
+    suite_add_tcase(suite, selection);
+
+    TCase *lifecycle = make_tcase("lifecycle");
+    tcase_add_test(lifecycle, test_hooks_run_in_order);
+    tcase_add_test(lifecycle, test_open_and_close_are_counted);
+    tcase_add_test(lifecycle, test_register_is_idempotent);
+    tcase_add_test(lifecycle, test_reopen_reloads);
+    tcase_add_test(lifecycle, test_select_needs_open);
+    tcase_add_test(lifecycle, test_selection_fixed_while_open);
+    tcase_add_test(lifecycle, test_verbose_output);
+    suite_add_tcase(suite, lifecycle);
+
+    TCase *multi = make_tcase("multi_select");
+    tcase_add_test(multi, test_multi_select_takes_all_in_order);
+    tcase_add_test(multi, test_multi_select_capacity);
+    tcase_add_test(multi, test_multi_select_exclude);
+    tcase_add_test(multi, test_multi_select_none_accept);
+    tcase_add_test(multi, test_frameworks_are_independent);
+    suite_add_tcase(suite, multi);
+
+    return run_suite(suite);
+}
