@@ -4,6 +4,7 @@
 # carto framework selects it.
 # shellcheck source=test/contrib/stage.sh disable=SC2154 # stage.sh and Makefile.am set them
 . "$srcdir/stage.sh"
+build_example
 
 components=$stage/third-party
 run_logged "$stage/example-install.log" \

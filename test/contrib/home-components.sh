@@ -4,6 +4,7 @@
 # meridian_info lists it and the carto framework selects it.
 # shellcheck source=test/contrib/stage.sh disable=SC2154 # stage.sh and Makefile.am set them
 . "$srcdir/stage.sh"
+build_example
 
 run_logged "$stage/example-install.log" \
     "$MAKE" -C "$stage/example" -f "$top_srcdir/contrib/example-component/Makefile" install-user

@@ -8,8 +8,8 @@
 # top_builddir, top_srcdir, srcdir, libdir, bindir, sanitizer_flags
 # (MERIDIAN_SANFLAGS) and configured_env_prefix (MERIDIAN_MCA_ENV_PREFIX):
 # names that cannot be taken for MCA settings.  Sets stage, root, P (the MCA
-# environment prefix), example_so, driver and info, and defines fail,
-# run_logged, expect_line and check_example.
+# environment prefix) and info, and defines fail, run_logged, expect_line,
+# build_example, build_program and check_example.
 # shellcheck disable=SC2154 # lower-case names come from the environment
 
 set -eu
@@ -60,20 +60,27 @@ P=$($PKG_CONFIG --variable=envprefix meridian)
 [ "$P" = "$configured_env_prefix" ] ||
     fail "meridian.pc says envprefix=$P, configure chose $configured_env_prefix"
 
-# The example, with its own Makefile, sources read from the (maybe read-only)
-# source tree, output in the stage.
-mkdir -p "$stage/example"
-run_logged "$stage/example-build.log" \
-    "$MAKE" -C "$stage/example" -f "$top_srcdir/contrib/example-component/Makefile" CC="$CC"
-example_so=$stage/example/mca_carto_example.so
-[ -f "$example_so" ] || fail "the example's Makefile did not produce $example_so"
+# build_example: builds the example with its own Makefile (sources read from
+# the maybe read-only source tree, output in the stage) and the program that
+# selects a carto component; sets example_so and driver.
+build_example() {
+    mkdir -p "$stage/example"
+    run_logged "$stage/example-build.log" \
+        "$MAKE" -C "$stage/example" -f "$top_srcdir/contrib/example-component/Makefile" CC="$CC"
+    example_so=$stage/example/mca_carto_example.so
+    [ -f "$example_so" ] || fail "the example's Makefile did not produce $example_so"
+    driver=$stage/select_carto
+    build_program "$driver" "$srcdir/select_carto.c"
+}
 
-# A program linked to a sanitized libmeridian must load the sanitizer runtime
-# first, so it is built with the same sanitizer flags.
-driver=$stage/select_carto
-# shellcheck disable=SC2046,SC2086 # pkg-config's flags are meant to split
-run_logged "$stage/driver-build.log" $CC $sanitizer_flags $($PKG_CONFIG --cflags meridian) \
-    -o "$driver" "$srcdir/select_carto.c" $($PKG_CONFIG --libs meridian)
+# build_program OUTPUT SOURCE.c: a C program built with pkg-config's flags.  A
+# program linked to a sanitized libmeridian must load the sanitizer runtime
+# first, so it gets the same sanitizer flags.
+build_program() {
+    # shellcheck disable=SC2046,SC2086 # the flags are meant to split
+    run_logged "$1-build.log" $CC $sanitizer_flags $($PKG_CONFIG --cflags meridian) \
+        -o "$1" "$2" $($PKG_CONFIG --libs meridian)
+}
 
 info=$root$bindir/meridian_info
 

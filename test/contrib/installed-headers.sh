@@ -1,0 +1,50 @@
+#!/bin/sh
+# What `make install` gives third parties is enough to build against Meridian:
+# meridian.pc describes this build, every installed header compiles on its own
+# with pkg-config's flags (.h as C11 and C++20, .hpp as C++20), and a program
+# built with pkg-config's flags runs against the installed library.
+# shellcheck source=test/contrib/stage.sh disable=SC2154 # stage.sh and Makefile.am set them
+. "$srcdir/stage.sh"
+
+version=$($PKG_CONFIG --modversion meridian)
+[ "$version" = "$PACKAGE_VERSION" ] ||
+    fail "meridian.pc has version $version, this build is $PACKAGE_VERSION"
+# pkgconf puts PKG_CONFIG_SYSROOT_DIR in front of paths; pkg-config does not.
+componentdir=$($PKG_CONFIG --variable=componentdir meridian)
+[ "$componentdir" = "$pkglibdir" ] || [ "$componentdir" = "$root$pkglibdir" ] ||
+    fail "meridian.pc has componentdir=$componentdir, components install in $pkglibdir"
+
+incdir=$root$includedir/meridian
+headers=$(cd "$incdir" && find . -name '*.h' -o -name '*.hpp' | sed 's|^\./||' | sort)
+# What a component and a program that starts Meridian include.
+for needed in opal/mca/mca.h opal/mca/base/mca_base_param.h opal/mca/base/mca_base_framework.h \
+    opal/mca/base/mca_base.h opal/util/error.h opal/runtime/meridian.h mca/carto/carto.h \
+    mca/pnet/pnet.h mca/coord/coord.h mca/msg/msg.h; do
+    echo "$headers" | grep -qxF "$needed" || fail "$needed is not installed in $incdir"
+done
+
+cflags=$($PKG_CONFIG --cflags meridian)
+count=0
+for header in $headers; do
+    printf '#include "%s"\n' "$header" >"$stage/header.c"
+    cp "$stage/header.c" "$stage/header.cc"
+    # shellcheck disable=SC2086 # the flags are meant to split
+    case $header in
+    *.h)
+        $CC -std=c11 -Wall -Wextra -pedantic -Werror -fsyntax-only $cflags "$stage/header.c" \
+            >"$stage/header.log" 2>&1 ||
+            { cat "$stage/header.log" >&2; fail "$header does not compile alone as C11"; }
+        ;;
+    esac
+    # shellcheck disable=SC2086
+    $CXX -std=c++20 -Wall -Wextra -Werror -fsyntax-only $cflags "$stage/header.cc" \
+        >"$stage/header.log" 2>&1 ||
+        { cat "$stage/header.log" >&2; fail "$header does not compile alone as C++20"; }
+    count=$((count + 1))
+done
+
+build_program "$stage/meridian_version" "$srcdir/meridian_version.c"
+found=$("$stage/meridian_version") || fail "$stage/meridian_version failed"
+[ "$found" = "$PACKAGE_VERSION" ] ||
+    fail "the installed library says version $found, expected $PACKAGE_VERSION"
+echo "PASS: meridian.pc and the $count installed headers build against the installed library"
