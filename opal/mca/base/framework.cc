@@ -10,6 +10,7 @@
 #include "opal/mca/base/base_params.hpp"
 #include "opal/mca/base/mca_base_param.h"
 #include "opal/mca/base/param_registry.hpp"
+#include "opal/util/no_destructor.hpp"
 #include "opal/util/output.hpp"
 #include "opal/util/strings.hpp"
 
@@ -33,10 +34,12 @@ struct FrameworkState {
     std::vector<LoadFailure> failures;
 };
 
-std::map<const mca_base_framework_t *, std::unique_ptr<FrameworkState>> &states()
+using StateMap = std::map<const mca_base_framework_t *, std::unique_ptr<FrameworkState>>;
+
+StateMap &states()
 {
-    static std::map<const mca_base_framework_t *, std::unique_ptr<FrameworkState>> all;
-    return all;
+    static util::NoDestructor<StateMap> all;
+    return all.get();
 }
 
 std::set<std::string, std::less<>> &registered_names()

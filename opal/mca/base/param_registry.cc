@@ -146,11 +146,17 @@ Result<int> ParamRegistry::register_param(const ParamSpec &spec)
                          std::string(type_name(spec.type)));
             return make_error(MERIDIAN_ERR_EXISTS, "registered with another type");
         }
+        if (param->framework_ != spec.framework || param->component_ != spec.component) {
+            // The same full name, split another way ("a_b" + "c" vs "a" + "b_c").
+            std::erase(by_component_[param->framework_ + "/" + param->component_], param->index_);
+            by_component_[spec.framework + "/" + spec.component].push_back(param->index_);
+        }
     } else {
         params_.push_back(std::make_unique<Param>());
         param = params_.back().get();
         param->index_ = static_cast<int>(params_.size() - 1);
         by_name_.emplace(full, param->index_);
+        by_component_[spec.framework + "/" + spec.component].push_back(param->index_);
     }
 
     bool is_null = false;
@@ -434,11 +440,14 @@ void ParamRegistry::resolve(Param &param)
 
 void ParamRegistry::deregister_component(std::string_view framework, std::string_view component)
 {
-    for (auto &param : params_) {
-        if (param->framework_ == framework && param->component_ == component) {
-            param->registered_ = false;
-            param->storage_ = nullptr;
-        }
+    const auto it = by_component_.find(std::string(framework) + "/" + std::string(component));
+    if (it == by_component_.end()) {
+        return;
+    }
+    for (const int index : it->second) {
+        Param &param = *params_[static_cast<std::size_t>(index)];
+        param.registered_ = false;
+        param.storage_ = nullptr;
     }
 }
 
@@ -493,6 +502,7 @@ void ParamRegistry::clear()
 {
     params_.clear();
     by_name_.clear();
+    by_component_.clear();
     settings_.clear();
     arrivals_ = 0;
 }

@@ -136,6 +136,9 @@ private:
 
     std::vector<std::unique_ptr<Param>> params_;
     std::map<std::string, int, std::less<>> by_name_;  // full names and synonyms
+    // "framework/component" -> its parameters, so unloading a component does
+    // not scan every parameter.
+    std::map<std::string, std::vector<int>, std::less<>> by_component_;
     std::map<std::string, std::vector<Setting>, std::less<>> settings_;
     unsigned long arrivals_ = 0;
 };

@@ -26,45 +26,33 @@ namespace {
 using namespace meridian;
 
 // The MCA base and the registered frameworks for the tool's lifetime.
-class Session {
-public:
-    explicit Session(mca_base_framework_t *const *frameworks) : frameworks_(frameworks)
-    {
-        // A source that cannot be read is reported by the library; what could
-        // be read is still shown.
-        (void) mca_base_open();
-        for (auto *const *fw = frameworks_; *fw != nullptr; ++fw) {
-            if (const int rc = mca_base_framework_register(*fw); rc != MERIDIAN_SUCCESS) {
-                report_error(std::string("framework ") + (*fw)->name +
-                             " could not be registered: " + meridian_strerror(rc));
-            }
-        }
-        (void) mca_base_check_params();
-        // What opening would refuse, said now, since the tool never opens.
-        for (auto *const *fw = frameworks_; *fw != nullptr; ++fw) {
-            if (!mca::framework_is_registered((*fw)->name)) {
-                continue;
-            }
-            if (auto valid = mca::validate_selection(**fw); !valid) {
-                report_error(valid.error().message);
-            }
+// Read every source and register (never open) every framework: registration
+// loads the components and registers all their parameters.  Nothing is closed
+// afterwards: the tool exits right after printing, and unloading every
+// component first would only cost time (a quarter of the run with a hundred
+// DSOs).
+void register_everything(mca_base_framework_t *const *frameworks)
+{
+    // A source that cannot be read is reported by the library; what could
+    // be read is still shown.
+    (void) mca_base_open();
+    for (auto *const *fw = frameworks; *fw != nullptr; ++fw) {
+        if (const int rc = mca_base_framework_register(*fw); rc != MERIDIAN_SUCCESS) {
+            report_error(std::string("framework ") + (*fw)->name +
+                         " could not be registered: " + meridian_strerror(rc));
         }
     }
-
-    Session(const Session &) = delete;
-    Session &operator=(const Session &) = delete;
-
-    ~Session()
-    {
-        for (auto *const *fw = frameworks_; *fw != nullptr; ++fw) {
-            (void) mca_base_framework_close(*fw);
+    (void) mca_base_check_params();
+    // What opening would refuse, said now, since the tool never opens.
+    for (auto *const *fw = frameworks; *fw != nullptr; ++fw) {
+        if (!mca::framework_is_registered((*fw)->name)) {
+            continue;
         }
-        (void) mca_base_close();
+        if (auto valid = mca::validate_selection(**fw); !valid) {
+            report_error(valid.error().message);
+        }
     }
-
-private:
-    mca_base_framework_t *const *frameworks_;
-};
+}
 
 // One write for the whole output.
 bool write_out(const std::string &text)
@@ -104,7 +92,7 @@ int main(int argc, char **argv)
     }
 
     mca_base_framework_t *const *frameworks = meridian_builtin_frameworks();
-    const Session session(frameworks);
+    register_everything(frameworks);
     if (auto scopes = info::check_scopes(options->scopes, frameworks); !scopes) {
         report_error(scopes.error().message);
         return 1;
