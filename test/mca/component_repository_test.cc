@@ -19,6 +19,7 @@
 #include "test/mca/mca_test_support.hpp"
 
 using namespace mca_test;
+using namespace meridian_test;
 
 namespace {
 
@@ -118,7 +119,7 @@ void expect_alpha_selected()
     const mca_base_component_t *component = nullptr;
     ck_assert_int_eq(mca_base_select(&testfw, &module, &component), MERIDIAN_SUCCESS);
     ck_assert_str_eq(component->component_name, "alpha");
-    ck_assert_string(module_name(module), "alpha");
+    ck_assert_text_eq(module_name(module), "alpha");
 }
 
 }  // namespace
@@ -139,22 +140,22 @@ START_TEST(test_load_failure_has_path_and_reason)
 
     const auto failures = meridian::mca::framework_failures(testfw);
     ck_assert_uint_eq(failures.size(), 1);
-    ck_assert_string(failures[0].framework, "testfw");
-    ck_assert_string(failures[0].component, bad.component);
-    ck_assert_string(failures[0].path, path);
-    ck_assert_string(failures[0].reason, bad.reason());
+    ck_assert_text_eq(failures[0].framework, "testfw");
+    ck_assert_text_eq(failures[0].component, bad.component);
+    ck_assert_text_eq(failures[0].path, path);
+    ck_assert_text_eq(failures[0].reason, bad.reason());
     ck_assert_messages(WARNING_MSG(load_message(path, bad.reason())));
     ck_assert_ptr_null(std::strchr(messages()[0].text.c_str(), '\n'));
-    ck_assert_string(components_of(testfw), "alpha=" + alpha);
+    ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
 
     expect_alpha_selected();
     // Only testfw and alpha were ever called.
     ck_assert_int_eq(static_cast<int>(events().size()), 5);
-    ck_assert_string(events()[0], "testfw register");
-    ck_assert_string(events()[1], "testfw/alpha register");
-    ck_assert_string(events()[2], "testfw/alpha open");
-    ck_assert_string(events()[3], "testfw open");
-    ck_assert_string(events()[4], "testfw/alpha query");
+    ck_assert_text_eq(events()[0], "testfw register");
+    ck_assert_text_eq(events()[1], "testfw/alpha register");
+    ck_assert_text_eq(events()[2], "testfw/alpha open");
+    ck_assert_text_eq(events()[3], "testfw open");
+    ck_assert_text_eq(events()[4], "testfw/alpha query");
 }
 END_TEST
 
@@ -181,13 +182,13 @@ START_TEST(test_every_failure_in_one_directory)
     ck_assert_uint_eq(messages().size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         const std::string path = dir.file("mca_testfw_" + expected[i].first + ".so");
-        ck_assert_string(failures[i].component, expected[i].first);
-        ck_assert_string(failures[i].path, path);
-        ck_assert_string(failures[i].reason, expected[i].second);
+        ck_assert_text_eq(failures[i].component, expected[i].first);
+        ck_assert_text_eq(failures[i].path, path);
+        ck_assert_text_eq(failures[i].reason, expected[i].second);
         ck_assert_int_eq(messages()[i].severity, MERIDIAN_SEVERITY_WARNING);
-        ck_assert_string(messages()[i].text, load_message(path, expected[i].second));
+        ck_assert_text_eq(messages()[i].text, load_message(path, expected[i].second));
     }
-    ck_assert_string(components_of(testfw), "alpha=" + dir.file("mca_testfw_alpha.so") +
+    ck_assert_text_eq(components_of(testfw), "alpha=" + dir.file("mca_testfw_alpha.so") +
                                                 ", beta=" + dir.file("mca_testfw_beta.so") +
                                                 ", older=" + dir.file("mca_testfw_older.so"));
 
@@ -195,7 +196,7 @@ START_TEST(test_every_failure_in_one_directory)
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     mca_base_module_t *module = nullptr;
     ck_assert_int_eq(mca_base_select(&testfw, &module, nullptr), MERIDIAN_SUCCESS);
-    ck_assert_string(module_name(module), "beta");
+    ck_assert_text_eq(module_name(module), "beta");
 }
 END_TEST
 
@@ -286,10 +287,10 @@ START_TEST(test_unreadable_file)
     }
 
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(failures_of(testfw), "locked: unreadable: Permission denied");
-    ck_assert_string(meridian::mca::framework_failures(testfw).at(0).path, locked);
+    ck_assert_text_eq(failures_of(testfw), "locked: unreadable: Permission denied");
+    ck_assert_text_eq(meridian::mca::framework_failures(testfw).at(0).path, locked);
     ck_assert_messages(WARNING_MSG(load_message(locked, "unreadable: Permission denied")));
-    ck_assert_string(components_of(testfw), "alpha=" + alpha);
+    ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
     expect_alpha_selected();
 }
 END_TEST
@@ -310,9 +311,9 @@ void register_with_show_load_errors(const ComponentDir &dir, const std::string &
     // Shown or not, both failures are recorded (meridian_info --show-failed).
     const auto failures = meridian::mca::framework_failures(testfw);
     ck_assert_uint_eq(failures.size(), 2);
-    ck_assert_string(failures[0].component, "abi");
-    ck_assert_string(failures[1].component, "nosym");
-    ck_assert_string(components_of(testfw), "alpha=" + dir.file("mca_testfw_alpha.so"));
+    ck_assert_text_eq(failures[0].component, "abi");
+    ck_assert_text_eq(failures[1].component, "nosym");
+    ck_assert_text_eq(components_of(testfw), "alpha=" + dir.file("mca_testfw_alpha.so"));
 }
 
 std::string abi_reason()
@@ -374,13 +375,13 @@ START_TEST(test_failures_found_again_after_close)
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG(message));
     ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(failures_of(testfw), "");
-    ck_assert_string(components_of(testfw), "");
+    ck_assert_text_eq(failures_of(testfw), "");
+    ck_assert_text_eq(components_of(testfw), "");
 
     clear_messages();
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG(message));
-    ck_assert_string(failures_of(testfw), "nosym: does not export mca_testfw_nosym_component");
+    ck_assert_text_eq(failures_of(testfw), "nosym: does not export mca_testfw_nosym_component");
 }
 END_TEST
 
@@ -402,8 +403,8 @@ START_TEST(test_only_matching_file_names_are_candidates)
     use_component_path({scratch() + "/no-such-directory", dir.path()});
 
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw), "alpha=" + alpha);
-    ck_assert_string(failures_of(testfw), "");
+    ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
+    ck_assert_text_eq(failures_of(testfw), "");
     ck_assert_no_messages();
 }
 END_TEST
@@ -418,8 +419,8 @@ START_TEST(test_symlink_to_component_loads)
     const std::string link = dir.add_symlink("mca_testfw_beta.so", real);
     use_component_path({dir.path()});
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw), "beta=" + link);
-    ck_assert_string(failures_of(testfw), "");
+    ck_assert_text_eq(components_of(testfw), "beta=" + link);
+    ck_assert_text_eq(failures_of(testfw), "");
     ck_assert_no_messages();
 }
 END_TEST
@@ -436,10 +437,10 @@ START_TEST(test_first_directory_wins)
     use_component_path({first.path(), second.path()});
 
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw), "alpha=" + alpha + ", beta=" + beta);
+    ck_assert_text_eq(components_of(testfw), "alpha=" + alpha + ", beta=" + beta);
     ck_assert_messages(NOTICE_MSG(shadowed + ": ignored: component testfw/alpha is already loaded "
                                              "from " + alpha));
-    ck_assert_string(failures_of(testfw), "");
+    ck_assert_text_eq(failures_of(testfw), "");
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
     ck_assert(dso_is_loaded(alpha));
     ck_assert(!dso_is_loaded(shadowed));
@@ -455,15 +456,15 @@ START_TEST(test_home_components_by_default)
     ComponentDir user("home/.meridian/components");
     const std::string alpha = user.add("mca_testfw_alpha.so");
     ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    const std::string path = param_value("mca_base_component_path");
+    const std::string path = value_of("mca_base_component_path");
     const std::string tail = ":$HOME/.meridian/components";
     ck_assert_msg(path.size() > tail.size() &&
                       path.compare(path.size() - tail.size(), tail.size(), tail) == 0,
                   "default mca_base_component_path is \"%s\"", path.c_str());
 
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw),
-                     "alpha=" + home + "/.meridian/components/mca_testfw_alpha.so");
+    ck_assert_text_eq(components_of(testfw),
+                      "alpha=" + home + "/.meridian/components/mca_testfw_alpha.so");
     ck_assert_no_messages();
     expect_alpha_selected();
 }
@@ -475,7 +476,7 @@ START_TEST(test_tilde_in_path)
     const std::string alpha = dir.add("mca_testfw_alpha.so");
     set_param("mca_base_component_path", "~/mine");
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw), "alpha=" + alpha);
+    ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
 }
 END_TEST
 
@@ -487,7 +488,7 @@ START_TEST(test_path_from_environment)
     const std::string name = std::string(mca_base_env_prefix()) + "mca_base_component_path";
     ck_assert_int_eq(::setenv(name.c_str(), dir.path().c_str(), 1), 0);
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw), "beta=" + beta);
+    ck_assert_text_eq(components_of(testfw), "beta=" + beta);
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 #include "test/mca/mca_test_support.hpp"
 
 using namespace mca_test;
+using namespace meridian_test;
 
 namespace {
 
@@ -46,7 +47,7 @@ std::string selected_name(mca_base_framework_t &framework)
     const int rc = mca_base_select(&framework, &module, &component);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "select failed: %s", meridian_strerror(rc));
     // The module is the one the chosen component made.
-    ck_assert_string(module_name(module), component->component_name);
+    ck_assert_text_eq(module_name(module), component->component_name);
     return component->component_name;
 }
 
@@ -59,7 +60,7 @@ std::string select_all(mca_base_framework_t &framework)
     ck_assert_uint_le(count, 8);
     std::string out;
     for (size_t i = 0; i < count; ++i) {
-        ck_assert_string(module_name(selected[i].module), selected[i].component->component_name);
+        ck_assert_text_eq(module_name(selected[i].module), selected[i].component->component_name);
         out += (i != 0 ? ", " : "") + std::string(selected[i].component->component_name) + ":" +
                std::to_string(selected[i].priority);
     }
@@ -78,8 +79,8 @@ START_TEST(test_default_takes_highest_priority)
     use_testfw_components();
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     // Every component opens; openfail's open fails, so it is left out.
-    ck_assert_string(opened_of(testfw), "alpha, beta, decline, older");
-    ck_assert_string(selected_name(testfw), "beta");
+    ck_assert_text_eq(opened_of(testfw), "alpha, beta, decline, older");
+    ck_assert_text_eq(selected_name(testfw), "beta");
     ck_assert_no_messages();
 }
 END_TEST
@@ -89,8 +90,8 @@ START_TEST(test_include_only_listed)
     use_testfw_components();
     select_components(testfw, "alpha");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(opened_of(testfw), "alpha");
-    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_text_eq(opened_of(testfw), "alpha");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
     // Components left out still registered their parameters, but were
     // neither opened nor asked.
     ck_assert_int_eq(count_events("testfw/decline register"), 1);
@@ -106,8 +107,8 @@ START_TEST(test_include_list)
     use_testfw_components();
     select_components(testfw, "older, alpha");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(opened_of(testfw), "alpha, older");
-    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_text_eq(opened_of(testfw), "alpha, older");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
 }
 END_TEST
 
@@ -116,8 +117,8 @@ START_TEST(test_exclude_listed)
     use_testfw_components();
     select_components(testfw, "^beta");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(opened_of(testfw), "alpha, decline, older");
-    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_text_eq(opened_of(testfw), "alpha, decline, older");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
     ck_assert_int_eq(count_events("testfw/beta query"), 0);
 }
 END_TEST
@@ -127,8 +128,8 @@ START_TEST(test_exclude_list)
     use_testfw_components();
     select_components(testfw, "^beta,alpha");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(opened_of(testfw), "decline, older");
-    ck_assert_string(selected_name(testfw), "older");
+    ck_assert_text_eq(opened_of(testfw), "decline, older");
+    ck_assert_text_eq(selected_name(testfw), "older");
 }
 END_TEST
 
@@ -139,8 +140,8 @@ START_TEST(test_tie_goes_to_first_name)
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw_alpha_priority", "20");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(selected_name(testfw), "alpha");
-    ck_assert_string(select_all(testfw), "alpha:20, beta:20, older:5");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
+    ck_assert_text_eq(select_all(testfw), "alpha:20, beta:20, older:5");
 }
 END_TEST
 
@@ -151,7 +152,7 @@ START_TEST(test_priority_parameter_decides)
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw_alpha_priority", "30");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
 }
 END_TEST
 
@@ -161,7 +162,7 @@ START_TEST(test_declined_and_unopened_are_skipped)
 {
     use_testfw_components();
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(select_all(testfw), "beta:20, alpha:10, older:5");
+    ck_assert_text_eq(select_all(testfw), "beta:20, alpha:10, older:5");
     ck_assert_int_eq(count_events("testfw/decline query"), 1);
     ck_assert_int_eq(count_events("testfw/openfail open"), 1);
     ck_assert_int_eq(count_events("testfw/openfail query"), 0);
@@ -208,14 +209,14 @@ START_TEST(test_missing_component_lists_available)
         ") names component \"alpah\", which is not available; available testfw components: "
         "alpha, beta, decline, older, openfail (did you mean alpha?)"));
     ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
-    ck_assert_string(opened_of(testfw), "");
+    ck_assert_text_eq(opened_of(testfw), "");
     ck_assert_int_eq(count_events("testfw/alpha open"), 0);
     ck_assert_int_eq(count_events("testfw open"), 0);
 
     clear_messages();
     set_param("testfw", "alpha");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
     ck_assert_no_messages();
 }
 END_TEST
@@ -315,7 +316,7 @@ START_TEST(test_hooks_run_in_order)
     };
     ck_assert_uint_eq(events().size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
-        ck_assert_string(events()[i], expected[i]);
+        ck_assert_text_eq(events()[i], expected[i]);
     }
 }
 END_TEST
@@ -336,13 +337,13 @@ START_TEST(test_open_and_close_are_counted)
     ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(mca_base_framework_is_open(&testfw), 1);
     ck_assert_int_eq(count_events("testfw/alpha close"), 0);
-    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
 
     ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
     ck_assert_int_eq(count_events("testfw/alpha close"), 1);
     ck_assert_int_eq(count_events("testfw close"), 1);
-    ck_assert_string(components_of(testfw), "");
+    ck_assert_text_eq(components_of(testfw), "");
     ck_assert(!dso_is_loaded(alpha));
 
     // More closes than opens do nothing.
@@ -365,7 +366,7 @@ START_TEST(test_register_is_idempotent)
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(count_events("testfw register"), 1);
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
-    ck_assert_string(components_of(testfw), "alpha=" + alpha);
+    ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
 }
 END_TEST
 
@@ -380,18 +381,18 @@ START_TEST(test_reopen_reloads)
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw_alpha_priority", "30");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
     ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert(!dso_is_loaded(alpha));
-    ck_assert_string(param_value("testfw_alpha_priority"), "<unregistered>");
+    ck_assert_text_eq(value_of("testfw_alpha_priority"), "<unregistered>");
 
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert(dso_is_loaded(alpha));
     ck_assert_int_eq(count_events("testfw register"), 2);
     ck_assert_int_eq(count_events("testfw/alpha register"), 2);
     ck_assert_int_eq(count_events("testfw/alpha open"), 2);
-    ck_assert_string(param_value("testfw_alpha_priority"), "30");
-    ck_assert_string(select_all(testfw), "alpha:30, beta:20");
+    ck_assert_text_eq(value_of("testfw_alpha_priority"), "30");
+    ck_assert_text_eq(select_all(testfw), "alpha:30, beta:20");
     ck_assert_no_messages();
 }
 END_TEST
@@ -420,14 +421,14 @@ START_TEST(test_selection_fixed_while_open)
     ck_assert_int_eq(mca_base_param_set_value(index, "alpha"), MERIDIAN_ERR_READ_ONLY);
     ck_assert_messages(
         ERROR_MSG("MCA parameter testfw cannot change while framework testfw is open"));
-    ck_assert_string(opened_of(testfw), "alpha, beta, decline, older");
-    ck_assert_string(selected_name(testfw), "beta");
+    ck_assert_text_eq(opened_of(testfw), "alpha, beta, decline, older");
+    ck_assert_text_eq(selected_name(testfw), "beta");
 
     ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(mca_base_param_set_value(index, "alpha"), MERIDIAN_SUCCESS);
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(opened_of(testfw), "alpha");
-    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_text_eq(opened_of(testfw), "alpha");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
 }
 END_TEST
 
@@ -441,7 +442,7 @@ START_TEST(test_verbose_output)
     set_param("testfw_base_verbose", "info");
     ck_assert_int_eq(testfw.verbose, MCA_BASE_VERBOSE_INFO);
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(selected_name(testfw), "alpha");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
     ck_assert_messages(
         VERBOSE_MSG("testfw: component alpha is open"),
         VERBOSE_MSG("testfw: component openfail did not open (" +
@@ -457,9 +458,9 @@ START_TEST(test_multi_select_takes_all_in_order)
 {
     use_testmulti_components();
     ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
-    ck_assert_string(opened_of(testmulti), "nope, one, three, two");
+    ck_assert_text_eq(opened_of(testmulti), "nope, one, three, two");
     // Ties (one, three) in name order; nope declines.
-    ck_assert_string(select_all(testmulti), "one:30, three:30, two:10");
+    ck_assert_text_eq(select_all(testmulti), "one:30, three:30, two:10");
     ck_assert_int_eq(count_events("testmulti/nope query"), 1);
     ck_assert_no_messages();
 }
@@ -486,7 +487,7 @@ START_TEST(test_multi_select_exclude)
     use_testmulti_components();
     select_components(testmulti, "^one");
     ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
-    ck_assert_string(select_all(testmulti), "three:30, two:10");
+    ck_assert_text_eq(select_all(testmulti), "three:30, two:10");
 }
 END_TEST
 
@@ -497,7 +498,7 @@ START_TEST(test_multi_select_none_accept)
     use_testmulti_components();
     select_components(testmulti, "nope");
     ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
-    ck_assert_string(select_all(testmulti), "");
+    ck_assert_text_eq(select_all(testmulti), "");
     ck_assert_no_messages();
 }
 END_TEST
@@ -512,12 +513,12 @@ START_TEST(test_frameworks_are_independent)
     use_component_path({dir.path()});
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw), "alpha=" + alpha);
-    ck_assert_string(components_of(testmulti), "two=" + two);
+    ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
+    ck_assert_text_eq(components_of(testmulti), "two=" + two);
 
     ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(mca_base_framework_is_open(&testmulti), 1);
-    ck_assert_string(select_all(testmulti), "two:10");
+    ck_assert_text_eq(select_all(testmulti), "two:10");
     ck_assert(!dso_is_loaded(alpha));
     ck_assert(dso_is_loaded(two));
     ck_assert_no_messages();

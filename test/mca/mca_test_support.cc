@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,57 +22,11 @@ namespace fs = std::filesystem;
 
 namespace mca_test {
 
+using namespace meridian_test;
+
 namespace {
 
-std::vector<Message> captured;
 std::vector<std::string> logged;
-std::string root_dir;     // made in the parent, shared by the forked tests
-std::string scratch_dir;  // this test's own
-
-void capture(meridian_severity_t severity, const char *text, void *)
-{
-    captured.push_back(Message{severity, text});
-}
-
-const char *severity_name(meridian_severity_t severity)
-{
-    switch (severity) {
-    case MERIDIAN_SEVERITY_ERROR: return "error";
-    case MERIDIAN_SEVERITY_WARNING: return "warning";
-    case MERIDIAN_SEVERITY_NOTICE: return "notice";
-    case MERIDIAN_SEVERITY_VERBOSE: return "verbose";
-    }
-    return "?";
-}
-
-std::string dump(const std::vector<Message> &list)
-{
-    if (list.empty()) {
-        return "  (none)\n";
-    }
-    std::string out;
-    for (const auto &m : list) {
-        out += "  ";
-        out += severity_name(m.severity);
-        out += ": ";
-        out += m.text;
-        out += "\n";
-    }
-    return out;
-}
-
-// A directory readable and searchable by everybody: the unreadable-file
-// test reads it as user nobody.
-std::string make_temp_dir(const std::string &parent, const char *stem)
-{
-    std::string pattern = parent + "/" + stem + ".XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-        ck_abort_msg("cannot make a scratch directory under %s: %s", parent.c_str(),
-                     std::strerror(errno));
-    }
-    ::chmod(pattern.c_str(), 0755);
-    return pattern;
-}
 
 std::string join(const std::vector<std::string> &items, std::string_view separator)
 {
@@ -110,41 +63,21 @@ int testfw_close(mca_base_framework_t *)
 // Unchecked fixtures: run in the parent, once per test case.
 void setup_root()
 {
-    const char *tmp = std::getenv("TMPDIR");
-    root_dir = make_temp_dir(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "meridian-mca-test");
-    // Settings from the caller's environment would change what the tests
-    // see; read no param files either.
-    const std::string prefix = mca_base_env_prefix();
-    std::vector<std::string> inherited;
-    for (char **entry = environ; *entry != nullptr; ++entry) {
-        const std::string_view text = *entry;
-        if (text.substr(0, prefix.size()) == prefix) {
-            inherited.emplace_back(text.substr(0, text.find('=')));
-        }
-    }
-    for (const auto &name : inherited) {
-        ::unsetenv(name.c_str());
-    }
-    ::setenv((prefix + "mca_base_param_files").c_str(), "none", 1);
+    make_scratch_root("meridian-mca-test");
+    isolate_mca_environment();
 }
 
-void teardown_root()
-{
-    std::error_code ignored;
-    fs::remove_all(root_dir, ignored);
-}
+void teardown_root() { remove_scratch_root(); }
 
 // Checked fixtures: run in each test's own process.
 void setup()
 {
-    scratch_dir = make_temp_dir(root_dir, "test");
-    ::setenv("HOME", scratch_dir.c_str(), 1);
-    captured.clear();
+    make_scratch("test");
     logged.clear();
-    meridian_set_message_sink(capture, nullptr);
+    capture_messages();
 }
 
-void teardown() { meridian_set_message_sink(nullptr, nullptr); }
+void teardown() { stop_capturing_messages(); }
 
 }  // namespace
 
@@ -174,21 +107,6 @@ mca_base_framework_t testmulti = {
     nullptr,
 };
 
-std::vector<Message> &messages() { return captured; }
-
-void clear_messages() { captured.clear(); }
-
-std::string compare_messages(std::initializer_list<Message> expected)
-{
-    const std::vector<Message> want(expected);
-    bool same = want.size() == captured.size();
-    for (std::size_t i = 0; same && i < want.size(); ++i) {
-        same = want[i].severity == captured[i].severity && want[i].text == captured[i].text;
-    }
-    return same ? std::string()
-                : "messages differ\nexpected:\n" + dump(want) + "got:\n" + dump(captured);
-}
-
 std::vector<std::string> &events() { return logged; }
 
 int count_events(std::string_view event)
@@ -196,7 +114,7 @@ int count_events(std::string_view event)
     return static_cast<int>(std::count(logged.begin(), logged.end(), event));
 }
 
-ComponentDir::ComponentDir(std::string_view name) : path_(scratch_dir + "/" + std::string(name))
+ComponentDir::ComponentDir(std::string_view name) : path_(scratch() + "/" + std::string(name))
 {
     std::error_code error;
     fs::create_directories(path_, error);
@@ -249,8 +167,6 @@ std::string ComponentDir::add_symlink(std::string_view name, const std::string &
 
 std::string fixture_dir() { return MCA_TEST_FIXTURE_DIR; }
 
-const std::string &scratch() { return scratch_dir; }
-
 void set_param(const std::string &full_name, const std::string &value)
 {
     static bool base_open = false;
@@ -263,17 +179,6 @@ void set_param(const std::string &full_name, const std::string &value)
     const int rc = mca_base_param_set_value(index, value.c_str());
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "setting %s to \"%s\" failed: %s", full_name.c_str(),
                   value.c_str(), meridian_strerror(rc));
-}
-
-std::string param_value(const std::string &full_name)
-{
-    const int index = mca_base_param_find(full_name.c_str());
-    if (index < 0) {
-        return "<unregistered>";
-    }
-    char buffer[4096];
-    (void) mca_base_param_value_string(index, buffer, sizeof buffer);
-    return buffer;
 }
 
 void use_component_path(std::initializer_list<std::string> directories)
@@ -324,19 +229,6 @@ bool dso_is_loaded(const std::string &path)
     }
     ::dlclose(handle);
     return true;
-}
-
-int run_suite(Suite *suite)
-{
-    SRunner *runner = srunner_create(suite);
-    // Each test changes process-wide state (loaded DSOs, the registry, the
-    // effective user), so it must have a process of its own whatever
-    // CK_FORK says.
-    srunner_set_fork_status(runner, CK_FORK);
-    srunner_run_all(runner, CK_NORMAL);
-    const int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 TCase *make_tcase(const char *name)

@@ -1,18 +1,14 @@
-// Shared pieces of the component-loading and framework tests: the test-only
-// frameworks, component directories filled with fixture DSOs, message
-// capture and the hook-event log the fixtures write to.
+// Pieces of the component-loading and framework tests beyond the shared ones
+// (test/support/meridian_test.hpp): the test-only frameworks, component
+// directories filled with fixture DSOs and the hook-event log the fixtures
+// write to.
 //
 // Every test runs in its own process (Check's fork mode, forced by
-// run_suite): the loader, the registry and the frameworks start empty and a
+// meridian_test::run_suite): the loader, the registry and the frameworks start empty and a
 // test may change the process (environment, effective user) freely.  The
 // parent process never touches libmeridian.
 #ifndef MERIDIAN_TEST_MCA_MCA_TEST_SUPPORT_HPP
 #define MERIDIAN_TEST_MCA_MCA_TEST_SUPPORT_HPP
-
-#include <check.h>
-// check.h's deprecated fail() macro would break standard headers included
-// after it (std::basic_ios::fail).
-#undef fail
 
 #include <initializer_list>
 #include <string>
@@ -20,8 +16,8 @@
 #include <vector>
 
 #include "opal/mca/base/mca_base_framework.h"
-#include "opal/util/output.h"
 #include "test/mca/fixtures/testfw.h"
+#include "test/support/meridian_test.hpp"
 
 namespace mca_test {
 
@@ -30,21 +26,6 @@ namespace mca_test {
 // them unregistered and without static components.
 extern mca_base_framework_t testfw;
 extern mca_base_framework_t testmulti;
-
-// ---------------------------------------------------------------- messages
-
-struct Message {
-    meridian_severity_t severity;
-    std::string text;
-};
-
-// Every message reported since the test's setup, in order.
-std::vector<Message> &messages();
-void clear_messages();
-
-// Empty when the captured messages are exactly `expected` (severity and full
-// text, verbose ones included); otherwise both lists, for the failure report.
-std::string compare_messages(std::initializer_list<Message> expected);
 
 // ---------------------------------------------------------------- events
 
@@ -55,7 +36,7 @@ int count_events(std::string_view event);
 
 // ---------------------------------------------------------------- directories
 
-// A fresh directory under the test's scratch area (mode 0755, so a test
+// A fresh directory under the test's scratch directory (mode 0755, so a test
 // that drops root can still read it).
 class ComponentDir {
 public:
@@ -77,16 +58,12 @@ private:
 
 // Where the built fixture DSOs are (the build tree's test/mca/fixtures).
 std::string fixture_dir();
-// The test's scratch directory (also $HOME unless a test changes it).
-const std::string &scratch();
 
 // ---------------------------------------------------------------- parameters
 
 // Open the MCA base (core parameters registered) if needed and set a
 // registered parameter through the API; fails the test when refused.
 void set_param(const std::string &full_name, const std::string &value);
-// The parameter's current value, "<unregistered>" when unknown.
-std::string param_value(const std::string &full_name);
 // mca_base_component_path = the directories, ':'-separated.
 void use_component_path(std::initializer_list<std::string> directories);
 
@@ -106,38 +83,10 @@ bool dso_is_loaded(const std::string &path);
 
 // ---------------------------------------------------------------- running
 
-// main() of every test program: runs the suite in fork mode, with the
-// standard fixtures on every test case made by make_tcase.
-int run_suite(Suite *suite);
+// A test case with the standard fixtures: a scratch directory as HOME, no
+// inherited MCA settings, messages captured, an empty event log.
 TCase *make_tcase(const char *name);
 
 }  // namespace mca_test
-
-#define ck_assert_messages(...)                                                                    \
-    do {                                                                                           \
-        const std::string ck_diff_ = mca_test::compare_messages({__VA_ARGS__});                    \
-        ck_assert_msg(ck_diff_.empty(), "%s", ck_diff_.c_str());                                   \
-    } while (0)
-
-#define ck_assert_no_messages()                                                                    \
-    do {                                                                                           \
-        const std::string ck_diff_ = mca_test::compare_messages({});                               \
-        ck_assert_msg(ck_diff_.empty(), "%s", ck_diff_.c_str());                                   \
-    } while (0)
-
-// Compare strings (std::string or C), both shown on failure.  The values are
-// copied first: ck_assert_str_eq would keep pointers into temporaries.
-#define ck_assert_string(actual, expected)                                                         \
-    do {                                                                                           \
-        const std::string ck_actual_(actual);                                                      \
-        const std::string ck_expected_(expected);                                                  \
-        ck_assert_msg(ck_actual_ == ck_expected_, "%s is\n  \"%s\"\nexpected\n  \"%s\"",           \
-                      #actual, ck_actual_.c_str(), ck_expected_.c_str());                          \
-    } while (0)
-
-#define ERROR_MSG(text) mca_test::Message{MERIDIAN_SEVERITY_ERROR, (text)}
-#define WARNING_MSG(text) mca_test::Message{MERIDIAN_SEVERITY_WARNING, (text)}
-#define NOTICE_MSG(text) mca_test::Message{MERIDIAN_SEVERITY_NOTICE, (text)}
-#define VERBOSE_MSG(text) mca_test::Message{MERIDIAN_SEVERITY_VERBOSE, (text)}
 
 #endif

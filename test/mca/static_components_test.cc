@@ -9,6 +9,7 @@
 #include "test/mca/mca_test_support.hpp"
 
 using namespace mca_test;
+using namespace meridian_test;
 
 namespace {
 
@@ -127,10 +128,10 @@ START_TEST(test_static_components_have_no_path)
     const std::string beta = dir.add("mca_testfw_beta.so");
     use_component_path({dir.path()});
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw), "builtin=, alpha=, beta=" + beta);
+    ck_assert_text_eq(components_of(testfw), "builtin=, alpha=, beta=" + beta);
     ck_assert_int_eq(count_events("testfw/builtin register"), 1);
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
-    ck_assert_string(failures_of(testfw), "");
+    ck_assert_text_eq(failures_of(testfw), "");
     ck_assert_no_messages();
 }
 END_TEST
@@ -144,15 +145,15 @@ START_TEST(test_dso_named_like_static_is_ignored)
     use_component_path({dir.path()});
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_messages(NOTICE_MSG(alpha + ": ignored: component testfw/alpha is built in"));
-    ck_assert_string(components_of(testfw), "builtin=, alpha=, beta=" + beta);
-    ck_assert_string(failures_of(testfw), "");
+    ck_assert_text_eq(components_of(testfw), "builtin=, alpha=, beta=" + beta);
+    ck_assert_text_eq(failures_of(testfw), "");
     // The DSO was never loaded, so nothing in it ran.
     ck_assert(!dso_is_loaded(alpha));
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
 
     set_param("testfw", "alpha");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(selected_module(), "static alpha");
+    ck_assert_text_eq(selected_module(), "static alpha");
 }
 END_TEST
 
@@ -164,9 +165,9 @@ START_TEST(test_static_and_dso_components_compete)
     dir.add("mca_testfw_older.so");
     use_component_path({dir.path()});
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(opened_of(testfw), "builtin, alpha, beta, older");
-    ck_assert_string(select_all(testfw), "beta:20, builtin:15, older:5, static alpha:1");
-    ck_assert_string(selected_module(), "beta");
+    ck_assert_text_eq(opened_of(testfw), "builtin, alpha, beta, older");
+    ck_assert_text_eq(select_all(testfw), "beta:20, builtin:15, older:5, static alpha:1");
+    ck_assert_text_eq(selected_module(), "beta");
 }
 END_TEST
 
@@ -179,15 +180,15 @@ START_TEST(test_static_selection_include_exclude)
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw", "^beta");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(opened_of(testfw), "builtin, alpha");
-    ck_assert_string(selected_module(), "builtin");
+    ck_assert_text_eq(opened_of(testfw), "builtin, alpha");
+    ck_assert_text_eq(selected_module(), "builtin");
     ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
 
     ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw", "beta");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(opened_of(testfw), "beta");
-    ck_assert_string(selected_module(), "beta");
+    ck_assert_text_eq(opened_of(testfw), "beta");
+    ck_assert_text_eq(selected_module(), "beta");
 }
 END_TEST
 
@@ -197,8 +198,8 @@ START_TEST(test_static_only)
     testfw.static_components = built_in;
     use_component_path({scratch() + "/no-such-directory"});
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw), "builtin=, alpha=");
-    ck_assert_string(selected_module(), "builtin");
+    ck_assert_text_eq(components_of(testfw), "builtin=, alpha=");
+    ck_assert_text_eq(selected_module(), "builtin");
     ck_assert_no_messages();
 }
 END_TEST
@@ -212,12 +213,12 @@ START_TEST(test_static_reopen)
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(count_events("testfw/builtin close"), 1);
-    ck_assert_string(components_of(testfw), "");
+    ck_assert_text_eq(components_of(testfw), "");
     ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_string(components_of(testfw), "builtin=, alpha=");
+    ck_assert_text_eq(components_of(testfw), "builtin=, alpha=");
     ck_assert_int_eq(count_events("testfw/builtin register"), 2);
     ck_assert_int_eq(count_events("testfw/builtin open"), 2);
-    ck_assert_string(selected_module(), "builtin");
+    ck_assert_text_eq(selected_module(), "builtin");
 }
 END_TEST
 
@@ -236,10 +237,10 @@ START_TEST(test_static_wrong_version_refused)
                                  ".0.0, this library's testfw framework is " + wanted +
                                  " (needs major " + std::to_string(TESTFW_VERSION_MAJOR) +
                                  ", minor at most " + std::to_string(TESTFW_VERSION_MINOR) + ")"));
-    ck_assert_string(components_of(testfw), "builtin=");
+    ck_assert_text_eq(components_of(testfw), "builtin=");
     ck_assert_int_eq(count_events("testfw/stale register"), 0);
     // Recorded like a DSO that did not load, so meridian_info --show-failed lists it.
-    ck_assert_string(failures_of(testfw), "stale: implements testfw interface " +
+    ck_assert_text_eq(failures_of(testfw), "stale: implements testfw interface " +
                                               std::to_string(TESTFW_VERSION_MAJOR + 1) +
                                               ".0.0, this library's testfw framework is " + wanted +
                                               " (needs major " + std::to_string(TESTFW_VERSION_MAJOR) +

@@ -12,6 +12,7 @@
 #include "opal/util/error.h"
 #include "test/params/param_test_support.hpp"
 
+using namespace meridian_test;
 using namespace param_test;
 
 namespace
