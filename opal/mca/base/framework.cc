@@ -240,6 +240,16 @@ std::vector<Offer> collect_offers(const mca_base_framework_t &framework, Framewo
     return offers;
 }
 
+void close_components(FrameworkState &state)
+{
+    for (auto &entry : state.components) {
+        if (entry.opened && entry.component().close != nullptr) {
+            entry.component().close(&entry.component());
+        }
+        entry.opened = false;
+    }
+}
+
 void unload_components(mca_base_framework_t &framework, FrameworkState &state)
 {
     auto &registry = ParamRegistry::instance();
@@ -363,12 +373,7 @@ extern "C" int mca_base_framework_open(mca_base_framework_t *framework)
     }
     if (framework->open != nullptr) {
         if (const int rc = framework->open(framework); rc != MERIDIAN_SUCCESS) {
-            for (auto &entry : state.components) {
-                if (entry.opened && entry.component().close != nullptr) {
-                    entry.component().close(&entry.component());
-                }
-                entry.opened = false;
-            }
+            close_components(state);
             return rc;
         }
     }
@@ -395,12 +400,7 @@ extern "C" int mca_base_framework_close(mca_base_framework_t *framework)
     if (framework->close != nullptr) {
         framework->close(framework);
     }
-    for (auto &entry : state.components) {
-        if (entry.opened && entry.component().close != nullptr) {
-            entry.component().close(&entry.component());
-        }
-        entry.opened = false;
-    }
+    close_components(state);
     ParamRegistry::instance().set_frozen(framework->name, false);
     unload_components(*framework, state);
     return MERIDIAN_SUCCESS;
