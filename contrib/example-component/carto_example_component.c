@@ -1,16 +1,19 @@
 /*
  * carto/example: a third-party component built out of tree.
  *
- * It shows the plumbing only: the exported component struct, parameters
- * registered in register_params, and a module offered from query.  It knows
- * nothing about the host, so every module function answers
- * MERIDIAN_ERR_NOT_SUPPORTED; a real component would build the graph there.
+ * It shows a whole component: the exported component struct, parameters
+ * registered in register_params, a module offered from query, and map_host
+ * building a graph.  The map is made up (carto_example_slots packages, each
+ * with its memory node) rather than read from the machine: a real component
+ * would ask the system here.  The carto base answers every query about the
+ * map (distance lists, paths, per-type graphs), so a component only builds it.
  *
  * The component ABI is C (mca/carto/carto.h, opal/mca/mca.h), so this file is
  * plain C; a C++ component exports the same struct with extern "C".
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "mca/carto/carto.h"
 #include "opal/mca/base/mca_base_param.h"
@@ -24,44 +27,45 @@
  * value resolved from files, environment and command line back here. */
 static int example_priority = 5; /* low: a dropped-in example must not outrank real maps */
 static bool example_enable = true;
+static int example_slots = 2;
 
 /* ---------------------------------------------------------------- module */
 
-static int example_get_graph(mca_carto_vertex_type_t type, mca_carto_graph_t **graph)
+/* Slot<i> with its local MEM<i> (weight 10 both ways), and every pair of
+ * slots linked with weight 20: from Slot0, MEM0 is at 10 and MEM1 at 30. */
+static int example_map_host(const mca_carto_base_module_t *self, mca_carto_graph_t *graph)
 {
-    (void) type;
-    *graph = NULL;
-    return MERIDIAN_ERR_NOT_SUPPORTED;
-}
-
-static void example_free_graph(mca_carto_graph_t *graph)
-{
-    /* get_graph never hands one out. */
-    (void) graph;
-}
-
-static int example_distance_list(const char *from, mca_carto_vertex_type_t type,
-                                 mca_carto_distance_t **list, size_t *count)
-{
-    (void) from;
-    (void) type;
-    *list = NULL;
-    *count = 0;
-    return MERIDIAN_ERR_NOT_SUPPORTED;
-}
-
-static void example_free_distance_list(mca_carto_distance_t *list, size_t count)
-{
-    (void) list;
-    (void) count;
+    (void) self;
+    char slot[32], mem[32], other[32];
+    int rc;
+    for (int i = 0; i < example_slots; ++i) {
+        snprintf(slot, sizeof slot, "Slot%d", i);
+        snprintf(mem, sizeof mem, "MEM%d", i);
+        if ((rc = mca_carto_graph_add_vertex(graph, slot, MCA_CARTO_SLOT)) != MERIDIAN_SUCCESS ||
+            (rc = mca_carto_graph_add_vertex(graph, mem, MCA_CARTO_MEM)) != MERIDIAN_SUCCESS) {
+            return rc; /* the graph reported why */
+        }
+    }
+    for (int i = 0; i < example_slots; ++i) {
+        snprintf(slot, sizeof slot, "Slot%d", i);
+        snprintf(mem, sizeof mem, "MEM%d", i);
+        if ((rc = mca_carto_graph_add_edge(graph, slot, mem, 10)) != MERIDIAN_SUCCESS ||
+            (rc = mca_carto_graph_add_edge(graph, mem, slot, 10)) != MERIDIAN_SUCCESS) {
+            return rc;
+        }
+        for (int j = 0; j < example_slots; ++j) {
+            snprintf(other, sizeof other, "Slot%d", j);
+            if (j != i && (rc = mca_carto_graph_add_edge(graph, slot, other, 20)) != MERIDIAN_SUCCESS) {
+                return rc;
+            }
+        }
+    }
+    return MERIDIAN_SUCCESS;
 }
 
 /* The module stays owned by the component (see query in opal/mca/mca.h). */
 static mca_carto_base_module_t example_module = {
-    example_get_graph,
-    example_free_graph,
-    example_distance_list,
-    example_free_distance_list,
+    example_map_host,
 };
 
 /* ---------------------------------------------------------------- hooks */
@@ -82,6 +86,16 @@ static int example_register_params(const mca_base_component_t *self)
     index = mca_base_component_param_register(
         self, "enable", "Offer the example module at all (false: decline in query)",
         MCA_BASE_PARAM_TYPE_BOOL, NULL, 2, MCA_BASE_PARAM_FLAG_NONE, &example_enable);
+    if (index < 0) {
+        return index;
+    }
+    index = mca_base_component_param_register(
+        self, "slots", "Number of made-up packages (Slot<n>), each with its memory node (MEM<n>)",
+        MCA_BASE_PARAM_TYPE_INT, NULL, 2, MCA_BASE_PARAM_FLAG_NONE, &example_slots);
+    if (index < 0) {
+        return index;
+    }
+    index = mca_base_param_set_bounds(index, 1, 64);
     return index < 0 ? index : MERIDIAN_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up everything on a fresh Debian 12 machine and run Meridian's main job.
+# Set up everything on a fresh Debian 12 machine and run Meridian's main job:
+# meridian_info (frameworks, components, parameters), then the host's map.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 "$top/contrib/scripts/deps.sh"
@@ -8,3 +9,13 @@ make -C "$top/build" install >/dev/null
 echo
 echo "== meridian_info =="
 "$top/build/prefix/bin/meridian_info" "$@"
+echo
+echo "== meridian_carto graph (this machine's map, component auto on hwloc) =="
+"$top/build/prefix/bin/meridian_carto" graph
+echo
+echo "== meridian_carto distance Slot0 =="
+"$top/build/prefix/bin/meridian_carto" distance Slot0
+echo
+echo "== meridian_carto with the carto requirements' figure 3: distance Slot1 --type MEM =="
+"$top/build/prefix/bin/meridian_carto" --mca carto_file_path "$top/contrib/carto/figure3.carto" \
+    distance Slot1 --type MEM

@@ -1,10 +1,20 @@
 /*
  * carto: the host's map as a weighted graph of processors (Slot<n>), memory
  * nodes (MEM<n>) and ports (Ethernet, InfiniBand, ...).  Single-select: the
- * component with the highest priority provides the host graph.
+ * accepting component with the highest priority maps the host.
  *
- * The module answers in plain C types; graphs and lists it returns are owned
- * by the caller and freed with the module's matching free call.
+ * The work is split so that components stay small:
+ *
+ *   component  maps the host once: it fills an empty graph with vertices and
+ *              weighted directed edges (map_host below);
+ *   base       owns the map and answers every question about it for every
+ *              component alike (mca/carto/base/base.h for C,
+ *              mca/carto/base/base.hpp for C++): the whole graph, the graph of
+ *              one interconnect type, distance lists, shortest paths, finding
+ *              a vertex by name.
+ *
+ * This header is what a component needs: the vertex types, the module and
+ * component structs, and the two calls that build a graph.
  */
 #ifndef MERIDIAN_MCA_CARTO_H
 #define MERIDIAN_MCA_CARTO_H
@@ -19,41 +29,51 @@
 extern "C" {
 #endif
 
-#define MCA_CARTO_BASE_VERSION_MAJOR 1
+/* 2.0: components map the host (map_host); the base answers queries. */
+#define MCA_CARTO_BASE_VERSION_MAJOR 2
 #define MCA_CARTO_BASE_VERSION_MINOR 0
 #define MCA_CARTO_BASE_VERSION_RELEASE 0
 #define MCA_CARTO_BASE_VERSION                                                                 \
     {MCA_CARTO_BASE_VERSION_MAJOR, MCA_CARTO_BASE_VERSION_MINOR, MCA_CARTO_BASE_VERSION_RELEASE}
 
-/* Vertex types; a per-interconnect graph keeps its type plus the processors. */
+/* Vertex types, one bit each so that they combine into masks.  The graph of
+ * one interconnect type keeps that type's vertices plus the processors. */
 typedef enum mca_carto_vertex_type {
-    MCA_CARTO_SLOT = 1 << 0,
-    MCA_CARTO_MEM = 1 << 1,
-    MCA_CARTO_ETH = 1 << 2,
-    MCA_CARTO_IB = 1 << 3,
-    MCA_CARTO_OTHER = 1 << 4,
-    MCA_CARTO_ALL = 0x1f
+    MCA_CARTO_SLOT = 1 << 0,  /* a processor (package, socket): Slot<n> */
+    MCA_CARTO_MEM = 1 << 1,   /* a memory (NUMA) node: MEM<n> */
+    MCA_CARTO_ETH = 1 << 2,   /* an Ethernet port */
+    MCA_CARTO_IB = 1 << 3,    /* an InfiniBand / OpenFabrics port */
+    MCA_CARTO_OTHER = 1 << 4, /* anything else */
+    MCA_CARTO_ALL = 0x1f      /* every type (a mask, not a vertex's type) */
 } mca_carto_vertex_type_t;
 
-/* A graph the caller owns (opaque; see the carto base for its accessors). */
+/* A graph: the host's map, or a part of it.  Opaque; read it with the calls
+ * in mca/carto/base/base.h. */
 typedef struct mca_carto_graph mca_carto_graph_t;
 
-typedef struct mca_carto_distance {
-    const char *vertex; /* valid while the list lives */
-    mca_carto_vertex_type_t type;
-    uint64_t distance;
-    int reachable; /* 0: no path; distance is then meaningless */
-} mca_carto_distance_t;
+/* Building a graph (what map_host does).  Both return MERIDIAN_SUCCESS or an
+ * error code after reporting the reason (meridian_report with MERIDIAN_SEVERITY_ERROR), leaving the graph
+ * as it was:
+ *   add_vertex: MERIDIAN_ERR_EXISTS for a name already added,
+ *               MERIDIAN_ERR_BAD_PARAM for an empty or NULL name or a type
+ *               that is not exactly one of the types above;
+ *   add_edge:   MERIDIAN_ERR_NOT_FOUND for an endpoint not added yet.
+ * An edge is directed (from -> to); add both for a link that works both
+ * ways.  Weights are any uint64_t; path lengths saturate at UINT64_MAX. */
+int mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *name,
+                               mca_carto_vertex_type_t type);
+int mca_carto_graph_add_edge(mca_carto_graph_t *graph, const char *from, const char *to,
+                             uint64_t weight);
 
-typedef struct mca_carto_base_module {
-    /* The whole host graph, or the graph of one interconnect type. */
-    int (*get_graph)(mca_carto_vertex_type_t type, mca_carto_graph_t **graph);
-    void (*free_graph)(mca_carto_graph_t *graph);
-    /* Distances from a vertex to every vertex of a type, nearest first. */
-    int (*distance_list)(const char *from, mca_carto_vertex_type_t type,
-                         mca_carto_distance_t **list, size_t *count);
-    void (*free_distance_list)(mca_carto_distance_t *list, size_t count);
-} mca_carto_base_module_t;
+typedef struct mca_carto_base_module mca_carto_base_module_t;
+
+struct mca_carto_base_module {
+    /* Map the host into graph, which is empty.  Called once per framework
+     * open, the first time someone asks for the map.  On failure report why
+     * (meridian_report with MERIDIAN_SEVERITY_ERROR) and return an error code: the base then discards the
+     * partial graph and every query answers that error. */
+    int (*map_host)(const mca_carto_base_module_t *self, mca_carto_graph_t *graph);
+};
 
 typedef struct mca_carto_base_component {
     mca_base_component_t base;

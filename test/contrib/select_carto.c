@@ -1,15 +1,18 @@
 /*
  * A program built against an installed Meridian (pkg-config meridian), the
- * way a third party's program is: initialise, open carto, select, and say
- * which component won and what its module answers.
+ * way a third party's program is: initialise, ask the carto framework for the
+ * host's map, and say which component made it and what it holds.
  *
  * Output, one fact a line:
- *   selected: <component> <major>.<minor>.<release>
- *   get_graph: <meridian_strerror of the module's answer>
+ *   selected: <component>
+ *   vertices: <count>
+ *   Slot0 to MEM: <name>:<distance> ...
+ * or, when no component maps the host:
+ *   selected: none (<meridian_strerror>)
  */
 #include <stdio.h>
 
-#include "mca/carto/carto.h"
+#include "mca/carto/base/base.h"
 #include "opal/runtime/meridian.h"
 #include "opal/util/error.h"
 
@@ -20,29 +23,27 @@ int main(int argc, char **argv)
         fprintf(stderr, "meridian_init: %s\n", meridian_strerror(rc));
         return 1;
     }
-    rc = mca_base_framework_open(&meridian_carto_base_framework);
-    if (rc != MERIDIAN_SUCCESS) {
-        fprintf(stderr, "open carto: %s\n", meridian_strerror(rc));
-        meridian_finalize();
-        return 1;
-    }
-    mca_base_module_t *module = NULL;
-    const mca_base_component_t *component = NULL;
-    rc = mca_base_select(&meridian_carto_base_framework, &module, &component);
+    mca_carto_graph_t *graph = NULL;
+    rc = mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph);
     if (rc != MERIDIAN_SUCCESS) {
         printf("selected: none (%s)\n", meridian_strerror(rc));
-    } else {
-        printf("selected: %s %d.%d.%d\n", component->component_name,
-               component->component_version.major, component->component_version.minor,
-               component->component_version.release);
-        const mca_carto_base_module_t *carto = module;
-        mca_carto_graph_t *graph = NULL;
-        printf("get_graph: %s\n", meridian_strerror(carto->get_graph(MCA_CARTO_ALL, &graph)));
-        if (graph != NULL) {
-            carto->free_graph(graph);
-        }
+        meridian_finalize();
+        return 2;
     }
-    mca_base_framework_close(&meridian_carto_base_framework);
+    printf("selected: %s\n", mca_carto_base_selected_component());
+    printf("vertices: %zu\n", mca_carto_graph_vertex_count(graph));
+    mca_carto_distance_t *list = NULL;
+    size_t count = 0;
+    rc = mca_carto_graph_distance_list(graph, "Slot0", MCA_CARTO_MEM, &list, &count);
+    if (rc == MERIDIAN_SUCCESS) {
+        printf("Slot0 to MEM:");
+        for (size_t i = 0; i < count; ++i) {
+            printf(" %s:%llu", list[i].vertex, (unsigned long long) list[i].distance);
+        }
+        printf("\n");
+        mca_carto_distance_list_free(list, count);
+    }
+    mca_carto_graph_free(graph);
     meridian_finalize();
-    return rc == MERIDIAN_SUCCESS ? 0 : 2;
+    return rc == MERIDIAN_SUCCESS ? 0 : 1;
 }

@@ -100,10 +100,12 @@ check_example() {
     out=$stage/select.out
     err=$stage/select.err
     env "${P}carto=example" "${P}carto_base_verbose=info" "${P}carto_example_priority=77" \
-        "$driver" >"$out" 2>"$err" || fail "$driver failed: $(cat "$err")"
-    expect_line "$out" "selected: example 1.0.0"
-    expect_line "$out" "get_graph: not supported"
+        "${P}carto_example_slots=3" "$driver" >"$out" 2>"$err" || fail "$driver failed: $(cat "$err")"
+    expect_line "$out" "selected: example"
+    expect_line "$out" "vertices: 6"
+    expect_line "$out" "Slot0 to MEM: MEM0:10 MEM1:30 MEM2:30"
     expect_line "$err" "meridian: carto: component example offers a module with priority 77"
+    expect_line "$err" "meridian: carto: component example mapped the host: 6 vertices, 12 edges"
 
     # Its enable parameter makes query decline: nothing is left to select.
     rc=0
@@ -119,7 +121,7 @@ check_example() {
     [ ! -s "$err" ] || fail "meridian_info complained: $(cat "$err")"
     expect_line "$out" "mca:carto:example:path:$so"
     expect_line "$out" "mca:carto:example:version:mca:1.0"
-    expect_line "$out" "mca:carto:example:version:api:1.0.0"
+    expect_line "$out" "mca:carto:example:version:api:2.0.0"
     expect_line "$out" "mca:carto:example:version:component:1.0.0"
     expect_line "$out" "mca:carto:example:param:carto_example_priority:value:5"
     expect_line "$out" "mca:carto:example:param:carto_example_priority:source:default"

@@ -22,7 +22,7 @@ notelf_reason="not a shared object (no ELF header)"
 # The listing.
 expect_status 0
 expect_line "mca:carto:infotest:version:mca:1.0"
-expect_line "mca:carto:infotest:version:api:1.0.0"
+expect_line "mca:carto:infotest:version:api:2.0.0"
 expect_line "mca:carto:infotest:version:component:1.2.3"
 expect_line "mca:carto:infotest:path:$dir/mca_carto_infotest.so"
 expect_match '^mca:carto:base:components:(.*,)?infotest(,.*)?$'
@@ -128,7 +128,7 @@ expect_no_match '^mca:pnet:infoquiet:'
 # For people: one line per component, and frameworks without any.
 run_info --mca mca_base_component_show_load_errors none --show-failed
 expect_status 0
-expect_line "  infotest: MCA 1.0, API 1.0.0, component 1.2.3, $dir/mca_carto_infotest.so"
+expect_line "  infotest: MCA 1.0, API 2.0.0, component 1.2.3, $dir/mca_carto_infotest.so"
 expect_line "  infoquiet: MCA 1.0, API 1.0.0, component 0.9.1, $dir/mca_pnet_infoquiet.so"
 expect_line "  infobad could not be loaded: $dir/mca_carto_infobad.so: $bad_reason"
 expect_match '^Framework msg, interface [0-9.]+: '

@@ -1,0 +1,93 @@
+// meridian_carto: the host's map (the carto framework's graph of processors,
+// memory nodes and ports) as carto text, DOT or JSON; distance lists and
+// shortest paths in it.
+//
+// The command line is judged before anything is mapped, so a mistake in it
+// costs nothing and gets its own exit status (2); the map is made by the
+// carto base, whose component says what went wrong when it cannot (1).
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "opal/mca/base/mca_base.h"
+#include "opal/runtime/meridian.h"
+#include "opal/tools/meridian_carto/commands.hpp"
+#include "opal/tools/meridian_carto/options.hpp"
+#include "opal/util/error.h"
+#include "opal/util/output.hpp"
+
+namespace
+{
+
+using namespace meridian;
+
+constexpr int exit_failure = 1;
+constexpr int exit_usage = 2;
+
+// Meridian, from a successful meridian_init to the end of main: closing the
+// carto framework forgets the map and unloads its component.
+class MeridianSession
+{
+  public:
+    MeridianSession() : status_(meridian_init(nullptr, nullptr)) {}
+    ~MeridianSession()
+    {
+        if (ok()) {
+            meridian_finalize();
+        }
+    }
+    MeridianSession(const MeridianSession &) = delete;
+    MeridianSession &operator=(const MeridianSession &) = delete;
+    bool ok() const { return status_ == MERIDIAN_SUCCESS; }
+
+  private:
+    int status_;
+};
+
+// One write for the whole output.
+bool write_out(const std::string &text)
+{
+    const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+    if (!written || std::fflush(stdout) != 0) {
+        report_error(std::string("cannot write the output: ") + std::strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    // --mca and --tune are taken out first; what is left is ours.
+    if (mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
+        return exit_usage; // reported by the library
+    }
+    const auto options = carto_tool::parse_options(argc, argv);
+    if (!options) {
+        report_error(options.error().message);
+        return exit_usage;
+    }
+    if (options->help) {
+        return write_out(carto_tool::usage_text()) ? 0 : exit_failure;
+    }
+    if (options->version) {
+        return write_out(std::string("meridian_carto (Meridian) ") + meridian_version() + "\n")
+                   ? 0
+                   : exit_failure;
+    }
+
+    const MeridianSession session;
+    if (!session.ok()) {
+        return exit_failure; // reported by the library
+    }
+    std::string out;
+    const int status = carto_tool::run_command(*options, out);
+    if (!write_out(out)) {
+        return exit_failure;
+    }
+    // An error reported on the way (a component that could not be loaded,
+    // say) fails the run even when an answer could be given.
+    return status != 0 ? status : meridian_error_count() > 0 ? exit_failure : 0;
+}

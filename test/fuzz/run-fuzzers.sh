@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Build the libFuzzer targets of test/fuzz with clang++ (straight from the
+# source tree: no configure, no make) and run each for a while; fail when one
+# finds a crash, a sanitizer error, a hang or a broken promise.
+#
+#   test/fuzz/run-fuzzers.sh [TARGET...]     default: every test/fuzz/*_fuzz.cc
+#
+# Environment:
+#   FUZZ_SECONDS    how long each target runs (default 30)
+#   FUZZ_WORK_DIR   binaries, grown corpus, logs, crash inputs
+#                   (default ${TMPDIR:-/tmp}/meridian-fuzz)
+#   FUZZ_CXX        the clang++ to use (default: clang++, else clang++-14)
+#
+# A target NAME_fuzz.cc names the sources it needs on a "// fuzz-sources:"
+# line (paths from the top of the tree) and may have a seed corpus in
+# corpus/NAME/ and a dictionary NAME.dict.  The seeds are only read: what the
+# fuzzer adds goes to $FUZZ_WORK_DIR/corpus/NAME.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+seconds=${FUZZ_SECONDS:-30}
+work=${FUZZ_WORK_DIR:-${TMPDIR:-/tmp}/meridian-fuzz}
+
+case $seconds in
+'' | *[!0-9]*)
+    echo "run-fuzzers: FUZZ_SECONDS must be a whole number of seconds, not '$seconds'" >&2
+    exit 2
+    ;;
+esac
+
+cxx=${FUZZ_CXX:-}
+if [ -z "$cxx" ]; then
+    for candidate in clang++ clang++-14; do
+        if command -v "$candidate" >/dev/null 2>&1; then
+            cxx=$candidate
+            break
+        fi
+    done
+fi
+if [ -z "$cxx" ]; then
+    echo "run-fuzzers: no clang++ found (install clang and libclang-rt-14-dev, see contrib/scripts/deps.sh)" >&2
+    exit 1
+fi
+
+flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+    -fno-sanitize-recover=all -I"$top")
+
+mkdir -p "$work"
+# libFuzzer comes with the compiler's runtime package; say so plainly when it is missing.
+probe="$work/probe.cc"
+printf '%s\n' '#include <cstddef>' '#include <cstdint>' \
+    'extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *, std::size_t) { return 0; }' >"$probe"
+if ! "$cxx" "${flags[@]}" "$probe" -o "$work/probe" >"$work/probe.log" 2>&1; then
+    cat "$work/probe.log" >&2
+    echo "run-fuzzers: $cxx cannot build a libFuzzer program (is libclang-rt-14-dev installed?)" >&2
+    exit 1
+fi
+
+if [ $# -gt 0 ]; then
+    targets=("$@")
+else
+    targets=()
+    for source in "$here"/*_fuzz.cc; do
+        # Only the files that are fuzz targets.
+        grep -q LLVMFuzzerTestOneInput "$source" || continue
+        name=$(basename "$source" .cc)
+        targets+=("${name%_fuzz}")
+    done
+fi
+
+# Readable stacks when a symbolizer is around.
+for symbolizer in llvm-symbolizer llvm-symbolizer-14; do
+    if command -v "$symbolizer" >/dev/null 2>&1; then
+        export ASAN_SYMBOLIZER_PATH
+        ASAN_SYMBOLIZER_PATH=$(command -v "$symbolizer")
+        break
+    fi
+done
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+failed=0
+for target in "${targets[@]}"; do
+    source="$here/${target}_fuzz.cc"
+    if [ ! -f "$source" ]; then
+        echo "run-fuzzers: no target $target ($source)" >&2
+        exit 2
+    fi
+    sources=()
+    for file in $(sed -n 's|^// fuzz-sources:||p' "$source"); do
+        sources+=("$top/$file")
+    done
+    binary="$work/${target}_fuzz"
+    echo "== $target: building with $cxx"
+    "$cxx" "${flags[@]}" "$source" "${sources[@]}" -o "$binary"
+
+    grown="$work/corpus/$target"
+    artifacts="$work/artifacts/$target"
+    mkdir -p "$grown" "$artifacts"
+    args=(-max_total_time="$seconds" -timeout=10 -max_len=16384 -print_final_stats=1
+        -artifact_prefix="$artifacts/")
+    [ -f "$here/$target.dict" ] && args+=(-dict="$here/$target.dict")
+    seeds=("$grown")
+    [ -d "$here/corpus/$target" ] && seeds+=("$here/corpus/$target")
+
+    log="$work/$target.log"
+    echo "== $target: fuzzing for ${seconds}s (log: $log)"
+    status=0
+    "$binary" "${args[@]}" "${seeds[@]}" >"$log" 2>&1 || status=$?
+    if [ "$status" -ne 0 ]; then
+        tail -n 60 "$log" >&2
+        echo "== $target: FAILED (exit $status); the input is in $artifacts/" >&2
+        echo "   reproduce: $binary $artifacts/<crash-file>" >&2
+        failed=1
+        continue
+    fi
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
+    final=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)
+    cov=$(echo "$final" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+    features=$(echo "$final" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+    corpus=$(echo "$final" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
+    echo "== $target: ok: ${runs:-?} runs in ${seconds}s, coverage ${cov:-?} edges," \
+        "${features:-?} features, corpus ${corpus:-?} inputs, peak RSS ${rss:-?} MB"
+done
+exit "$failed"
