@@ -2,6 +2,7 @@
 // carto.h).  Every call catches what C++ may throw (allocation): no exception
 // crosses into C.  Answers are single malloc blocks that carry their own
 // copies of the names, so they outlive the graph they came from.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>

@@ -7,6 +7,7 @@
 
 #include "mca/carto/base/base.hpp"
 #include "opal/mca/base/mca_base.h"
+#include "opal/tools/tool_command_line.hpp"
 #include "opal/util/strings.hpp"
 
 namespace po = boost::program_options;
@@ -239,14 +240,7 @@ Result<Options> parse_options(int argc, const char *const *argv)
 
     po::parsed_options parsed(&every);
     try {
-        // No guessing of abbreviations: what is typed is what is matched.
-        const int style =
-            po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-        parsed = po::command_line_parser(argc, argv)
-                     .options(every)
-                     .positional(positional)
-                     .style(style)
-                     .run();
+        parsed = tools::parse_tool_command_line(argc, argv, every, positional);
     } catch (const po::error &e) {
         return boost_error(e);
     }

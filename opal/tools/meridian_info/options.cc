@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "opal/mca/base/mca_base.h"
+#include "opal/tools/tool_command_line.hpp"
 #include "opal/util/strings.hpp"
 
 namespace po = boost::program_options;
@@ -93,14 +94,7 @@ Result<Options> parse_options(int argc, const char *const *argv)
 
     po::parsed_options parsed(&every);
     try {
-        // No guessing of abbreviations: what is typed is what is matched.
-        const int style =
-            po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-        parsed = po::command_line_parser(argc, argv)
-                     .options(every)
-                     .positional(positional)
-                     .style(style)
-                     .run();
+        parsed = tools::parse_tool_command_line(argc, argv, every, positional);
     } catch (const po::unknown_option &e) {
         return make_error(MERIDIAN_ERR_BAD_PARAM,
                           bad_usage("unknown option " + e.get_option_name()));
