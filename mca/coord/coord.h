@@ -1,6 +1,21 @@
 /*
- * coord: network coordinates of processes, views, shape and the relative
- * cost of communication.  Single-select.
+ * coord: network coordinates of NICs and processes, the views they are given
+ * in, each plane's shape, and the relative cost of communication.
+ *
+ * Multi-select by plane: every accepting component takes part, best priority
+ * first, and each plane of the fabric is placed by the first module that
+ * accepts it (compute_plane returning anything but TAKE_NEXT_OPTION).  A
+ * fabric with an Ethernet plane and a torus plane thus gets coord_tcp's
+ * coordinates on one and coord_torus's on the other.
+ *
+ *   component  places one plane: a coordinate for each of its NICs in the
+ *              views it provides, and the plane's shape; says how many hops
+ *              apart two of its NICs are;
+ *   base       holds the coordinates and answers every query for every
+ *              component alike (mca/coord/base/base.h for C, base.hpp for
+ *              C++): a process's coordinates (nearest NIC first), view,
+ *              dims, planes, NICs, endpoints, shape, the cost between two
+ *              processes, and the coordinates-updated event.
  */
 #ifndef MERIDIAN_MCA_COORD_H
 #define MERIDIAN_MCA_COORD_H
@@ -8,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opal/class/coordinate.h"
 #include "opal/mca/base/mca_base_framework.h"
 #include "opal/mca/mca.h"
 
@@ -15,32 +31,40 @@
 extern "C" {
 #endif
 
-#define MCA_COORD_BASE_VERSION_MAJOR 1
+/* 2.0: components place planes; the base answers queries. */
+#define MCA_COORD_BASE_VERSION_MAJOR 2
 #define MCA_COORD_BASE_VERSION_MINOR 0
 #define MCA_COORD_BASE_VERSION_RELEASE 0
 #define MCA_COORD_BASE_VERSION                                                                 \
     {MCA_COORD_BASE_VERSION_MAJOR, MCA_COORD_BASE_VERSION_MINOR, MCA_COORD_BASE_VERSION_RELEASE}
 
-/* Views, with the values PMIx gives them. */
-typedef uint8_t meridian_coord_view_t;
-#define MERIDIAN_COORD_VIEW_UNDEF 0x00
-#define MERIDIAN_COORD_LOGICAL_VIEW 0x01
-#define MERIDIAN_COORD_PHYSICAL_VIEW 0x02
+/* The fabric and job being placed, and the tables a module fills.  Opaque
+ * to C; C++ components read it through mca/coord/base/base.hpp. */
+typedef struct mca_coord_context mca_coord_context_t;
 
-/* Laid out like pmix_coord_t: view, coordinates, number of dimensions. */
-typedef struct meridian_coord {
-    meridian_coord_view_t view;
-    uint32_t *coord;
-    size_t dims;
-} meridian_coord_t;
+/* Filling the tables (what compute_plane does).  The view is any value
+ * (LOGICAL and PHYSICAL are the usual ones); coordinates of one plane and
+ * view must all have the plane's dims in that view, set first with
+ * set_shape.  MERIDIAN_ERR_BAD_PARAM (reported) for a NIC not on the plane
+ * being placed or dims that disagree with the shape. */
+int mca_coord_context_set_shape(mca_coord_context_t *context, uint32_t plane,
+                                meridian_coord_view_t view, const uint32_t *shape, size_t dims);
+int mca_coord_context_set_nic(mca_coord_context_t *context, uint32_t nic,
+                              meridian_coord_view_t view, const uint32_t *coord, size_t dims);
 
-typedef struct mca_coord_base_module {
-    /* Coordinates of a process on a plane (NULL: every plane), nearest NIC first. */
-    int (*coordinates)(int rank, const char *plane, meridian_coord_view_t view,
-                       meridian_coord_t **coords, size_t *count);
-    /* Relative cost of sending from one process to another (hops). */
-    int (*cost)(int from_rank, int to_rank, uint64_t *cost);
-} mca_coord_base_module_t;
+typedef struct mca_coord_base_module mca_coord_base_module_t;
+
+struct mca_coord_base_module {
+    /* Place one plane (an index into the fabric's planes): its shape and the
+     * coordinates of its NICs in each view the module provides.  Return
+     * MERIDIAN_ERR_TAKE_NEXT_OPTION to leave the plane to the next module;
+     * any other error is reported by the module and fails the placement. */
+    int (*compute_plane)(const mca_coord_base_module_t *self, mca_coord_context_t *context,
+                         uint32_t plane);
+    /* Hops from NIC a to NIC b, both on a plane this module placed. */
+    int (*nic_cost)(const mca_coord_base_module_t *self, const mca_coord_context_t *context,
+                    uint32_t nic_a, uint32_t nic_b, uint64_t *hops);
+};
 
 typedef struct mca_coord_base_component {
     mca_base_component_t base;

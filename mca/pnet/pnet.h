@@ -1,19 +1,34 @@
 /*
- * pnet: network resources assigned before launch.  Multi-select: every
- * component that accepts takes part, in priority order.  For each call the
- * base asks every active module in turn: MERIDIAN_SUCCESS and
- * MERIDIAN_ERR_TAKE_NEXT_OPTION (nothing to do here) carry on to the next
- * module; any other error stops the pipeline and is returned.
+ * pnet: network resources assigned to a job's processes before launch.
+ * Multi-select: every component whose query accepts takes part, best
+ * priority first.
  *
- * Pipeline: collect_inventory (each node) -> deliver_inventory (launcher)
- *   -> allocate (launcher, job map + requests) -> setup_local_network (each
- *   node, from the allocation blob) -> setup_fork (each process) ->
- *   deregister (job end).
+ * Pipeline (mca/pnet/base/base.hpp runs it):
+ *   collect_inventory    each node: what this node has (NICs, ports, devices)
+ *   deliver_inventory    launcher: a node's inventory into the fabric model
+ *   allocate             launcher: the job map and requests -> assignments
+ *   setup_local_network  each node: store its processes' assignments in the
+ *                        datastore (under each request's ID)
+ *   setup_fork           each process: its environment
+ *   deregister           job end: give everything back
+ *
+ * For every call the base asks each active module in turn.  MERIDIAN_SUCCESS
+ * and MERIDIAN_ERR_TAKE_NEXT_OPTION ("nothing for me here") carry on to the
+ * next module; any other code stops the call, which returns that code.  A
+ * NULL function pointer counts as TAKE_NEXT_OPTION.  allocate is a
+ * transaction: when a module fails, the base calls deregister on the modules
+ * that had already allocated, so nothing stays half-allocated.
+ *
+ * A module reports why it failed (meridian_report, MERIDIAN_SEVERITY_ERROR)
+ * before returning an error.  Requests name the module that serves them by
+ * their type: each module lists the types it serves (`types`), and allocate
+ * must serve exactly the job's requests of those types.
  */
 #ifndef MERIDIAN_MCA_PNET_H
 #define MERIDIAN_MCA_PNET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "opal/mca/base/mca_base_framework.h"
 #include "opal/mca/mca.h"
@@ -22,29 +37,55 @@
 extern "C" {
 #endif
 
-#define MCA_PNET_BASE_VERSION_MAJOR 1
+/* 2.0: the pipeline works on a fabric model and a job handle. */
+#define MCA_PNET_BASE_VERSION_MAJOR 2
 #define MCA_PNET_BASE_VERSION_MINOR 0
 #define MCA_PNET_BASE_VERSION_RELEASE 0
 #define MCA_PNET_BASE_VERSION                                                                  \
     {MCA_PNET_BASE_VERSION_MAJOR, MCA_PNET_BASE_VERSION_MINOR, MCA_PNET_BASE_VERSION_RELEASE}
 
-/* An opaque byte string a component hands from one stage to the next. */
+/* Bytes a component hands from one stage to the next (its own format).
+ * collect_inventory allocates them with malloc; the base frees them. */
 typedef struct mca_pnet_blob {
     void *bytes;
     size_t size;
 } mca_pnet_blob_t;
 
-typedef struct mca_pnet_base_module {
-    const char *name;
-    int (*collect_inventory)(mca_pnet_blob_t *inventory);
-    int (*deliver_inventory)(const char *node, const mca_pnet_blob_t *inventory);
-    /* job_map and requests are defined by the pnet base (key strings as PMIx). */
-    int (*allocate)(const char *job, const void *job_map, const void *requests,
-                    mca_pnet_blob_t *per_node);
-    int (*setup_local_network)(const char *job, const mca_pnet_blob_t *allocation);
-    int (*setup_fork)(const char *job, int rank, char ***environment);
-    int (*deregister)(const char *job);
-} mca_pnet_base_module_t;
+/* The fabric model (opal/class/fabric.hpp) inventory is delivered into. */
+typedef struct mca_pnet_fabric mca_pnet_fabric_t;
+/* A job: its fabric, process map, requests (with their resolved types) and
+ * the allocation being made (mca/pnet/base/base.hpp). */
+typedef struct mca_pnet_job mca_pnet_job_t;
+/* A process's environment being built by setup_fork. */
+typedef struct mca_pnet_env mca_pnet_env_t;
+
+/* Set NAME=VALUE in the environment being built (replacing an earlier
+ * value).  MERIDIAN_ERR_BAD_PARAM for an empty name or one with '='. */
+int mca_pnet_env_set(mca_pnet_env_t *env, const char *name, const char *value);
+
+typedef struct mca_pnet_base_module mca_pnet_base_module_t;
+
+struct mca_pnet_base_module {
+    /* The request types this module serves, comma-separated ("tcp,udp"). */
+    const char *types;
+    /* This node's inventory as a blob (TAKE_NEXT_OPTION: nothing to say). */
+    int (*collect_inventory)(const mca_pnet_base_module_t *self, mca_pnet_blob_t *inventory);
+    /* Another node's blob from this module's collect_inventory, into the
+     * fabric (or the module's own state). */
+    int (*deliver_inventory)(const mca_pnet_base_module_t *self, const char *node,
+                             const mca_pnet_blob_t *inventory, mca_pnet_fabric_t *fabric);
+    /* Serve the job's requests of this module's types. */
+    int (*allocate)(const mca_pnet_base_module_t *self, mca_pnet_job_t *job);
+    /* Store the assignments of the job's processes on `node` in the
+     * datastore. */
+    int (*setup_local_network)(const mca_pnet_base_module_t *self, mca_pnet_job_t *job,
+                               const char *node);
+    /* The environment of one process of the job. */
+    int (*setup_fork)(const mca_pnet_base_module_t *self, const mca_pnet_job_t *job,
+                      uint32_t rank, mca_pnet_env_t *env);
+    /* Give back what allocate took for this job (idempotent). */
+    int (*deregister)(const mca_pnet_base_module_t *self, mca_pnet_job_t *job);
+};
 
 typedef struct mca_pnet_base_component {
     mca_base_component_t base;

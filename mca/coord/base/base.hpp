@@ -1,0 +1,120 @@
+// The coord framework's API for C++ callers (C: mca/coord/base/base.h).
+//
+// The queries are about the current context: a fabric and a job map, set by
+// the pnet pipeline when it allocates (meridian_netmap, in-job mode at
+// meridian_init) or by a caller with set_context.  Setting a context places
+// every plane with the selected modules (coord.h); setting it again with a
+// changed fabric places the planes again and fires the coordinates-updated
+// event for the planes whose coordinates or shape changed.
+//
+// Keys are the PMIx strings; query() answers any of them, the typed calls
+// below answer one each.  Default view: logical.
+#ifndef MERIDIAN_MCA_COORD_BASE_BASE_HPP
+#define MERIDIAN_MCA_COORD_BASE_BASE_HPP
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mca/coord/coord.h"
+#include "opal/class/coordinate.hpp"
+#include "opal/class/fabric.hpp"
+#include "opal/class/job_map.hpp"
+#include "opal/runtime/datastore.hpp"
+#include "opal/util/result.hpp"
+
+namespace meridian::coord {
+
+inline constexpr std::string_view key_coordinate = "pmix.net.coord";
+inline constexpr std::string_view key_view = "pmix.net.view";
+inline constexpr std::string_view key_dims = "pmix.net.dims";
+inline constexpr std::string_view key_plane = "pmix.net.plane";
+inline constexpr std::string_view key_nic = "pmix.net.nic";
+inline constexpr std::string_view key_endpoint = "pmix.net.endpt";
+inline constexpr std::string_view key_shape = "pmix.net.shape";
+// Not a PMIx key: the relative cost to the process given as "peer".
+inline constexpr std::string_view key_cost = "meridian.net.cost";
+
+// Per-plane, per-view shapes and per-NIC coordinates: what modules fill.
+struct PlaneTable {
+    std::string component;                       // who placed the plane
+    std::vector<meridian_coord_view_t> views;    // views provided, in order set
+    std::vector<std::vector<std::uint32_t>> shapes; // one per view
+    // coords[v][k]: the coordinate in views[v] of the plane's k-th NIC
+    // (Plane::nics order), flat: dims values each.
+    std::vector<std::vector<std::uint32_t>> coords;
+};
+
+} // namespace meridian::coord
+
+struct mca_coord_context {
+    std::shared_ptr<const meridian::fabric::Fabric> fabric;
+    std::shared_ptr<const meridian::fabric::JobMap> job;
+    std::vector<meridian::coord::PlaneTable> planes; // one per fabric plane
+    std::uint32_t placing = UINT32_MAX;              // plane compute_plane is on
+};
+
+namespace meridian::coord {
+
+// Place every plane of `fabric` for `job`.  Opens the coord framework if
+// nobody has (kept open until its last close).  Errors: no module accepts a
+// plane ("no coord component places plane \"x\" (active: tcp, torus)"), a
+// module failed.  On error the previous context stays.
+Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
+                   std::shared_ptr<const fabric::JobMap> job);
+// The current context, or null.
+const mca_coord_context *context();
+void forget_context();
+
+// A process's coordinates: on every plane (plane empty) or one plane (name
+// or CIDR), one per NIC, nearest NIC first.  A view the plane's module does
+// not provide: MERIDIAN_ERR_NOT_SUPPORTED naming the plane and view;
+// UNDEF means logical.
+Result<std::vector<Coordinate>> coordinates(std::uint32_t rank, std::string_view plane = {},
+                                            meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
+// Number of dimensions of a plane in a view, or of every plane (in plane
+// order) when plane is empty.
+Result<std::vector<std::uint32_t>> dims(std::string_view plane = {},
+                                        meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
+// Every plane's id (its name).
+std::vector<std::string> planes();
+// The NICs of a plane ("node:nic" names), or of every plane as
+// [plane, nic, nic, ...] lists when plane is empty.
+Result<std::vector<std::vector<std::string>>> nics(std::string_view plane = {});
+// A process's endpoints as stored by pnet (pmix.net.endpt, e.g.
+// "10.10.1.1:32000"); empty when pnet assigned none.
+Result<std::vector<std::string>> endpoints(std::uint32_t rank);
+// The size of each dimension of a plane in a view.
+Result<std::vector<std::uint32_t>> shape(std::string_view plane,
+                                         meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
+// The relative cost from one process to another: 0 on one node; otherwise
+// the fewest hops over the planes both have a NIC on, using each process's
+// nearest NIC on that plane.  MERIDIAN_ERR_NOT_FOUND when they share no plane.
+Result<std::uint64_t> cost(std::uint32_t from, std::uint32_t to);
+
+// Any of the keys above.  Qualifiers: plane (may be empty), view, peer (for
+// key_cost).  Values: coordinates -> vector<Coordinate>; view -> uint64;
+// dims -> uint32 array (one, or one per plane); plane -> string array;
+// nic -> string array; endpoint -> string array; shape -> uint32 array;
+// cost -> uint64.  Unknown key: MERIDIAN_ERR_NOT_FOUND listing the keys.
+struct Qualifiers {
+    std::string plane;
+    meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW;
+    std::uint32_t peer = 0;
+};
+Result<datastore::Value> query(std::string_view key, std::uint32_t rank, const Qualifiers &q = {});
+
+// The coordinates-updated event.  plane empty: every plane.  The callback
+// gets the affected planes' names (only those it registered for).
+using UpdatedCallback = std::function<void(std::span<const std::string> planes)>;
+int on_updated(std::string plane, UpdatedCallback callback); // returns a handle >= 0
+void remove_updated(int handle);
+
+} // namespace meridian::coord
+
+#endif

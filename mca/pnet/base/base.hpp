@@ -1,0 +1,126 @@
+// The pnet framework's base: the job handle components fill, and the
+// pipeline that runs every active module (pnet.h).
+//
+//   launcher / offline tool            in-job mode (pnet_base_injob.cc)
+//   -----------------------            --------------------------------
+//   fabric = read_fabric_file(...)      each process, at meridian_init under a
+//     or collect + deliver per node     PMIx launcher: put inventory, fence,
+//   job = make_job(fabric, map, reqs)   deliver every node's, allocate the
+//   allocate(job)                       same job everywhere, setup its node
+//   setup_local_network(job, node)
+//   setup_fork(job, rank)
+//   deregister(job)
+#ifndef MERIDIAN_MCA_PNET_BASE_BASE_HPP
+#define MERIDIAN_MCA_PNET_BASE_BASE_HPP
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mca/pnet/base/request.hpp"
+#include "mca/pnet/pnet.h"
+#include "opal/class/fabric.hpp"
+#include "opal/class/job_map.hpp"
+#include "opal/util/result.hpp"
+
+namespace meridian::pnet {
+
+// What one request got, job-wide and per process.  Per-process data is
+// stored flat (offsets per rank, size+1 entries) so that 10^6 processes cost
+// a few arrays, not 10^6 vectors.
+struct Grant {
+    std::string id;
+    std::string type;      // the type served (the default when none was asked)
+    std::string plane;     // the plane used ("" when the type has none)
+    std::string component; // the pnet component that served it
+    std::uint32_t endpts_asked = 1;
+    std::optional<std::uint32_t> qos;           // assigned
+    std::optional<double> bandwidth_mbps;       // assigned, per process
+    std::vector<std::uint8_t> seckey;           // empty when none was asked
+
+    // Ports per process (tcp/udp), ascending.
+    std::vector<std::uint32_t> port_offsets;
+    std::vector<std::uint16_t> ports;
+    // Devices per process (e.g. UCX's "mlx5_0:1"), indices into device_names.
+    std::vector<std::uint32_t> device_offsets;
+    std::vector<std::uint32_t> devices;
+    std::vector<std::string> device_names;
+
+    std::span<const std::uint16_t> ports_of(std::uint32_t rank) const;
+    std::span<const std::uint32_t> devices_of(std::uint32_t rank) const;
+};
+
+struct Job {
+    std::shared_ptr<const fabric::Fabric> fabric;
+    fabric::JobMap map;
+    std::vector<Request> requests; // types resolved (every request has one)
+    std::vector<Grant> grants;     // one per request, same order, filled by allocate
+
+    // Each process's NICs, nearest first (fabric.nics_by_distance); shared
+    // spans, so no per-process copy.
+    std::span<const fabric::Index> nics_of(std::uint32_t rank) const;
+    Grant *grant(std::string_view id);
+    const Grant *grant(std::string_view id) const;
+};
+
+} // namespace meridian::pnet
+
+// The C handles are the C++ objects.
+struct mca_pnet_fabric {
+    meridian::fabric::Fabric fabric;
+};
+struct mca_pnet_job {
+    meridian::pnet::Job job;
+};
+struct mca_pnet_env {
+    std::vector<std::pair<std::string, std::string>> variables;
+};
+
+namespace meridian::pnet {
+
+// Opens the pnet framework if nobody has (kept open until its last close)
+// and selects the modules.  Every pipeline call below does this first.
+Status ensure_open();
+// The active modules' component names, best first.
+std::vector<std::string> active_components();
+
+// This node's inventory from every module: (component, blob) pairs.
+Result<std::vector<std::pair<std::string, std::vector<std::uint8_t>>>> collect_inventory();
+// One node's blob from `component` into the fabric.
+Status deliver_inventory(std::string_view node, std::string_view component,
+                         std::span<const std::uint8_t> blob, fabric::Fabric &fabric);
+
+// A job ready to allocate: resolves each request's type (a type no active
+// module serves is an error when the type is required -- "request \"x\":
+// TYPE opa is required but no pnet component serves it (tcp, udp, ucx)" --
+// and falls back to pnet_base_default_type otherwise).
+Result<std::unique_ptr<mca_pnet_job>> make_job(std::shared_ptr<const fabric::Fabric> fabric,
+                                               fabric::JobMap map, std::vector<Request> requests);
+// Every module serves its requests; all or nothing (see pnet.h).  Also fills
+// seckeys (random bytes from the OS) and hands the fabric and job map to
+// coord (meridian::coord::set_context) so coordinates can be asked for.
+Status allocate(mca_pnet_job &job);
+Status setup_local_network(mca_pnet_job &job, std::string_view node);
+Result<std::vector<std::pair<std::string, std::string>>> setup_fork(const mca_pnet_job &job,
+                                                                    std::uint32_t rank);
+Status deregister(mca_pnet_job &job);
+
+// The requests of pnet_base_requests (parse_requests' syntax).
+Result<std::vector<Request>> requests_from_params();
+
+// In-job mode, run by meridian_init when pnet_base_in_job allows it (auto:
+// when the datastore is PMIx, or for a singleton): the whole pipeline inside
+// the job, so every process can ask for its assignment, NICs, coordinates
+// and cost to any peer.  The job it made, or null before it ran.
+Status run_in_job();
+const mca_pnet_job *in_job();
+void forget_in_job();
+
+} // namespace meridian::pnet
+
+#endif

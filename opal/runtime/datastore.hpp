@@ -1,0 +1,106 @@
+// The key-value datastore: typed values under PMIx key strings
+// ("pmix.net.coord", a request's ID, ...), about a process (namespace, rank)
+// or about a whole job (rank = job_rank).
+//
+// Two backends behind one interface:
+//   local  the process's own table; a process started alone is a job of one
+//          ("singleton") and fence returns at once;
+//   pmix   when a PMIx launcher started the process (mpirun, srun
+//          --mpi=pmix, prterun): put / commit / fence / get go through
+//          PMIx_Put, PMIx_Commit, PMIx_Fence (collecting data) and PMIx_Get;
+//          values stored with store() stay in this process.
+// The parameter mca_base_datastore picks one: auto (default: pmix when the
+// environment has PMIX_NAMESPACE and PMIX_RANK and PMIx_Init succeeds, local
+// otherwise), local, or pmix (an error when PMIx cannot start).
+//
+// Thread safety: one thread at a time (calls are not concurrent).
+#ifndef MERIDIAN_RUNTIME_DATASTORE_HPP
+#define MERIDIAN_RUNTIME_DATASTORE_HPP
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "opal/class/coordinate.hpp"
+#include "opal/util/result.hpp"
+
+namespace meridian::datastore {
+
+using Bytes = std::vector<std::uint8_t>;
+struct Info;
+// PMIx's pmix_data_array_t of pmix_info_t: an allocation under its ID.
+using InfoList = std::vector<Info>;
+
+using Value = std::variant<bool, std::int64_t, std::uint64_t, double, std::string, Bytes,
+                           std::vector<std::string>, std::vector<std::uint32_t>,
+                           std::vector<Coordinate>, InfoList>;
+
+struct Info {
+    std::string key;
+    Value value;
+    bool operator==(const Info &) const = default;
+};
+
+// "bool", "int64", "uint64", "double", "string", "bytes", "string array",
+// "uint32 array", "coordinates", "info list"
+std::string_view value_type_name(const Value &value);
+// For messages and tools: 42, "text", [1,2], {pmix.alloc.netid="32000-32001", ...}
+std::string format_value(const Value &value);
+
+inline constexpr std::uint32_t job_rank = UINT32_MAX; // values about the job
+
+struct ProcId {
+    std::string nspace;
+    std::uint32_t rank = 0;
+    bool operator==(const ProcId &) const = default;
+};
+
+class Store {
+public:
+    virtual ~Store() = default;
+
+    // "local" or "pmix"
+    virtual std::string_view backend() const = 0;
+    // This process, and the number of processes in its job.
+    virtual const ProcId &self() const = 0;
+    virtual std::uint32_t job_size() const = 0;
+    // This process's node name (the launcher's, else the host name) and its
+    // rank among the job's processes on that node.
+    virtual const std::string &node_name() const = 0;
+    virtual std::uint32_t local_rank() const = 0;
+
+    // Publish a value of this process; peers see it after commit and fence.
+    virtual Status put(std::string_view key, Value value) = 0;
+    virtual Status commit() = 0;
+    // Wait for every process of the job, exchanging what they committed.
+    virtual Status fence() = 0;
+
+    // Keep a value about any process (or the job, rank job_rank) in this
+    // process only; it replaces an earlier one.
+    virtual Status store(const ProcId &proc, std::string_view key, Value value) = 0;
+    // A value: stored here first, then what the launcher or the peers
+    // published.  MERIDIAN_ERR_NOT_FOUND, naming the key and the process,
+    // when nobody has it.
+    virtual Result<Value> get(const ProcId &proc, std::string_view key) const = 0;
+};
+
+// The process's store, chosen by mca_base_datastore the first time it is
+// asked for (meridian_init does, after reading parameters).  Errors: pmix was
+// asked for and cannot start (the message says why).
+Result<Store *> store();
+// Drop the process's store (meridian_finalize): PMIx_Finalize for pmix.
+void shutdown();
+
+// Backends, for tests and tools that want one explicitly.
+std::unique_ptr<Store> make_local_store(ProcId self, std::uint32_t job_size = 1,
+                                        std::string node_name = {});
+// MERIDIAN_ERR_NOT_AVAILABLE when Meridian was built without PMIx or
+// PMIx_Init fails (message with PMIx's reason).
+Result<std::unique_ptr<Store>> make_pmix_store();
+
+} // namespace meridian::datastore
+
+#endif
