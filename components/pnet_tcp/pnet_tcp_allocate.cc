@@ -1,0 +1,586 @@
+// pnet/tcp's allocation (pnet_tcp_allocate.hpp; rules in README.md).
+//
+// Cost: one pass over the processes per request plus work per touched pool;
+// per-process data lives in flat arrays (the NIC and pool each process uses),
+// and a node's pools are made the first time a job touches the node.
+#include "components/pnet_tcp/pnet_tcp_allocate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <unordered_map>
+
+#include "mca/coord/base/base.hpp"
+#include "opal/runtime/datastore.hpp"
+#include "opal/util/error.h"
+#include "opal/util/output.hpp"
+#include "opal/util/strings.hpp"
+
+namespace meridian::pnet_tcp {
+
+namespace {
+
+using fabric::Index;
+constexpr std::uint32_t none = UINT32_MAX;
+
+struct Pool {
+    fabric::Protocol protocol = fabric::Protocol::tcp;
+    std::optional<fabric::Cidr> subnet;
+    fabric::PortPool free;
+};
+
+struct NodePools {
+    std::vector<Pool> pools;
+};
+
+// Free ports per fabric node name: what one job took stays taken for the
+// next job until deregister gives it back.
+std::unordered_map<std::string, NodePools> &ledger()
+{
+    static std::unordered_map<std::string, NodePools> pools;
+    return pools;
+}
+
+Result<NodePools *> pools_of(const fabric::Node &node)
+{
+    auto &all = ledger();
+    if (const auto found = all.find(node.name); found != all.end()) {
+        return &found->second;
+    }
+    std::vector<fabric::PortPoolSpec> specs = node.ports;
+    if (specs.empty()) {
+        auto defaults = static_pools();
+        if (!defaults) {
+            return defaults.error();
+        }
+        specs = *defaults;
+    }
+    NodePools made;
+    for (const auto &spec : specs) {
+        made.pools.push_back(Pool{spec.protocol, spec.subnet, fabric::PortPool(spec.ranges)});
+    }
+    return &all.emplace(node.name, std::move(made)).first->second;
+}
+
+// The pool a NIC's ports come from: the narrowest subnet pool holding its
+// address, else a pool for every NIC.
+std::uint32_t find_pool(const NodePools &node, fabric::Protocol protocol, std::uint32_t address)
+{
+    std::uint32_t best = none;
+    int best_prefix = -1;
+    for (std::uint32_t i = 0; i < node.pools.size(); ++i) {
+        const Pool &pool = node.pools[i];
+        if (pool.protocol != protocol) {
+            continue;
+        }
+        const int prefix = pool.subnet ? pool.subnet->prefix : -1;
+        if (pool.subnet && !pool.subnet->contains(address)) {
+            continue;
+        }
+        if (best == none || prefix > best_prefix) {
+            best = i;
+            best_prefix = prefix;
+        }
+    }
+    return best;
+}
+
+std::string processes(std::uint64_t count)
+{
+    return std::to_string(count) + (count == 1 ? " process" : " processes");
+}
+
+std::string quote_id(const pnet::Grant &grant)
+{
+    return "request \"" + grant.id + "\": ";
+}
+
+bool is_mine(const pnet::Grant &grant)
+{
+    return grant.component == component_name && (grant.type == "tcp" || grant.type == "udp");
+}
+
+// Per allocate call: the job's nodes as they are touched, with their pools
+// and where their pools sit in the flat per-pool counters.
+class Nodes {
+public:
+    explicit Nodes(const fabric::Fabric &fabric) : fabric_(fabric) {}
+
+    // The slot of a fabric node (made on first use).
+    Result<std::uint32_t> slot(Index node)
+    {
+        if (const auto found = slot_of_.find(node); found != slot_of_.end()) {
+            return found->second;
+        }
+        auto pools = pools_of(fabric_.nodes()[node]);
+        if (!pools) {
+            return pools.error();
+        }
+        const auto slot = static_cast<std::uint32_t>(nodes_.size());
+        nodes_.push_back(node);
+        pools_.push_back(*pools);
+        first_pool_.push_back(pool_count_);
+        pool_count_ += static_cast<std::uint32_t>((*pools)->pools.size());
+        slot_of_.emplace(node, slot);
+        return slot;
+    }
+    std::size_t size() const { return nodes_.size(); }
+    Index node(std::uint32_t slot) const { return nodes_[slot]; }
+    NodePools &pools(std::uint32_t slot) { return *pools_[slot]; }
+    std::uint32_t first_pool(std::uint32_t slot) const { return first_pool_[slot]; }
+    std::uint32_t pool_count() const { return pool_count_; }
+
+private:
+    const fabric::Fabric &fabric_;
+    std::unordered_map<Index, std::uint32_t> slot_of_;
+    std::vector<Index> nodes_;
+    std::vector<NodePools *> pools_;
+    std::vector<std::uint32_t> first_pool_;
+    std::uint32_t pool_count_ = 0;
+};
+
+struct Failure {
+    int status;
+    std::string message;
+};
+
+// Give a grant's ports back to the pools they came from (the NIC recorded per
+// process names the pool), and forget them so a second call gives nothing.
+void release(const pnet::Job &job, pnet::Grant &grant)
+{
+    const fabric::Fabric &fab = *job.fabric;
+    const auto protocol = grant.type == "udp" ? fabric::Protocol::udp : fabric::Protocol::tcp;
+    auto &all = ledger();
+    const auto ranks = static_cast<std::uint32_t>(job.map.procs.size());
+    for (std::uint32_t rank = 0; rank < ranks && !grant.port_offsets.empty(); ++rank) {
+        const auto ports = grant.ports_of(rank);
+        const auto devices = grant.devices_of(rank);
+        if (ports.empty() || devices.empty()) {
+            continue;
+        }
+        const Index node = job.map.procs[rank].node;
+        const auto nic = fab.find_nic(node, grant.device_names[devices[0]]);
+        const auto pools = all.find(fab.nodes()[node].name);
+        if (!nic || pools == all.end() || !fab.nics()[*nic].address) {
+            continue;
+        }
+        const auto pool = find_pool(pools->second, protocol, *fab.nics()[*nic].address);
+        if (pool != none) {
+            pools->second.pools[pool].free.give_back(ports);
+        }
+    }
+    grant.port_offsets.clear();
+    grant.ports.clear();
+    grant.device_offsets.clear();
+    grant.devices.clear();
+    grant.device_names.clear();
+}
+
+// One request: check everything first, then take (so a failure leaves this
+// request's pools untouched).
+std::optional<Failure> serve(pnet::Job &job, const pnet::Request &request, pnet::Grant &grant,
+                             Nodes &nodes)
+{
+    const fabric::Fabric &fab = *job.fabric;
+    const auto protocol = grant.type == "udp" ? fabric::Protocol::udp : fabric::Protocol::tcp;
+    const std::string proto(fabric::protocol_name(protocol));
+    const auto ranks = static_cast<std::uint32_t>(job.map.procs.size());
+    const std::uint32_t endpts = request.endpts ? request.endpts->value : 1;
+    const bool endpts_required = request.endpts && request.endpts->required;
+
+    // The plane asked for.
+    std::optional<Index> wanted;
+    const bool plane_required = request.plane && request.plane->required;
+    if (request.plane) {
+        wanted = fab.find_plane(request.plane->value);
+        if (!wanted) {
+            std::vector<std::string> names;
+            for (const auto &plane : fab.planes()) {
+                names.push_back(plane.name);
+            }
+            const std::string known = names.empty() ? "none" : util::join(names, ", ");
+            if (plane_required) {
+                return Failure{MERIDIAN_ERR_NOT_FOUND,
+                               quote_id(grant) + "PLANE " + request.plane->value +
+                                   " is required but the fabric has no such plane (planes: " +
+                                   known + ")"};
+            }
+            report_warning(quote_id(grant) + "PLANE " + request.plane->value +
+                           " is not in the fabric (planes: " + known +
+                           "); using each process's nearest NIC with a " + proto + " port pool");
+        }
+    }
+
+    // Each process's NIC and pool.
+    std::vector<Index> nic_of(ranks, fabric::no_index);
+    std::vector<std::uint32_t> pool_of(ranks, none);
+    std::vector<std::uint32_t> users; // per flat pool
+    std::vector<char> plane_used(fab.planes().size(), 0);
+    std::optional<std::string> plane_fallback; // best effort: the first node that had to
+    std::optional<std::string> no_pool;        // best effort: the first node without ports
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        const Index node = job.map.procs[rank].node;
+        auto slot = nodes.slot(node);
+        if (!slot) {
+            return Failure{slot.error().status, slot.error().message};
+        }
+        users.resize(nodes.pool_count(), 0);
+        const NodePools &pools = nodes.pools(*slot);
+        const auto nics = job.nics_of(rank);
+        // The nearest NIC with an address (on the plane, if one is given)
+        // that has a pool.
+        auto pick = [&](std::optional<Index> plane, bool &on_plane) {
+            on_plane = false;
+            for (const Index nic : nics) {
+                const fabric::Nic &n = fab.nics()[nic];
+                if (!n.address || (plane && n.plane != *plane)) {
+                    continue;
+                }
+                on_plane = true;
+                const std::uint32_t pool = find_pool(pools, protocol, *n.address);
+                if (pool != none) {
+                    nic_of[rank] = nic;
+                    pool_of[rank] = nodes.first_pool(*slot) + pool;
+                    return;
+                }
+            }
+        };
+        bool on_plane = false;
+        pick(wanted, on_plane);
+        if (wanted && pool_of[rank] == none) {
+            const std::string &node_name = fab.nodes()[node].name;
+            if (plane_required && !on_plane) {
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                               quote_id(grant) + "PLANE " + request.plane->value +
+                                   " is required but " + node_name + " has no NIC on it"};
+            }
+            if (!plane_required) {
+                if (!plane_fallback) {
+                    plane_fallback = node_name;
+                }
+                pick(std::nullopt, on_plane);
+            }
+        }
+        if (pool_of[rank] == none) {
+            const std::string situation =
+                fab.nodes()[node].name + " has no " + proto + " port pool for " +
+                (wanted ? "its NICs on " + fab.planes()[*wanted].name : std::string("its NICs"));
+            if (endpts_required) {
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                               quote_id(grant) + "ENDPTS " + std::to_string(endpts) +
+                                   " is required but " + situation};
+            }
+            if (!no_pool) {
+                no_pool = situation;
+            }
+            continue;
+        }
+        ++users[pool_of[rank]];
+        plane_used[fab.nics()[nic_of[rank]].plane] = 1;
+    }
+    if (plane_fallback) {
+        report_warning(quote_id(grant) + "PLANE " + request.plane->value + " is not available on " +
+                       *plane_fallback + "; using its nearest NIC with a " + proto +
+                       " port pool");
+    }
+
+    // Enough ports in every pool used?
+    users.resize(nodes.pool_count(), 0);
+    std::vector<std::uint32_t> free_at(nodes.pool_count(), 0);
+    std::optional<std::string> short_of = no_pool; // best effort: the first pool that is
+    for (std::uint32_t slot = 0; slot < nodes.size(); ++slot) {
+        NodePools &pools = nodes.pools(slot);
+        for (std::uint32_t p = 0; p < pools.pools.size(); ++p) {
+            const std::uint32_t flat = nodes.first_pool(slot) + p;
+            if (users[flat] == 0) {
+                continue;
+            }
+            free_at[flat] = static_cast<std::uint32_t>(pools.pools[p].free.free_count());
+            if (free_at[flat] >= std::uint64_t{endpts} * users[flat]) {
+                continue;
+            }
+            const Pool &pool = pools.pools[p];
+            const std::string situation =
+                fab.nodes()[nodes.node(slot)].name + " has " + std::to_string(free_at[flat]) +
+                " free " + proto + " ports" + (pool.subnet ? " on " + pool.subnet->text() : "") +
+                " for " + processes(users[flat]);
+            if (endpts_required) {
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                               quote_id(grant) + "ENDPTS " + std::to_string(endpts) +
+                                   " is required but " + situation};
+            }
+            if (!short_of) {
+                short_of = situation;
+            }
+        }
+    }
+
+    // QoS: the fewest levels among the planes used.
+    std::optional<std::uint32_t> qos;
+    if (request.qos) {
+        qos = request.qos->value;
+        for (Index plane = 0; plane < plane_used.size(); ++plane) {
+            if (!plane_used[plane] || *qos < fab.planes()[plane].qos_levels) {
+                continue;
+            }
+            const auto levels = fab.planes()[plane].qos_levels;
+            const std::string has = levels <= 1 ? "has only QoS level 0"
+                                                : "has QoS levels 0-" + std::to_string(levels - 1);
+            if (request.qos->required) {
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                               quote_id(grant) + "QOS " + std::to_string(request.qos->value) +
+                                   " is required but plane " + fab.planes()[plane].name + " " +
+                                   has};
+            }
+            qos = levels == 0 ? 0 : levels - 1;
+            report_warning(quote_id(grant) + "QOS " + std::to_string(request.qos->value) +
+                           " is not available: plane " + fab.planes()[plane].name + " " + has +
+                           "; assigned " + std::to_string(*qos));
+        }
+    }
+
+    // Bandwidth: each NIC's speed shared by the job's processes using it.
+    std::optional<double> bandwidth;
+    if (request.bandwidth_mbps) {
+        const double asked = request.bandwidth_mbps->value;
+        const bool required = request.bandwidth_mbps->required;
+        std::unordered_map<Index, std::uint32_t> sharing; // NIC -> processes
+        for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+            if (nic_of[rank] != fabric::no_index) {
+                ++sharing[nic_of[rank]];
+            }
+        }
+        std::optional<double> least; // the least any process gets
+        std::optional<std::string> limited_by;
+        double worst = 0;
+        bool unknown = false;
+        // In rank order, so the message names the same NIC every time.
+        for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+            const Index nic = nic_of[rank];
+            if (nic == fabric::no_index) {
+                continue;
+            }
+            const fabric::Nic &n = fab.nics()[nic];
+            const std::string which = fab.nodes()[n.node].name + "'s " + n.name;
+            if (n.speed_mbps == 0) {
+                if (required) {
+                    return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                                   quote_id(grant) + "BANDWIDTH " +
+                                       fabric::format_rate_mbps(asked) +
+                                       " is required but the speed of " + which + " is unknown"};
+                }
+                unknown = true;
+                continue;
+            }
+            const double share = static_cast<double>(n.speed_mbps) / sharing[nic];
+            least = std::min(least.value_or(asked), std::min(share, asked));
+            if (share >= asked) {
+                continue;
+            }
+            const std::string situation =
+                which + " gives " + fabric::format_rate_mbps(share) + " per process (" +
+                fabric::format_rate_mbps(static_cast<double>(n.speed_mbps)) + " shared by " +
+                processes(sharing[nic]) + ")";
+            if (required) {
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                               quote_id(grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
+                                   " is required but " + situation};
+            }
+            // The warning names the NIC that gives least.
+            if (!limited_by || share < worst) {
+                limited_by = situation;
+                worst = share;
+            }
+        }
+        if (least) {
+            bandwidth = least;
+            if (limited_by) {
+                report_warning(quote_id(grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
+                               " is not met: " + *limited_by + "; assigned " +
+                               fabric::format_rate_mbps(*least));
+            }
+        } else if (unknown) {
+            report_warning(quote_id(grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
+                           " cannot be assigned: no NIC used has a known speed");
+        }
+    }
+
+    if (short_of) {
+        report_warning(quote_id(grant) + "ENDPTS " + std::to_string(endpts) + " is not met: " +
+                       *short_of + "; processes get what is free");
+    }
+
+    // Take: every check passed.
+    std::vector<std::uint32_t> handed(nodes.pool_count(), 0);
+    std::unordered_map<std::string, std::uint32_t> device_index;
+    grant.port_offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
+    grant.device_offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
+    grant.ports.clear();
+    grant.devices.clear();
+    grant.device_names.clear();
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        const std::uint32_t flat = pool_of[rank];
+        if (flat != none) {
+            const std::uint32_t each = free_at[flat] / users[flat];
+            std::uint32_t count = std::min(endpts, each);
+            if (count < endpts && handed[flat] < free_at[flat] % users[flat]) {
+                ++count;
+            }
+            ++handed[flat];
+            const std::uint32_t slot = nodes.slot(job.map.procs[rank].node).value();
+            const std::uint32_t pool = flat - nodes.first_pool(slot);
+            nodes.pools(slot).pools[pool].free.take(count, grant.ports);
+            const std::string &nic_name = fab.nics()[nic_of[rank]].name;
+            const auto [entry, added] = device_index.emplace(
+                nic_name, static_cast<std::uint32_t>(grant.device_names.size()));
+            if (added) {
+                grant.device_names.push_back(nic_name);
+            }
+            grant.devices.push_back(entry->second);
+        }
+        grant.port_offsets[rank + 1] = static_cast<std::uint32_t>(grant.ports.size());
+        grant.device_offsets[rank + 1] = static_cast<std::uint32_t>(grant.devices.size());
+    }
+
+    std::vector<std::string> planes;
+    for (Index plane = 0; plane < plane_used.size(); ++plane) {
+        if (plane_used[plane]) {
+            planes.push_back(fab.planes()[plane].name);
+        }
+    }
+    grant.plane = !planes.empty()      ? util::join(planes, ",")
+                  : wanted             ? fab.planes()[*wanted].name
+                                       : std::string();
+    grant.qos = qos;
+    grant.bandwidth_mbps = bandwidth;
+    return std::nullopt;
+}
+
+} // namespace
+
+int allocate(pnet::Job &job)
+{
+    if (job.fabric == nullptr || job.requests.size() != job.grants.size()) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    Nodes nodes(*job.fabric);
+    bool served = false;
+    for (std::size_t i = 0; i < job.grants.size(); ++i) {
+        pnet::Grant &grant = job.grants[i];
+        if (!is_mine(grant)) {
+            continue;
+        }
+        if (auto failure = serve(job, job.requests[i], grant, nodes)) {
+            // All or nothing within this module too.
+            for (std::size_t j = 0; j < i; ++j) {
+                if (is_mine(job.grants[j])) {
+                    release(job, job.grants[j]);
+                }
+            }
+            report_error(failure->message);
+            return failure->status;
+        }
+        served = true;
+    }
+    return served ? MERIDIAN_SUCCESS : MERIDIAN_ERR_TAKE_NEXT_OPTION;
+}
+
+int deregister(pnet::Job &job)
+{
+    if (job.fabric == nullptr) {
+        return MERIDIAN_ERR_TAKE_NEXT_OPTION;
+    }
+    for (auto &grant : job.grants) {
+        if (is_mine(grant)) {
+            release(job, grant);
+        }
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+void forget_pools()
+{
+    ledger().clear();
+}
+
+int setup_local_network(pnet::Job &job, std::string_view node)
+{
+    const fabric::Fabric &fab = *job.fabric;
+    const auto node_index = fab.find_node(node);
+    if (!node_index) {
+        return MERIDIAN_ERR_TAKE_NEXT_OPTION;
+    }
+    auto store = datastore::store();
+    if (!store) {
+        report_error(store.error().message);
+        return store.error().status;
+    }
+    // Endpoints come from the first tcp request (README.md).
+    const pnet::Grant *first_tcp = nullptr;
+    for (const auto &grant : job.grants) {
+        if (is_mine(grant) && grant.type == "tcp") {
+            first_tcp = &grant;
+            break;
+        }
+    }
+    const auto ranks = static_cast<std::uint32_t>(job.map.procs.size());
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        if (job.map.procs[rank].node != *node_index) {
+            continue;
+        }
+        const datastore::ProcId proc{job.map.nspace, rank};
+        for (const auto &grant : job.grants) {
+            if (!is_mine(grant)) {
+                continue;
+            }
+            const auto devices = grant.devices_of(rank);
+            Index nic = fabric::no_index;
+            if (!devices.empty()) {
+                nic = fab.find_nic(*node_index, grant.device_names[devices[0]])
+                          .value_or(fabric::no_index);
+            }
+            if (&grant == first_tcp && nic != fabric::no_index && fab.nics()[nic].address) {
+                const std::string address = fabric::format_ipv4(*fab.nics()[nic].address);
+                std::vector<std::string> endpoints;
+                for (const auto port : grant.ports_of(rank)) {
+                    endpoints.push_back(address + ":" + std::to_string(port));
+                }
+                if (!endpoints.empty()) {
+                    if (auto stored = (*store)->store(proc, coord::key_endpoint, std::move(endpoints));
+                        !stored) {
+                        report_error(stored.error().message);
+                        return stored.error().status;
+                    }
+                }
+            }
+            // Processes on different planes: each one's entry names its own.
+            if (grant.plane.find(',') == std::string::npos) {
+                continue;
+            }
+            auto value = (*store)->get(proc, grant.id);
+            if (!value || !std::holds_alternative<datastore::InfoList>(*value)) {
+                continue;
+            }
+            auto info = std::get<datastore::InfoList>(std::move(*value));
+            std::erase_if(info, [](const datastore::Info &entry) {
+                return entry.key == pnet::key_plane;
+            });
+            if (nic != fabric::no_index) {
+                // After the type, where the base puts the plane.
+                const auto at = std::find_if(info.begin(), info.end(), [](const auto &entry) {
+                    return entry.key == pnet::key_type;
+                });
+                info.insert(at == info.end() ? info.end() : at + 1,
+                            datastore::Info{std::string(pnet::key_plane),
+                                            fab.planes()[fab.nics()[nic].plane].name});
+            }
+            if (auto stored = (*store)->store(proc, grant.id, std::move(info)); !stored) {
+                report_error(stored.error().message);
+                return stored.error().status;
+            }
+        }
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+} // namespace meridian::pnet_tcp

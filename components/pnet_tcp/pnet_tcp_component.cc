@@ -1,0 +1,224 @@
+// pnet/tcp: TCP and UDP endpoints (static ports) for a job's processes, from
+// this host's interfaces or a fabric file.  Always available; the pipeline
+// runs it with every other active pnet component.  See README.md.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "components/pnet_tcp/pnet_tcp_allocate.hpp"
+#include "components/pnet_tcp/pnet_tcp_inventory.hpp"
+#include "mca/pnet/base/base.hpp"
+#include "mca/pnet/pnet.h"
+#include "opal/mca/base/mca_base_param.h"
+#include "opal/mca/base/param_registry.hpp"
+#include "opal/util/error.h"
+#include "opal/util/output.hpp"
+
+namespace {
+
+// Parameter storage: the initial values are the defaults.
+const char *static_ports = nullptr; // owned by Meridian
+const char *fabric_file = nullptr;  // owned by Meridian
+int priority = 20;
+
+// static_pools() parses once per open.
+std::optional<meridian::Result<std::vector<meridian::fabric::PortPoolSpec>>> parsed_pools;
+
+int register_params(const mca_base_component_t *self)
+{
+    int index = mca_base_component_param_register(
+        self, "static_ports",
+        "Static ports the launcher may hand out on nodes whose fabric description names none, "
+        "in PMIx's syntax: PROTOCOL[:CIDR]:RANGES;... e.g. "
+        "tcp:10.10.10.0/24:32000-32100,33000;udp:40000,40005 (a CIDR limits a pool to NICs "
+        "on that subnet)",
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+        &static_ports);
+    if (index < 0) {
+        return index;
+    }
+    index = mca_base_component_param_register(
+        self, "fabric_file",
+        "A fabric file (nodes, NICs, planes, subnets, switches, port pools) used as the "
+        "inventory where no fabric manager is present; empty: this host's interfaces",
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+        &fabric_file);
+    if (index < 0) {
+        return index;
+    }
+    index = mca_base_component_param_register(
+        self, "priority", "Order of the tcp pnet component among the active ones (higher first)",
+        MCA_BASE_PARAM_TYPE_INT, nullptr, 6, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &priority);
+    if (index < 0) {
+        return index;
+    }
+    const int bounded = mca_base_param_set_bounds(index, 0, 100);
+    return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
+}
+
+// No exception may cross into the C caller.
+template <typename F>
+int guarded(const char *call, F &&body)
+{
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        meridian::report_error(std::string("pnet_tcp: out of memory in ") + call);
+        return MERIDIAN_ERR_OUT_OF_RESOURCE;
+    } catch (...) {
+        meridian::report_error(std::string("pnet_tcp: unexpected failure in ") + call);
+        return MERIDIAN_ERROR;
+    }
+}
+
+int collect_inventory(const mca_pnet_base_module_t *, mca_pnet_blob_t *inventory)
+{
+    if (inventory == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    return guarded("collect_inventory", [&] {
+        auto text = meridian::pnet_tcp::inventory_text();
+        if (!text) {
+            meridian::report_error(text.error().message);
+            return text.error().status;
+        }
+        void *bytes = std::malloc(text->size() + 1);
+        if (bytes == nullptr) {
+            return static_cast<int>(MERIDIAN_ERR_OUT_OF_RESOURCE);
+        }
+        std::memcpy(bytes, text->data(), text->size());
+        inventory->bytes = bytes;
+        inventory->size = text->size();
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+int deliver_inventory(const mca_pnet_base_module_t *, const char *node,
+                      const mca_pnet_blob_t *inventory, mca_pnet_fabric_t *fabric)
+{
+    if (node == nullptr || inventory == nullptr || fabric == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    return guarded("deliver_inventory", [&] {
+        const std::span<const std::uint8_t> blob(
+            static_cast<const std::uint8_t *>(inventory->bytes),
+            inventory->bytes != nullptr ? inventory->size : 0);
+        auto delivered = meridian::pnet_tcp::deliver(node, blob, fabric->fabric);
+        if (!delivered) {
+            meridian::report_error(delivered.error().message);
+            return delivered.error().status;
+        }
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+int allocate(const mca_pnet_base_module_t *, mca_pnet_job_t *job)
+{
+    if (job == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    return guarded("allocate", [&] { return meridian::pnet_tcp::allocate(job->job); });
+}
+
+int setup_local_network(const mca_pnet_base_module_t *, mca_pnet_job_t *job, const char *node)
+{
+    if (job == nullptr || node == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    return guarded("setup_local_network",
+                   [&] { return meridian::pnet_tcp::setup_local_network(job->job, node); });
+}
+
+int deregister(const mca_pnet_base_module_t *, mca_pnet_job_t *job)
+{
+    if (job == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    return guarded("deregister", [&] { return meridian::pnet_tcp::deregister(job->job); });
+}
+
+const mca_pnet_base_module_t module = {
+    "tcp,udp",
+    collect_inventory,
+    deliver_inventory,
+    allocate,
+    setup_local_network,
+    nullptr, // setup_fork: sockets need no environment
+    deregister,
+};
+
+int open_component(const mca_base_component_t *)
+{
+    parsed_pools.reset();
+    return MERIDIAN_SUCCESS;
+}
+
+int close_component(const mca_base_component_t *)
+{
+    parsed_pools.reset();
+    meridian::pnet_tcp::forget_pools();
+    return MERIDIAN_SUCCESS;
+}
+
+int query(const mca_base_component_t *, mca_base_module_t **selected, int *chosen_priority)
+{
+    // The module is read-only; the ABI's void * only carries it to the base.
+    *selected = const_cast<mca_pnet_base_module_t *>(&module);
+    *chosen_priority = priority;
+    return MERIDIAN_SUCCESS;
+}
+
+} // namespace
+
+namespace meridian::pnet_tcp {
+
+const char *static_ports_text()
+{
+    return static_ports;
+}
+
+const char *fabric_file_path()
+{
+    return fabric_file;
+}
+
+std::string param_where(const std::string &full_name)
+{
+    auto &registry = mca::ParamRegistry::instance();
+    const auto index = registry.find(full_name);
+    const mca::Param *param = index ? registry.param(*index) : nullptr;
+    return param != nullptr ? full_name + " from " + param->source().where() : full_name;
+}
+
+Result<std::vector<fabric::PortPoolSpec>> static_pools()
+{
+    if (!parsed_pools) {
+        const char *text = static_ports != nullptr ? static_ports : "";
+        parsed_pools.emplace(
+            fabric::parse_static_ports(text, param_where("pnet_tcp_static_ports")));
+    }
+    return *parsed_pools;
+}
+
+} // namespace meridian::pnet_tcp
+
+// The one symbol the component exports (the rest is hidden, see component.am).
+extern "C" {
+
+__attribute__((visibility("default"))) mca_pnet_base_component_t mca_pnet_tcp_component = {
+    {
+        MCA_BASE_COMPONENT_ABI,
+        "pnet",
+        MCA_PNET_BASE_VERSION,
+        "tcp",
+        {1, 0, 0},
+        register_params,
+        open_component,
+        close_component,
+        query,
+    },
+};
+
+} // extern "C"

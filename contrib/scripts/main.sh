@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything on a fresh Debian 12 machine and run Meridian's main job:
-# meridian_info (frameworks, components, parameters), then the host's map.
+# meridian_info (frameworks, components, parameters), the host's map, then the
+# network resources and coordinates of a job on the example fabric.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 "$top/contrib/scripts/deps.sh"
@@ -19,3 +20,9 @@ echo
 echo "== meridian_carto with the carto requirements' figure 3: distance Slot1 --type MEM =="
 "$top/build/prefix/bin/meridian_carto" --mca carto_file_path "$top/contrib/carto/figure3.carto" \
     distance Slot1 --type MEM
+echo
+echo "== meridian_netmap: a job of 8 processes on contrib/fabric/example.fabric, two requests =="
+"$top/build/prefix/bin/meridian_netmap" --fabric "$top/contrib/fabric/example.fabric" \
+    --hosts node01:4,node02:4 --bind package \
+    --request id=bulk,type=tcp,plane=data,endpts=2,qos=2,required \
+    --request id=ctl,type=tcp,plane=mgmt,seckey

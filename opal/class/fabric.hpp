@@ -44,6 +44,7 @@
 #define MERIDIAN_CLASS_FABRIC_HPP
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -72,18 +73,24 @@ struct Plane {
     std::vector<Index> subnets;        // in order of definition
     std::vector<Index> switches;       // in order of definition
     std::vector<Index> nics;           // in order of definition
+
+    bool operator==(const Plane &) const = default;
 };
 
 struct Subnet {
     Cidr cidr;
     Index plane = no_index;
     std::uint32_t index_in_plane = 0;
+
+    bool operator==(const Subnet &) const = default;
 };
 
 struct Switch {
     std::string name;
     Index plane = no_index;
     std::uint32_t index_in_plane = 0;
+
+    bool operator==(const Switch &) const = default;
 };
 
 struct Nic {
@@ -97,6 +104,8 @@ struct Nic {
     std::int32_t package = -1;     // -1: unknown
     std::vector<std::uint32_t> coord; // empty: the node's
     std::uint32_t index_on_node = 0;  // 0, 1, ... in order on its node
+
+    bool operator==(const Nic &) const = default;
 };
 
 struct Node {
@@ -106,6 +115,8 @@ struct Node {
     std::vector<PortPoolSpec> ports; // empty: the launcher's default pools
     std::vector<std::uint32_t> coord;
     std::vector<Index> nics;
+
+    bool operator==(const Node &) const = default;
 };
 
 class Fabric {
@@ -157,6 +168,9 @@ private:
     std::unordered_map<std::string, Index> plane_index_; // names and cidr texts
     std::unordered_map<std::string, Index> node_index_;
     std::unordered_map<std::string, Index> switch_index_;
+    // Per plane: its subnets by network address, to find an address's subnet
+    // and overlaps in O(log subnets).
+    std::vector<std::map<std::uint32_t, Index>> subnet_by_network_;
     struct OrderCache;
     std::shared_ptr<OrderCache> order_cache_; // filled lazily; copies share
 };

@@ -1,0 +1,164 @@
+// What both datastore backends share: value names and text, and the choice
+// of the process's store (mca_base_datastore).
+#include "config.h"
+
+#include "opal/runtime/datastore.hpp"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include "opal/mca/base/base_params.hpp"
+#include "opal/util/strings.hpp"
+
+namespace meridian::datastore {
+
+namespace {
+
+std::string format_double(double value)
+{
+    // The shortest text that reads back to the same double.
+    char buf[64];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+    return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+}
+
+std::string format_coordinate(const Coordinate &c)
+{
+    return "{fabric=" + util::quoted(c.fabric) + ", plane=" + util::quoted(c.plane) +
+           ", view=" + view_name(c.view) + ", coord=" + format_coord(c.coord) + "}";
+}
+
+template <typename T, typename Format>
+std::string format_list(const std::vector<T> &items, std::string_view open,
+                        std::string_view separator, std::string_view close, Format format)
+{
+    std::string out(open);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            out += separator;
+        }
+        out += format(items[i]);
+    }
+    out += close;
+    return out;
+}
+
+// The process's store; made by store(), dropped by shutdown().
+std::unique_ptr<Store> &current()
+{
+    static std::unique_ptr<Store> instance;
+    return instance;
+}
+
+// A process started alone: a job of one, named after the process so two
+// singletons on one host do not look like one job.
+std::unique_ptr<Store> make_singleton_store()
+{
+    return make_local_store(ProcId{"singleton." + std::to_string(getpid()), 0}, 1);
+}
+
+bool launched_by_pmix()
+{
+    return std::getenv("PMIX_NAMESPACE") != nullptr && std::getenv("PMIX_RANK") != nullptr;
+}
+
+}  // namespace
+
+std::string_view value_type_name(const Value &value)
+{
+    static constexpr std::string_view names[] = {
+        "bool",  "int64",        "uint64",       "double",      "string",
+        "bytes", "string array", "uint32 array", "coordinates", "info list"};
+    static_assert(std::size(names) == std::variant_size_v<Value>);
+    return names[value.index()];
+}
+
+std::string format_value(const Value &value)
+{
+    return std::visit(
+        [](const auto &v) -> std::string {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, bool>) {
+                return v ? "true" : "false";
+            } else if constexpr (std::is_same_v<T, std::int64_t> ||
+                                 std::is_same_v<T, std::uint64_t>) {
+                return std::to_string(v);
+            } else if constexpr (std::is_same_v<T, double>) {
+                return format_double(v);
+            } else if constexpr (std::is_same_v<T, std::string>) {
+                return util::quoted(v);
+            } else if constexpr (std::is_same_v<T, Bytes>) {
+                // Hex, so binary keys show up readably: <0a1bff>
+                std::string out = "<";
+                for (const auto byte : v) {
+                    char buf[3];
+                    std::snprintf(buf, sizeof buf, "%02x", byte);
+                    out += buf;
+                }
+                return out + ">";
+            } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+                return format_list(v, "[", ",", "]", [](const auto &s) { return util::quoted(s); });
+            } else if constexpr (std::is_same_v<T, std::vector<std::uint32_t>>) {
+                return format_list(v, "[", ",", "]", [](auto n) { return std::to_string(n); });
+            } else if constexpr (std::is_same_v<T, std::vector<Coordinate>>) {
+                return format_list(v, "[", ", ", "]", format_coordinate);
+            } else {
+                static_assert(std::is_same_v<T, InfoList>);
+                return format_list(v, "{", ", ", "}", [](const Info &info) {
+                    return info.key + "=" + format_value(info.value);
+                });
+            }
+        },
+        value);
+}
+
+std::string format_proc(const ProcId &proc)
+{
+    if (proc.rank == job_rank) {
+        return "job " + proc.nspace;
+    }
+    return proc.nspace + ":" + std::to_string(proc.rank);
+}
+
+Result<Store *> store()
+{
+    auto &instance = current();
+    if (instance) {
+        return instance.get();
+    }
+    mca::ensure_base_open();
+    const std::string_view backend = mca::datastore_backend();
+    if (backend == "pmix" || (backend == "auto" && launched_by_pmix())) {
+        auto pmix = make_pmix_store();
+        if (pmix) {
+            instance = std::move(*pmix);
+            return instance.get();
+        }
+        if (backend == "pmix") {
+            return make_error(pmix.error().status,
+                              "mca_base_datastore=pmix: " + pmix.error().message);
+        }
+        // auto: a PMIx environment we cannot join (e.g. a stale one
+        // inherited by a child) leaves the process on its own.
+    }
+    instance = make_singleton_store();
+    return instance.get();
+}
+
+void shutdown() { current().reset(); }
+
+#ifndef MERIDIAN_HAVE_PMIX
+Result<std::unique_ptr<Store>> make_pmix_store()
+{
+    return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
+                      "Meridian was built without PMIx (configure found no libpmix-dev), so the "
+                      "datastore cannot use it");
+}
+#endif
+
+}  // namespace meridian::datastore

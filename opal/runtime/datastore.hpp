@@ -57,6 +57,8 @@ struct ProcId {
     std::uint32_t rank = 0;
     bool operator==(const ProcId &) const = default;
 };
+// For messages: "NSPACE:RANK", or "job NSPACE" for rank job_rank.
+std::string format_proc(const ProcId &proc);
 
 class Store {
 public:

@@ -129,7 +129,7 @@ expect_no_match '^mca:pnet:infoquiet:'
 run_info --mca mca_base_component_show_load_errors none --show-failed
 expect_status 0
 expect_line "  infotest: MCA 1.0, API 2.0.0, component 1.2.3, $dir/mca_carto_infotest.so"
-expect_line "  infoquiet: MCA 1.0, API 1.0.0, component 0.9.1, $dir/mca_pnet_infoquiet.so"
+expect_line "  infoquiet: MCA 1.0, API 2.0.0, component 0.9.1, $dir/mca_pnet_infoquiet.so"
 expect_line "  infobad could not be loaded: $dir/mca_carto_infobad.so: $bad_reason"
 expect_match '^Framework msg, interface [0-9.]+: '
 # coord has no component here (unless one is built in): it is still listed.

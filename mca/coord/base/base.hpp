@@ -43,6 +43,7 @@ inline constexpr std::string_view key_cost = "meridian.net.cost";
 // Per-plane, per-view shapes and per-NIC coordinates: what modules fill.
 struct PlaneTable {
     std::string component;                       // who placed the plane
+    const mca_coord_base_module_t *module = nullptr; // its module (nic_cost)
     std::vector<meridian_coord_view_t> views;    // views provided, in order set
     std::vector<std::vector<std::uint32_t>> shapes; // one per view
     // coords[v][k]: the coordinate in views[v] of the plane's k-th NIC
@@ -57,6 +58,9 @@ struct mca_coord_context {
     std::shared_ptr<const meridian::fabric::JobMap> job;
     std::vector<meridian::coord::PlaneTable> planes; // one per fabric plane
     std::uint32_t placing = UINT32_MAX;              // plane compute_plane is on
+    // Per fabric NIC: its index in its plane's Plane::nics (the k of
+    // PlaneTable::coords), filled by the base before any plane is placed.
+    std::vector<std::uint32_t> nic_slot;
 };
 
 namespace meridian::coord {
@@ -71,14 +75,20 @@ Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
 const mca_coord_context *context();
 void forget_context();
 
+// A NIC's coordinate in a view as placed on `context` (what a module's
+// nic_cost reads), or an empty span when its plane has none in that view.
+std::span<const std::uint32_t> nic_coordinate(const mca_coord_context &context, std::uint32_t nic,
+                                              meridian_coord_view_t view);
+
 // A process's coordinates: on every plane (plane empty) or one plane (name
 // or CIDR), one per NIC, nearest NIC first.  A view the plane's module does
-// not provide: MERIDIAN_ERR_NOT_SUPPORTED naming the plane and view;
-// UNDEF means logical.
+// not provide: MERIDIAN_ERR_NOT_SUPPORTED naming the plane and view (with
+// plane empty: the planes that provide it answer, NOT_SUPPORTED only when
+// none of the process's does); UNDEF means logical.
 Result<std::vector<Coordinate>> coordinates(std::uint32_t rank, std::string_view plane = {},
                                             meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
 // Number of dimensions of a plane in a view, or of every plane (in plane
-// order) when plane is empty.
+// order; 0 for a plane without that view) when plane is empty.
 Result<std::vector<std::uint32_t>> dims(std::string_view plane = {},
                                         meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
 // Every plane's id (its name).

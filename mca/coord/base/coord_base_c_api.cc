@@ -1,0 +1,268 @@
+// The C face of the coord queries (base.h): the C++ calls, their errors
+// reported, their results copied into malloc'd arrays the caller frees.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "mca/coord/base/base.h"
+#include "mca/coord/base/base.hpp"
+#include "opal/util/error.h"
+#include "opal/util/output.hpp"
+
+namespace {
+
+using namespace meridian;
+
+std::string_view text_or_empty(const char *text) { return text == nullptr ? std::string_view() : text; }
+
+int fail(const Error &error)
+{
+    report_error(error.message);
+    return error.status;
+}
+
+int no_memory()
+{
+    report_error("coord: out of memory while handing out a query's answer");
+    return MERIDIAN_ERR_OUT_OF_RESOURCE;
+}
+
+int uint32_array(const std::vector<std::uint32_t> &values, uint32_t **out, size_t *count)
+{
+    *out = nullptr;
+    *count = values.size();
+    if (values.empty()) {
+        return MERIDIAN_SUCCESS;
+    }
+    auto *array = static_cast<uint32_t *>(std::malloc(values.size() * sizeof(uint32_t)));
+    if (array == nullptr) {
+        *count = 0;
+        return no_memory();
+    }
+    std::memcpy(array, values.data(), values.size() * sizeof(uint32_t));
+    *out = array;
+    return MERIDIAN_SUCCESS;
+}
+
+void free_strings(char **strings, size_t count)
+{
+    if (strings == nullptr) {
+        return;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        std::free(strings[i]);
+    }
+    std::free(strings);
+}
+
+int string_array(const std::vector<std::string> &values, char ***out, size_t *count)
+{
+    *out = nullptr;
+    *count = 0;
+    if (values.empty()) {
+        return MERIDIAN_SUCCESS;
+    }
+    auto **array = static_cast<char **>(std::calloc(values.size(), sizeof(char *)));
+    if (array == nullptr) {
+        return no_memory();
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+        array[i] = strdup(values[i].c_str());
+        if (array[i] == nullptr) {
+            free_strings(array, i);
+            return no_memory();
+        }
+    }
+    *out = array;
+    *count = values.size();
+    return MERIDIAN_SUCCESS;
+}
+
+// Run a query body; no exception may reach the C caller.
+template <typename Body>
+int guarded(Body body)
+{
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        return no_memory();
+    } catch (...) {
+        report_error("coord: unexpected failure in a coordinate query");
+        return MERIDIAN_ERROR;
+    }
+}
+
+int missing(const char *call, const char *argument)
+{
+    report_error(std::string(call) + ": " + argument + " is NULL");
+    return MERIDIAN_ERR_BAD_PARAM;
+}
+
+} // namespace
+
+extern "C" {
+
+int meridian_coord_get_coordinates(uint32_t rank, const char *plane, meridian_coord_view_t view,
+                                   meridian_coord_t **coords, size_t *count)
+{
+    if (coords == nullptr || count == nullptr) {
+        return missing("meridian_coord_get_coordinates", coords == nullptr ? "coords" : "count");
+    }
+    *coords = nullptr;
+    *count = 0;
+    return guarded([&] {
+        auto result = coord::coordinates(rank, text_or_empty(plane), view);
+        if (!result) {
+            return fail(result.error());
+        }
+        if (result->empty()) {
+            return static_cast<int>(MERIDIAN_SUCCESS);
+        }
+        meridian_coord_t *array = meridian_coord_create(result->size());
+        if (array == nullptr) {
+            return no_memory();
+        }
+        for (size_t i = 0; i < result->size(); ++i) {
+            if (to_c((*result)[i], &array[i]) != MERIDIAN_SUCCESS) {
+                meridian_coord_free(array, result->size());
+                return no_memory();
+            }
+        }
+        *coords = array;
+        *count = result->size();
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+int meridian_coord_get_dims(const char *plane, meridian_coord_view_t view, uint32_t **dims,
+                            size_t *count)
+{
+    if (dims == nullptr || count == nullptr) {
+        return missing("meridian_coord_get_dims", dims == nullptr ? "dims" : "count");
+    }
+    *dims = nullptr;
+    *count = 0;
+    return guarded([&] {
+        auto result = coord::dims(text_or_empty(plane), view);
+        return result ? uint32_array(*result, dims, count) : fail(result.error());
+    });
+}
+
+int meridian_coord_get_planes(char ***planes, size_t *count)
+{
+    if (planes == nullptr || count == nullptr) {
+        return missing("meridian_coord_get_planes", planes == nullptr ? "planes" : "count");
+    }
+    *planes = nullptr;
+    *count = 0;
+    return guarded([&] {
+        if (coord::context() == nullptr) {
+            // planes() answers none; the C caller is told why.
+            return fail(Error{MERIDIAN_ERR_NOT_INITIALIZED,
+                              "no network coordinates yet: no fabric and job have been placed "
+                              "(coord set_context)"});
+        }
+        return string_array(coord::planes(), planes, count);
+    });
+}
+
+int meridian_coord_get_nics(const char *plane, char ***nics, size_t *count)
+{
+    if (nics == nullptr || count == nullptr) {
+        return missing("meridian_coord_get_nics", nics == nullptr ? "nics" : "count");
+    }
+    *nics = nullptr;
+    *count = 0;
+    return guarded([&] {
+        coord::Qualifiers q;
+        q.plane = text_or_empty(plane);
+        auto result = coord::query(coord::key_nic, 0, q);
+        if (!result) {
+            return fail(result.error());
+        }
+        return string_array(std::get<std::vector<std::string>>(*result), nics, count);
+    });
+}
+
+int meridian_coord_get_endpoints(uint32_t rank, char ***endpoints, size_t *count)
+{
+    if (endpoints == nullptr || count == nullptr) {
+        return missing("meridian_coord_get_endpoints", endpoints == nullptr ? "endpoints" : "count");
+    }
+    *endpoints = nullptr;
+    *count = 0;
+    return guarded([&] {
+        auto result = coord::endpoints(rank);
+        return result ? string_array(*result, endpoints, count) : fail(result.error());
+    });
+}
+
+int meridian_coord_get_shape(const char *plane, meridian_coord_view_t view, uint32_t **shape,
+                             size_t *dims)
+{
+    if (shape == nullptr || dims == nullptr) {
+        return missing("meridian_coord_get_shape", shape == nullptr ? "shape" : "dims");
+    }
+    *shape = nullptr;
+    *dims = 0;
+    return guarded([&] {
+        auto result = coord::shape(text_or_empty(plane), view);
+        return result ? uint32_array(*result, shape, dims) : fail(result.error());
+    });
+}
+
+int meridian_coord_get_cost(uint32_t from, uint32_t to, uint64_t *cost)
+{
+    if (cost == nullptr) {
+        return missing("meridian_coord_get_cost", "cost");
+    }
+    *cost = 0;
+    return guarded([&] {
+        auto result = coord::cost(from, to);
+        if (!result) {
+            return fail(result.error());
+        }
+        *cost = *result;
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+int meridian_coord_register_updated(const char *plane, meridian_coord_updated_fn fn,
+                                    void *context, int *handle)
+{
+    if (fn == nullptr || handle == nullptr) {
+        return missing("meridian_coord_register_updated", fn == nullptr ? "fn" : "handle");
+    }
+    *handle = -1;
+    return guarded([&] {
+        const int h = coord::on_updated(
+            std::string(text_or_empty(plane)), [fn, context](std::span<const std::string> planes) {
+                std::vector<const char *> names;
+                names.reserve(planes.size());
+                for (const auto &name : planes) {
+                    names.push_back(name.c_str());
+                }
+                fn(names.data(), names.size(), context);
+            });
+        if (h < 0) {
+            return h;
+        }
+        *handle = h;
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+int meridian_coord_deregister_updated(int handle)
+{
+    if (handle < 0) {
+        report_error("meridian_coord_deregister_updated: " + std::to_string(handle) +
+                     " is not a handle");
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    meridian::coord::remove_updated(handle);
+    return MERIDIAN_SUCCESS;
+}
+
+} // extern "C"

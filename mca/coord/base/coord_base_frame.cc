@@ -1,6 +1,22 @@
-// The coord framework object.
+// The coord framework object.  Multi-select: each plane goes to the first
+// module, in priority order, that places it (coord.h).
 #include "mca/coord/coord.h"
 #include "mca/coord/base/static-components.h"
+
+namespace meridian::coord::detail {
+int framework_closing(); // coord_base_context.cc
+} // namespace meridian::coord::detail
+
+namespace {
+
+// The last close forgets the context: the modules that placed it may be
+// unloaded, and the next open may select others.
+int coord_base_close(mca_base_framework_t *)
+{
+    return meridian::coord::detail::framework_closing();
+}
+
+} // namespace
 
 extern "C" {
 
@@ -8,10 +24,10 @@ mca_base_framework_t meridian_coord_base_framework = {
     "coord",
     "Network coordinates, views and communication cost",
     MCA_COORD_BASE_VERSION,
-    MCA_BASE_FRAMEWORK_FLAG_NONE,
+    MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT,
     nullptr,
     nullptr,
-    nullptr,
+    coord_base_close,
     mca_coord_base_static_components,
     0,
     nullptr,

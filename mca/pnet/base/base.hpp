@@ -30,7 +30,10 @@
 
 namespace meridian::pnet {
 
-// What one request got, job-wide and per process.  Per-process data is
+// What one request got, job-wide and per process.  allocate fills id, type,
+// endpts_asked, seckey and component (the best active module whose `types`
+// lists the type) before it asks the modules; a module serves the grants
+// that name its component and fills the rest.  Per-process data is
 // stored flat (offsets per rank, size+1 entries) so that 10^6 processes cost
 // a few arrays, not 10^6 vectors.
 struct Grant {
@@ -60,6 +63,11 @@ struct Job {
     fabric::JobMap map;
     std::vector<Request> requests; // types resolved (every request has one)
     std::vector<Grant> grants;     // one per request, same order, filled by allocate
+    // Empty: allocate draws each seckey from the OS (getrandom).  Otherwise
+    // the seckeys are derived from it (SHA-256 of seed, request id and a
+    // counter), so every process of an in-job allocation that shares the seed
+    // gets the same keys.
+    std::vector<std::uint8_t> seckey_seed;
 
     // Each process's NICs, nearest first (fabric.nics_by_distance); shared
     // spans, so no per-process copy.
@@ -110,8 +118,17 @@ Result<std::vector<std::pair<std::string, std::string>>> setup_fork(const mca_pn
                                                                     std::uint32_t rank);
 Status deregister(mca_pnet_job &job);
 
-// The requests of pnet_base_requests (parse_requests' syntax).
+// The requests of pnet_base_requests (parse_requests' syntax); messages
+// name the parameter and where it was set ("pnet_base_requests from
+// environment variable MERIDIAN_MCA_pnet_base_requests:4: ...").
 Result<std::vector<Request>> requests_from_params();
+
+// The other pnet_base_* parameters (registered with the framework).
+// pnet_base_default_type: the type of a request that names none (default "tcp").
+std::string default_type();
+// pnet_base_in_job: auto (default), yes or no.
+enum class InJobMode { automatic, yes, no };
+InJobMode in_job_mode();
 
 // In-job mode, run by meridian_init when pnet_base_in_job allows it (auto:
 // when the datastore is PMIx, or for a singleton): the whole pipeline inside

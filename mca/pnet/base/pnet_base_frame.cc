@@ -1,6 +1,87 @@
-// The pnet framework object.
+// The pnet framework object and its pnet_base_* parameters.
+#include <string>
+
+#include "mca/pnet/base/base.hpp"
 #include "mca/pnet/pnet.h"
 #include "mca/pnet/base/static-components.h"
+#include "opal/mca/base/mca_base_param.h"
+#include "opal/util/error.h"
+
+namespace meridian::pnet::detail {
+// pnet_base_pipeline.cc: the selected modules die with the framework.
+void framework_closing();
+} // namespace meridian::pnet::detail
+
+namespace {
+
+// Parameter storage (initial values are the defaults).
+const char *requests_text = nullptr;
+const char *default_type_text = "tcp";
+int in_job_value = static_cast<int>(meridian::pnet::InJobMode::automatic);
+
+const mca_base_param_enum_value_t in_job_values[] = {
+    {static_cast<int>(meridian::pnet::InJobMode::automatic), "auto"},
+    {static_cast<int>(meridian::pnet::InJobMode::yes), "yes"},
+    {static_cast<int>(meridian::pnet::InJobMode::no), "no"},
+    {0, nullptr},
+};
+
+int pnet_base_register(mca_base_framework_t *)
+{
+    int index = mca_base_param_register(
+        "pnet", "base", "requests",
+        "Network allocation requests of the job, ';'-separated: "
+        "id=NAME[,type=TYPE][,plane=PLANE][,endpts=N][,seckey[=BYTES]][,qos=N][,bw=RATE]"
+        "[,required] (\"!\" after a value makes just that value required)",
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, MCA_BASE_PARAM_FLAG_NONE, &requests_text);
+    if (index < 0) {
+        return index;
+    }
+    index = mca_base_param_register(
+        "pnet", "base", "default_type",
+        "The type of a network request that names none, and of one whose type no pnet "
+        "component serves when the type is not required",
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, 5, MCA_BASE_PARAM_FLAG_NONE, &default_type_text);
+    if (index < 0) {
+        return index;
+    }
+    index = mca_base_param_register(
+        "pnet", "base", "in_job",
+        "Run the pnet pipeline inside the job at meridian_init: auto (when the datastore is "
+        "PMIx, or for a singleton), yes, no",
+        MCA_BASE_PARAM_TYPE_ENUM, in_job_values, 5, MCA_BASE_PARAM_FLAG_NONE, &in_job_value);
+    return index < 0 ? index : MERIDIAN_SUCCESS;
+}
+
+int pnet_base_close(mca_base_framework_t *)
+{
+    meridian::pnet::detail::framework_closing();
+    return MERIDIAN_SUCCESS;
+}
+
+} // namespace
+
+namespace meridian::pnet {
+
+std::string default_type()
+{
+    return default_type_text != nullptr ? default_type_text : "";
+}
+
+InJobMode in_job_mode()
+{
+    return static_cast<InJobMode>(in_job_value);
+}
+
+namespace detail {
+// For requests_from_params (the parameter's storage lives here).
+const char *requests_parameter_text()
+{
+    return requests_text;
+}
+} // namespace detail
+
+} // namespace meridian::pnet
 
 extern "C" {
 
@@ -9,9 +90,9 @@ mca_base_framework_t meridian_pnet_base_framework = {
     "Network resources assigned to processes before launch",
     MCA_PNET_BASE_VERSION,
     MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT,
+    pnet_base_register,
     nullptr,
-    nullptr,
-    nullptr,
+    pnet_base_close,
     mca_pnet_base_static_components,
     0,
     nullptr,

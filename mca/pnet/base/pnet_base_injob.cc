@@ -1,0 +1,359 @@
+// In-job mode: when a launcher that knows nothing of Meridian started the
+// job (Open MPI's mpirun), every process runs the pnet pipeline itself at
+// meridian_init, through the datastore:
+//
+//   each process        puts its node name, local rank and binding package
+//   local rank 0        puts its node's inventory (every component's blob)
+//   rank 0              puts the seed of the job's security keys
+//   commit, fence       (PMIx: the data of every process reaches every process)
+//   each process        delivers every node's inventory into one fabric,
+//                       builds the job map (nodes in order of first rank),
+//                       allocates the job -- the same inputs everywhere give
+//                       the same allocation everywhere -- and sets up its own
+//                       node's entries in the datastore.
+//
+// A singleton (local datastore) does the same alone.  Under pnet_base_in_job
+// = auto meridian_init defers a singleton's run to the first in_job() call,
+// so programs that never ask pay nothing.
+#include "config.h"
+
+#include <sched.h>
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "mca/coord/base/base.hpp"
+#include "mca/pnet/base/base.hpp"
+#include "opal/runtime/datastore.hpp"
+#include "opal/util/output.hpp"
+
+namespace meridian::pnet {
+
+namespace detail {
+// meridian_init: let in_job() run the pipeline on its first call (a
+// singleton under pnet_base_in_job=auto).
+void defer_in_job(bool deferred);
+} // namespace detail
+
+namespace {
+
+// The datastore keys of in-job mode (Meridian's own, not PMIx's).
+constexpr std::string_view key_node = "meridian.injob.node";
+constexpr std::string_view key_local_rank = "meridian.injob.lrank";
+constexpr std::string_view key_package = "meridian.injob.package";
+constexpr std::string_view key_inventory = "meridian.injob.inventory";
+constexpr std::string_view key_seed = "meridian.injob.seckey_seed";
+// Why a process could not publish (its peers name it instead of a missing key).
+constexpr std::string_view key_failed = "meridian.injob.failed";
+// Enough for SHA-256-derived keys to be unguessable.
+constexpr std::size_t seed_bytes = 32;
+
+struct InJobState {
+    std::unique_ptr<mca_pnet_job> job;
+    bool deferred = false; // in_job() may still run it
+};
+
+InJobState &state()
+{
+    static InJobState instance;
+    return instance;
+}
+
+// The package every CPU this process may run on belongs to, or -1 when they
+// span several (or the kernel does not say).
+std::int32_t binding_package()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        return -1;
+    }
+    std::int32_t package = -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (!CPU_ISSET(cpu, &set)) {
+            continue;
+        }
+        std::ifstream in("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
+                         "/topology/physical_package_id");
+        std::int32_t id = -1;
+        if (!(in >> id) || id < 0) {
+            return -1;
+        }
+        if (package != -1 && id != package) {
+            return -1;
+        }
+        package = id;
+    }
+    return package;
+}
+
+Result<datastore::Bytes> random_bytes(std::size_t count)
+{
+    datastore::Bytes bytes(count);
+    std::size_t done = 0;
+    while (done < count) {
+        const ssize_t got = getrandom(bytes.data() + done, count - done, 0);
+        if (got < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return make_error(MERIDIAN_ERROR,
+                              std::string("getrandom failed: ") + std::strerror(errno));
+        }
+        done += static_cast<std::size_t>(got);
+    }
+    return bytes;
+}
+
+// What this process publishes before the fence.
+Status publish(datastore::Store &store)
+{
+    const auto put = [&](std::string_view key, datastore::Value value) {
+        return store.put(key, std::move(value));
+    };
+    if (auto done = put(key_node, store.node_name()); !done) {
+        return done;
+    }
+    if (auto done = put(key_local_rank, static_cast<std::uint64_t>(store.local_rank())); !done) {
+        return done;
+    }
+    if (auto done = put(key_package, static_cast<std::int64_t>(binding_package())); !done) {
+        return done;
+    }
+    if (store.local_rank() == 0) {
+        auto inventory = collect_inventory();
+        if (!inventory) {
+            return inventory.error();
+        }
+        datastore::InfoList blobs;
+        for (auto &[component, blob] : *inventory) {
+            blobs.push_back({std::move(component), std::move(blob)});
+        }
+        if (auto done = put(key_inventory, std::move(blobs)); !done) {
+            return done;
+        }
+    }
+    if (store.self().rank == 0) {
+        auto seed = random_bytes(seed_bytes);
+        if (!seed) {
+            return seed.error();
+        }
+        if (auto done = put(key_seed, std::move(*seed)); !done) {
+            return done;
+        }
+    }
+    return success();
+}
+
+template <typename T>
+Result<T> get_as(const datastore::Store &store, std::uint32_t rank, std::string_view key)
+{
+    const datastore::ProcId proc{store.self().nspace, rank};
+    auto value = store.get(proc, key);
+    if (!value) {
+        if (auto failed = store.get(proc, key_failed);
+            failed && std::holds_alternative<std::string>(*failed)) {
+            return make_error(MERIDIAN_ERROR, "process " + datastore::format_proc(proc) +
+                                                  " failed: " + std::get<std::string>(*failed));
+        }
+        return value.error();
+    }
+    if (auto *typed = std::get_if<T>(&*value)) {
+        return std::move(*typed);
+    }
+    return make_error(MERIDIAN_ERROR, "datastore: " + std::string(key) + " of " +
+                                          datastore::format_proc({store.self().nspace, rank}) +
+                                          " is " + std::string(datastore::value_type_name(*value)) +
+                                          ": " + datastore::format_value(*value));
+}
+
+struct Peer {
+    std::string node;
+    std::uint32_t local_rank = 0;
+    std::int32_t package = -1;
+};
+
+// Everything the other processes published, as one fabric and job map.
+Result<std::pair<std::shared_ptr<fabric::Fabric>, fabric::JobMap>>
+gather(const datastore::Store &store)
+{
+    const std::uint32_t size = store.job_size();
+    std::vector<Peer> peers(size);
+    // Nodes in order of their first rank, each with its local rank 0.
+    std::vector<std::string> node_order;
+    std::unordered_map<std::string, std::uint32_t> leader; // node -> rank of local rank 0
+    for (std::uint32_t rank = 0; rank < size; ++rank) {
+        auto node = get_as<std::string>(store, rank, key_node);
+        auto local = get_as<std::uint64_t>(store, rank, key_local_rank);
+        auto package = get_as<std::int64_t>(store, rank, key_package);
+        if (!node || !local || !package) {
+            return (!node ? node.error() : !local ? local.error() : package.error());
+        }
+        auto &peer = peers[rank];
+        peer.node = std::move(*node);
+        peer.local_rank = static_cast<std::uint32_t>(*local);
+        peer.package = static_cast<std::int32_t>(*package);
+        if (leader.find(peer.node) == leader.end()) {
+            node_order.push_back(peer.node);
+            leader.emplace(peer.node, UINT32_MAX);
+        }
+        if (peer.local_rank == 0) {
+            leader[peer.node] = rank;
+        }
+    }
+
+    auto fab = std::make_shared<fabric::Fabric>();
+    for (const auto &node : node_order) {
+        const std::uint32_t from = leader[node];
+        if (from == UINT32_MAX) {
+            return make_error(MERIDIAN_ERR_NOT_FOUND, "node " + node +
+                                                          " has no process of local rank 0 to "
+                                                          "publish its inventory");
+        }
+        auto blobs = get_as<datastore::InfoList>(store, from, key_inventory);
+        if (!blobs) {
+            return blobs.error();
+        }
+        for (const auto &blob : *blobs) {
+            const auto *bytes = std::get_if<datastore::Bytes>(&blob.value);
+            if (bytes == nullptr) {
+                return make_error(MERIDIAN_ERROR, "node " + node + ": the inventory of " +
+                                                      blob.key + " is not bytes");
+            }
+            if (auto delivered = deliver_inventory(node, blob.key, *bytes, *fab); !delivered) {
+                return delivered.error();
+            }
+        }
+        // A node no component described still runs processes.
+        if (!fab->find_node(node)) {
+            fabric::Node bare;
+            bare.name = node;
+            if (auto added = fab->add_node(std::move(bare)); !added) {
+                return make_error(added.error().status, "node " + node + ": " + added.error().message);
+            }
+        }
+    }
+
+    fabric::JobMap map;
+    map.nspace = store.self().nspace;
+    map.procs.resize(size);
+    for (const auto &node : node_order) {
+        map.nodes.push_back(*fab->find_node(node));
+    }
+    for (std::uint32_t rank = 0; rank < size; ++rank) {
+        auto &placement = map.procs[rank];
+        placement.node = *fab->find_node(peers[rank].node);
+        placement.local_rank = peers[rank].local_rank;
+        // A package the fabric's node does not have cannot order its NICs.
+        const auto packages = fab->nodes()[placement.node].packages;
+        placement.package =
+            peers[rank].package >= 0 && static_cast<std::uint32_t>(peers[rank].package) < packages
+                ? peers[rank].package
+                : -1;
+    }
+    return std::pair{std::move(fab), std::move(map)};
+}
+
+Status run(datastore::Store &store)
+{
+    // Parse the requests before anything collective: every process reads
+    // the same parameters, so every process fails the same way.
+    auto requests = requests_from_params();
+    if (!requests) {
+        return requests.error();
+    }
+    if (auto published = publish(store); !published) {
+        // Still take part in the fence, so the peers do not wait forever
+        // and can tell why.
+        (void) store.put(key_failed, published.error().message);
+        (void) store.commit();
+        (void) store.fence();
+        return published;
+    }
+    if (auto committed = store.commit(); !committed) {
+        return committed;
+    }
+    if (auto fenced = store.fence(); !fenced) {
+        return fenced;
+    }
+    auto gathered = gather(store);
+    if (!gathered) {
+        return gathered.error();
+    }
+    auto seed = get_as<datastore::Bytes>(store, 0, key_seed);
+    if (!seed) {
+        return seed.error();
+    }
+    auto job = make_job(std::move(gathered->first), std::move(gathered->second),
+                        std::move(*requests));
+    if (!job) {
+        return job.error();
+    }
+    (*job)->job.seckey_seed = std::move(*seed);
+    if (auto allocated = allocate(**job); !allocated) {
+        return allocated;
+    }
+    if (auto set_up = setup_local_network(**job, store.node_name()); !set_up) {
+        (void) deregister(**job);
+        return set_up;
+    }
+    state().job = std::move(*job);
+    return success();
+}
+
+} // namespace
+
+namespace detail {
+void defer_in_job(bool deferred) { state().deferred = deferred; }
+} // namespace detail
+
+Status run_in_job()
+{
+    auto &s = state();
+    s.deferred = false;
+    if (s.job) {
+        return success();
+    }
+    auto store = datastore::store();
+    if (!store) {
+        return make_error(store.error().status, "in-job network setup: " + store.error().message);
+    }
+    if (auto done = run(**store); !done) {
+        return make_error(done.error().status,
+                          "in-job network setup (process " +
+                              datastore::format_proc((*store)->self()) +
+                              ", node " + (*store)->node_name() + "): " + done.error().message);
+    }
+    return success();
+}
+
+const mca_pnet_job *in_job()
+{
+    auto &s = state();
+    if (!s.job && s.deferred) {
+        // Only once: a failure is reported, later calls see no job.
+        if (auto done = run_in_job(); !done) {
+            report_error(done.error().message);
+        }
+    }
+    return s.job.get();
+}
+
+void forget_in_job()
+{
+    auto &s = state();
+    s.deferred = false;
+    if (s.job) {
+        (void) deregister(*s.job);
+        s.job.reset();
+    }
+}
+
+} // namespace meridian::pnet

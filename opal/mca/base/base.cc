@@ -32,10 +32,15 @@ struct CoreParams {
     const char *override_file = nullptr;
     const char *show_load_errors = nullptr;
     bool strict = false;
+    int datastore = 0;  // index into datastore_backends
     int open_count = 0;
     bool registered = false;
     std::vector<std::string> files_read;  // the list last read, to notice changes
 };
+
+// mca_base_datastore's values (opal/runtime/datastore.hpp).
+const mca_base_param_enum_value_t datastore_backends[] = {
+    {0, "auto"}, {1, "local"}, {2, "pmix"}, {0, nullptr}};
 
 CoreParams &core()
 {
@@ -57,6 +62,7 @@ int register_core_params()
     c.override_file = default_override.c_str();
     c.show_load_errors = "all";
     c.strict = false;
+    c.datastore = 0;
     const struct {
         const char *name;
         const char *help;
@@ -64,6 +70,7 @@ int register_core_params()
         int level;
         int flags;
         void *storage;
+        const mca_base_param_enum_value_t *enumerators = nullptr;
     } table[] = {
         {"component_path",
          "Directories searched for component DSOs, separated by ':' ($HOME and ~ are expanded)",
@@ -81,10 +88,14 @@ int register_core_params()
         {"strict_params",
          "Treat a setting that no component registers as an error instead of a warning",
          MCA_BASE_PARAM_TYPE_BOOL, 4, MCA_BASE_PARAM_FLAG_NONE, &c.strict},
+        {"datastore",
+         "Key-value datastore: auto (PMIx when a PMIx launcher started the process, local "
+         "otherwise), local, or pmix (an error when PMIx cannot start)",
+         MCA_BASE_PARAM_TYPE_ENUM, 5, MCA_BASE_PARAM_FLAG_NONE, &c.datastore, datastore_backends},
     };
     for (const auto &entry : table) {
         const int index = mca_base_param_register("mca", "base", entry.name, entry.help, entry.type,
-                                                  nullptr, entry.level, entry.flags, entry.storage);
+                                                  entry.enumerators, entry.level, entry.flags, entry.storage);
         if (index < 0) {
             return index;
         }
@@ -205,6 +216,16 @@ std::vector<std::string> component_directories()
         }
     }
     return directories;
+}
+
+std::string_view datastore_backend()
+{
+    for (const auto *entry = datastore_backends; entry->name != nullptr; ++entry) {
+        if (entry->value == core().datastore) {
+            return entry->name;
+        }
+    }
+    return "auto";
 }
 
 bool show_load_error(std::string_view framework, std::string_view component)

@@ -19,6 +19,9 @@ std::vector<std::string> component_directories();
 // framework_component names.
 bool show_load_error(std::string_view framework, std::string_view component);
 
+// mca_base_datastore: "auto", "local" or "pmix".
+std::string_view datastore_backend();
+
 }  // namespace meridian::mca
 
 #endif

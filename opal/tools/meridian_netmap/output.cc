@@ -1,0 +1,397 @@
+#include "opal/tools/meridian_netmap/output.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "mca/coord/base/base.hpp"
+#include "opal/class/coordinate.hpp"
+#include "opal/class/fabric.hpp"
+#include "opal/class/port_ranges.hpp"
+
+namespace meridian::netmap_tool
+{
+
+bool StreamOut::finish()
+{
+    flush();
+    if (!failed_ && std::fflush(stream_) != 0) {
+        failed_ = true;
+    }
+    return !failed_;
+}
+
+void StreamOut::flush()
+{
+    if (!failed_ && !buffer_.empty() &&
+        std::fwrite(buffer_.data(), 1, buffer_.size(), stream_) != buffer_.size()) {
+        failed_ = true;
+    }
+    buffer_.clear();
+}
+
+namespace
+{
+
+void append_number(std::string &out, std::uint64_t value)
+{
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out.append(digits, end);
+}
+
+// The shortest text that reads back as the same double.
+void append_double(std::string &out, double value)
+{
+    char digits[32];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out.append(digits, end);
+}
+
+void append_json_string(std::string &out, std::string_view text)
+{
+    static constexpr char hex[] = "0123456789abcdef";
+    out += '"';
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (byte < 0x20) {
+            out += "\\u00";
+            out += hex[byte >> 4];
+            out += hex[byte & 0xf];
+        } else {
+            out += c;
+        }
+    }
+    out += '"';
+}
+
+std::string_view node_name(const mca_pnet_job &handle, std::uint32_t rank)
+{
+    const pnet::Job &job = handle.job;
+    return job.fabric->nodes()[job.map.procs[rank].node].name;
+}
+
+// A request's column in the table: its ports, or for a request served with
+// devices and no ports at all (UCX's, say) its devices; "-" for none.  (A
+// port request's devices are the NICs its ports are on: the NIC column
+// already shows them, nearest first.)
+void append_grant_cell(std::string &out, const pnet::Grant &grant, std::uint32_t rank)
+{
+    const auto ports = grant.ports_of(rank);
+    if (!ports.empty()) {
+        out += fabric::format_port_list(ports);
+        return;
+    }
+    const auto devices =
+        grant.ports.empty() ? grant.devices_of(rank) : std::span<const std::uint32_t>();
+    if (devices.empty()) {
+        out += '-';
+        return;
+    }
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        if (i > 0) {
+            out += ',';
+        }
+        out += grant.device_names[devices[i]];
+    }
+}
+
+void append_nics(std::string &out, const mca_pnet_job &handle, std::uint32_t rank)
+{
+    const auto nics = handle.job.fabric->nics();
+    const auto mine = handle.job.nics_of(rank);
+    if (mine.empty()) {
+        out += '-';
+    }
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        if (i > 0) {
+            out += ',';
+        }
+        out += nics[mine[i]].name;
+    }
+}
+
+// Pad the cell that starts at `start` to `width` and add the gap.
+void pad_cell(std::string &out, std::size_t start, std::size_t width)
+{
+    const std::size_t length = out.size() - start;
+    out.append(width > length ? width - length + 2 : 2, ' ');
+}
+
+Result<std::vector<Coordinate>> coordinates_of(std::uint32_t rank, meridian_coord_view_t view)
+{
+    return coord::coordinates(rank, {}, view);
+}
+
+// Whether the coordinates can be had at all (a view no plane provides, say),
+// asked before anything is written so that a failure leaves no half table.
+Status coordinates_available(const pnet::Job &job, meridian_coord_view_t view)
+{
+    if (job.map.procs.empty()) {
+        return success();
+    }
+    auto first = coordinates_of(0, view);
+    if (!first) {
+        return first.error();
+    }
+    return success();
+}
+
+void write_request_table(const pnet::Job &job, StreamOut &out)
+{
+    // Few rows: made as cells first, then aligned.
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back(
+        {"request", "type", "plane", "endpts", "qos", "bandwidth", "seckey", "component"});
+    for (const pnet::Grant &grant : job.grants) {
+        rows.push_back(
+            {grant.id, grant.type, grant.plane.empty() ? "-" : grant.plane,
+             std::to_string(grant.endpts_asked), grant.qos ? std::to_string(*grant.qos) : "-",
+             grant.bandwidth_mbps ? fabric::format_rate_mbps(*grant.bandwidth_mbps) : "-",
+             grant.seckey.empty() ? "-" : std::to_string(grant.seckey.size()) + " bytes",
+             grant.component.empty() ? "-" : grant.component});
+    }
+    std::vector<std::size_t> widths(rows.front().size(), 0);
+    for (const auto &row : rows) {
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            widths[c] = std::max(widths[c], row[c].size());
+        }
+    }
+    std::string &text = out.text();
+    for (const auto &row : rows) {
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            const std::size_t start = text.size();
+            text += row[c];
+            if (c + 1 < row.size()) {
+                pad_cell(text, start, widths[c]);
+            }
+        }
+        text += '\n';
+    }
+    text += '\n';
+}
+
+} // namespace
+
+Status write_table(const mca_pnet_job &handle, meridian_coord_view_t view, StreamOut &out)
+{
+    const pnet::Job &job = handle.job;
+    const auto size = static_cast<std::uint32_t>(job.map.procs.size());
+    if (auto available = coordinates_available(job, view); !available) {
+        return available;
+    }
+    if (!job.grants.empty()) {
+        write_request_table(job, out);
+    }
+
+    // Column widths: a first pass over the cells that vary (linear, and
+    // cheaper than keeping a million lines to align them afterwards).  The
+    // coordinates come last, so they need no width.
+    std::size_t rank_width = std::string_view("rank").size();
+    rank_width = std::max(rank_width, std::to_string(size > 0 ? size - 1 : 0).size());
+    std::size_t node_width = std::string_view("node").size();
+    for (const fabric::Index node : job.map.nodes) {
+        node_width = std::max(node_width, job.fabric->nodes()[node].name.size());
+    }
+    std::vector<std::size_t> grant_widths;
+    for (const pnet::Grant &grant : job.grants) {
+        grant_widths.push_back(grant.id.size());
+    }
+    std::size_t nics_width = std::string_view("nics").size();
+    std::string cell;
+    for (std::uint32_t rank = 0; rank < size; ++rank) {
+        for (std::size_t g = 0; g < job.grants.size(); ++g) {
+            cell.clear();
+            append_grant_cell(cell, job.grants[g], rank);
+            grant_widths[g] = std::max(grant_widths[g], cell.size());
+        }
+        cell.clear();
+        append_nics(cell, handle, rank);
+        nics_width = std::max(nics_width, cell.size());
+    }
+
+    std::string &text = out.text();
+    text.append(rank_width - 4, ' ');
+    text += "rank  ";
+    std::size_t start = text.size();
+    text += "node";
+    pad_cell(text, start, node_width);
+    for (std::size_t g = 0; g < job.grants.size(); ++g) {
+        start = text.size();
+        text += job.grants[g].id;
+        pad_cell(text, start, grant_widths[g]);
+    }
+    start = text.size();
+    text += "nics";
+    pad_cell(text, start, nics_width);
+    text += "coordinates (" + view_name(view) + ")\n";
+
+    for (std::uint32_t rank = 0; rank < size; ++rank) {
+        auto coords = coordinates_of(rank, view);
+        if (!coords) {
+            return coords.error();
+        }
+        // Ranks right-aligned, as numbers are.
+        cell.clear();
+        append_number(cell, rank);
+        text.append(rank_width - cell.size(), ' ');
+        text += cell;
+        text += "  ";
+        start = text.size();
+        text += node_name(handle, rank);
+        pad_cell(text, start, node_width);
+        for (std::size_t g = 0; g < job.grants.size(); ++g) {
+            start = text.size();
+            append_grant_cell(text, job.grants[g], rank);
+            pad_cell(text, start, grant_widths[g]);
+        }
+        start = text.size();
+        append_nics(text, handle, rank);
+        pad_cell(text, start, nics_width);
+        if (coords->empty()) {
+            text += '-';
+        }
+        for (std::size_t i = 0; i < coords->size(); ++i) {
+            const Coordinate &c = (*coords)[i];
+            if (i > 0) {
+                text += ' ';
+            }
+            text += c.plane;
+            text += format_coord(c.coord);
+        }
+        text += '\n';
+        out.record_done();
+    }
+    return success();
+}
+
+Status write_json(const mca_pnet_job &handle, meridian_coord_view_t view, StreamOut &out)
+{
+    const pnet::Job &job = handle.job;
+    const auto size = static_cast<std::uint32_t>(job.map.procs.size());
+    const bool any_devices = std::any_of(job.grants.begin(), job.grants.end(),
+                                         [](const auto &g) { return !g.device_names.empty(); });
+    const auto nics = job.fabric->nics();
+    if (auto available = coordinates_available(job, view); !available) {
+        return available;
+    }
+    std::string &text = out.text();
+    text += "{\"procs\":[";
+    for (std::uint32_t rank = 0; rank < size; ++rank) {
+        auto coords = coordinates_of(rank, view);
+        if (!coords) {
+            return coords.error();
+        }
+        text += rank == 0 ? "\n" : ",\n";
+        text += "{\"rank\":";
+        append_number(text, rank);
+        text += ",\"node\":";
+        append_json_string(text, node_name(handle, rank));
+        text += ",\"ports\":{";
+        for (std::size_t g = 0; g < job.grants.size(); ++g) {
+            if (g > 0) {
+                text += ',';
+            }
+            append_json_string(text, job.grants[g].id);
+            text += ":[";
+            const auto ports = job.grants[g].ports_of(rank);
+            for (std::size_t p = 0; p < ports.size(); ++p) {
+                if (p > 0) {
+                    text += ',';
+                }
+                append_number(text, ports[p]);
+            }
+            text += ']';
+        }
+        text += '}';
+        if (any_devices) {
+            text += ",\"devices\":{";
+            for (std::size_t g = 0; g < job.grants.size(); ++g) {
+                const pnet::Grant &grant = job.grants[g];
+                if (g > 0) {
+                    text += ',';
+                }
+                append_json_string(text, grant.id);
+                text += ":[";
+                const auto devices = grant.devices_of(rank);
+                for (std::size_t d = 0; d < devices.size(); ++d) {
+                    if (d > 0) {
+                        text += ',';
+                    }
+                    append_json_string(text, grant.device_names[devices[d]]);
+                }
+                text += ']';
+            }
+            text += '}';
+        }
+        text += ",\"nics\":[";
+        const auto mine = job.nics_of(rank);
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+            if (i > 0) {
+                text += ',';
+            }
+            append_json_string(text, nics[mine[i]].name);
+        }
+        text += "],\"coords\":[";
+        for (std::size_t i = 0; i < coords->size(); ++i) {
+            const Coordinate &c = (*coords)[i];
+            if (i > 0) {
+                text += ',';
+            }
+            text += "{\"plane\":";
+            append_json_string(text, c.plane);
+            text += ",\"view\":";
+            append_json_string(text, view_name(c.view));
+            text += ",\"coord\":[";
+            for (std::size_t d = 0; d < c.coord.size(); ++d) {
+                if (d > 0) {
+                    text += ',';
+                }
+                append_number(text, c.coord[d]);
+            }
+            text += "]}";
+        }
+        text += "]}";
+        out.record_done();
+    }
+    text += size == 0 ? "],\n\"requests\":[" : "\n],\n\"requests\":[";
+    for (std::size_t g = 0; g < job.grants.size(); ++g) {
+        const pnet::Grant &grant = job.grants[g];
+        text += g == 0 ? "\n{\"id\":" : ",\n{\"id\":";
+        append_json_string(text, grant.id);
+        text += ",\"type\":";
+        append_json_string(text, grant.type);
+        text += ",\"plane\":";
+        append_json_string(text, grant.plane);
+        text += ",\"endpts\":";
+        append_number(text, grant.endpts_asked);
+        text += ",\"qos\":";
+        if (grant.qos) {
+            append_number(text, *grant.qos);
+        } else {
+            text += "null";
+        }
+        text += ",\"bandwidth_mbps\":";
+        if (grant.bandwidth_mbps && std::isfinite(*grant.bandwidth_mbps)) {
+            append_double(text, *grant.bandwidth_mbps);
+        } else {
+            text += "null";
+        }
+        text += ",\"seckey_bytes\":";
+        append_number(text, grant.seckey.size());
+        text += ",\"component\":";
+        append_json_string(text, grant.component);
+        text += '}';
+    }
+    text += job.grants.empty() ? "]}\n" : "\n]}\n";
+    return success();
+}
+
+} // namespace meridian::netmap_tool

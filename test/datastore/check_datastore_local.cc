@@ -1,0 +1,289 @@
+// The datastore's local backend and what both backends share: every value
+// type round-trips through put/get and store/get, a missing key names the
+// key and the process, store() replaces, values stored here come before
+// published ones, format_value's text for every type, and store() picking a
+// backend by mca_base_datastore.
+#include "config.h"  // MERIDIAN_HAVE_PMIX
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "opal/runtime/datastore.hpp"
+#include "opal/runtime/meridian.h"
+#include "test/support/meridian_test.hpp"
+
+using namespace meridian;
+using namespace meridian::datastore;
+
+namespace {
+
+// One value of every type, each unlike its type's default.
+InfoList every_type()
+{
+    Coordinate c;
+    c.fabric = "ethernet";
+    c.plane = "10.10.1.0/24";
+    c.view = MERIDIAN_COORD_PHYSICAL_VIEW;
+    c.coord = {1, 0, 2};
+    Coordinate d;
+    d.view = 7; // another view passes through
+    return {
+        {"b", true},
+        {"i", std::int64_t{-42}},
+        {"u", std::uint64_t{UINT64_MAX}},
+        {"d", 0.1},
+        {"s", std::string("text with \"quotes\"")},
+        {"y", Bytes{0x00, 0x4d, 0xff}},
+        {"sa", std::vector<std::string>{"eth0", "", "ib0"}},
+        {"ua", std::vector<std::uint32_t>{32000, 32001, UINT32_MAX}},
+        {"co", std::vector<Coordinate>{c, d}},
+        {"il", InfoList{{"pmix.alloc.netid", std::string("32000-32001")},
+                        {"nested", InfoList{{"x", std::uint64_t{3}}}}}},
+    };
+}
+
+const ProcId self{"job-1", 3};
+
+void isolate() { meridian_test::isolate_mca_environment(); }
+
+} // namespace
+
+START_TEST(every_type_round_trips_through_put)
+{
+    auto store = make_local_store(self, 4, "node07");
+    for (const auto &info : every_type()) {
+        ck_assert(store->put(info.key, info.value).ok());
+    }
+    ck_assert(store->commit().ok());
+    ck_assert(store->fence().ok());
+    for (const auto &info : every_type()) {
+        auto got = store->get(self, info.key);
+        ck_assert_msg(got.ok(), "%s", info.key.c_str());
+        ck_assert_msg(*got == info.value, "%s: %s", info.key.c_str(), format_value(*got).c_str());
+    }
+}
+END_TEST
+
+START_TEST(every_type_round_trips_through_store)
+{
+    auto store = make_local_store(self);
+    const ProcId peer{"job-1", 9};
+    const ProcId job{"job-1", job_rank};
+    for (const auto &info : every_type()) {
+        ck_assert(store->store(peer, info.key, info.value).ok());
+        ck_assert(store->store(job, info.key, info.value).ok());
+    }
+    for (const auto &info : every_type()) {
+        ck_assert(*store->get(peer, info.key) == info.value);
+        ck_assert(*store->get(job, info.key) == info.value);
+    }
+}
+END_TEST
+
+START_TEST(identity)
+{
+    auto store = make_local_store(self, 4, "node07");
+    ck_assert_text_eq(store->backend(), "local");
+    ck_assert(store->self() == self);
+    ck_assert_uint_eq(store->job_size(), 4);
+    ck_assert_text_eq(store->node_name(), "node07");
+    // No node name: the host's.
+    char host[256] = {};
+    ck_assert_int_eq(gethostname(host, sizeof host - 1), 0);
+    ck_assert_text_eq(make_local_store(self)->node_name(), host);
+    ck_assert_uint_eq(make_local_store(self)->job_size(), 1);
+}
+END_TEST
+
+START_TEST(missing_key_names_key_and_process)
+{
+    auto store = make_local_store(self);
+    auto got = store->get(self, "pmix.net.coord");
+    ck_assert(!got.ok());
+    ck_assert_int_eq(got.error().status, MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_text_eq(got.error().message,
+                      "datastore: no value for \"pmix.net.coord\" of job-1:3 (local datastore)");
+    auto job = store->get(ProcId{"job-1", job_rank}, "pmix.job.size");
+    ck_assert_text_eq(job.error().message,
+                      "datastore: no value for \"pmix.job.size\" of job job-1 (local datastore)");
+    // What a process published is its own, not another's.
+    ck_assert(store->put("k", std::uint64_t{1}).ok());
+    ck_assert_text_eq(store->get(ProcId{"job-1", 4}, "k").error().message,
+                      "datastore: no value for \"k\" of job-1:4 (local datastore)");
+    ck_assert_text_eq(store->get(ProcId{"job-2", 3}, "k").error().message,
+                      "datastore: no value for \"k\" of job-2:3 (local datastore)");
+}
+END_TEST
+
+START_TEST(empty_key_is_refused)
+{
+    auto store = make_local_store(self);
+    ck_assert_text_eq(store->put("", true).error().message, "datastore: a key must not be empty");
+    ck_assert_text_eq(store->store(self, "", true).error().message,
+                      "datastore: a key must not be empty");
+}
+END_TEST
+
+START_TEST(store_replaces_and_comes_first)
+{
+    auto store = make_local_store(self);
+    ck_assert(store->put("id", std::string("published")).ok());
+    ck_assert(*store->get(self, "id") == Value(std::string("published")));
+    ck_assert(store->store(self, "id", std::string("first")).ok());
+    ck_assert(*store->get(self, "id") == Value(std::string("first")));
+    ck_assert(store->store(self, "id", std::uint64_t{2}).ok());
+    ck_assert(*store->get(self, "id") == Value(std::uint64_t{2}));
+    // Publishing again does not hide what was stored.
+    ck_assert(store->put("id", std::string("again")).ok());
+    ck_assert(*store->get(self, "id") == Value(std::uint64_t{2}));
+}
+END_TEST
+
+START_TEST(type_names)
+{
+    const char *const expected[] = {"bool",  "int64",        "uint64",       "double",
+                                    "string", "bytes", "string array", "uint32 array",
+                                    "coordinates", "info list"};
+    std::size_t i = 0;
+    for (const auto &info : every_type()) {
+        ck_assert_text_eq(value_type_name(info.value), expected[i++]);
+    }
+}
+END_TEST
+
+START_TEST(format_every_type)
+{
+    const char *const expected[] = {
+        "true",
+        "-42",
+        "18446744073709551615",
+        "0.1",
+        "\"text with \\\"quotes\\\"\"",
+        "<004dff>",
+        "[\"eth0\",\"\",\"ib0\"]",
+        "[32000,32001,4294967295]",
+        "[{fabric=\"ethernet\", plane=\"10.10.1.0/24\", view=physical, coord=(1,0,2)}, "
+        "{fabric=\"\", plane=\"\", view=7, coord=()}]",
+        "{pmix.alloc.netid=\"32000-32001\", nested={x=3}}",
+    };
+    std::size_t i = 0;
+    for (const auto &info : every_type()) {
+        ck_assert_text_eq(format_value(info.value), expected[i++]);
+    }
+    ck_assert_text_eq(format_value(false), "false");
+    ck_assert_text_eq(format_value(1.5e300), "1.5e+300");
+    ck_assert_text_eq(format_value(Bytes{}), "<>");
+    ck_assert_text_eq(format_value(InfoList{}), "{}");
+    ck_assert_text_eq(format_value(std::vector<std::uint32_t>{}), "[]");
+}
+END_TEST
+
+START_TEST(format_proc_text)
+{
+    ck_assert_text_eq(format_proc(ProcId{"ns", 0}), "ns:0");
+    ck_assert_text_eq(format_proc(ProcId{"ns", job_rank}), "job ns");
+}
+END_TEST
+
+START_TEST(auto_without_pmix_is_a_singleton)
+{
+    unsetenv("PMIX_NAMESPACE");
+    unsetenv("PMIX_RANK");
+    auto store = datastore::store();
+    ck_assert(store.ok());
+    ck_assert_text_eq((*store)->backend(), "local");
+    ck_assert_text_eq((*store)->self().nspace, "singleton." + std::to_string(getpid()));
+    ck_assert_uint_eq((*store)->self().rank, 0);
+    ck_assert_uint_eq((*store)->job_size(), 1);
+    ck_assert_uint_eq((*store)->local_rank(), 0);
+    // The same store until shutdown.
+    ck_assert(*datastore::store() == *store);
+    ck_assert((*store)->put("k", true).ok());
+    shutdown();
+    auto fresh = datastore::store();
+    ck_assert(!(*fresh)->get((*fresh)->self(), "k").ok());
+    shutdown();
+}
+END_TEST
+
+START_TEST(local_is_local_under_a_pmix_launcher)
+{
+    // Even with a launcher's environment, local means local: PMIx is not
+    // touched.
+    setenv("PMIX_NAMESPACE", "nobody", 1);
+    setenv("PMIX_RANK", "0", 1);
+    meridian_test::set_param_env("mca_base_datastore", "local");
+    ck_assert_int_eq(meridian_init(nullptr, nullptr), MERIDIAN_SUCCESS);
+    auto store = datastore::store();
+    ck_assert(store.ok());
+    ck_assert_text_eq((*store)->backend(), "local");
+    ck_assert_int_eq(meridian_finalize(), MERIDIAN_SUCCESS);
+}
+END_TEST
+
+START_TEST(pmix_without_a_launcher_is_an_error)
+{
+    unsetenv("PMIX_NAMESPACE");
+    unsetenv("PMIX_RANK");
+    unsetenv("PMIX_SERVER_URI41");
+    unsetenv("PMIX_SERVER_URI4");
+    unsetenv("PMIX_SERVER_URI3");
+    unsetenv("PMIX_SERVER_URI2");
+    meridian_test::set_param_env("mca_base_datastore", "pmix");
+    auto store = datastore::store();
+    ck_assert(!store.ok());
+    ck_assert_int_eq(store.error().status, MERIDIAN_ERR_NOT_AVAILABLE);
+#ifdef MERIDIAN_HAVE_PMIX
+    // The rest is PMIx's reason.
+    const std::string prefix = "mca_base_datastore=pmix: PMIx_Init failed: ";
+    ck_assert_text_eq(store.error().message.substr(0, prefix.size()), prefix);
+    ck_assert(store.error().message.size() > prefix.size());
+#else
+    ck_assert_text_eq(store.error().message,
+                      "mca_base_datastore=pmix: Meridian was built without PMIx (configure "
+                      "found no libpmix-dev), so the datastore cannot use it");
+#endif
+    // meridian_init reports it and fails when in-job mode needs the store.
+    meridian_test::capture_messages();
+    meridian_test::set_param_env("pnet_base_in_job", "yes");
+    ck_assert_int_eq(meridian_init(nullptr, nullptr), MERIDIAN_ERR_NOT_AVAILABLE);
+    ck_assert_uint_eq(meridian_test::messages().size(), 1);
+    ck_assert_text_eq(meridian_test::messages()[0].text, store.error().message);
+    // With in-job mode off nobody asks for the store.
+    meridian_test::clear_messages();
+    meridian_test::set_param_env("pnet_base_in_job", "no");
+    ck_assert_int_eq(meridian_init(nullptr, nullptr), MERIDIAN_SUCCESS);
+    ck_assert_no_messages();
+    ck_assert_int_eq(meridian_finalize(), MERIDIAN_SUCCESS);
+}
+END_TEST
+
+int main()
+{
+    Suite *suite = suite_create("datastore_local");
+    TCase *values = tcase_create("values");
+    tcase_add_checked_fixture(values, isolate, nullptr);
+    tcase_add_test(values, every_type_round_trips_through_put);
+    tcase_add_test(values, every_type_round_trips_through_store);
+    tcase_add_test(values, identity);
+    tcase_add_test(values, missing_key_names_key_and_process);
+    tcase_add_test(values, empty_key_is_refused);
+    tcase_add_test(values, store_replaces_and_comes_first);
+    suite_add_tcase(suite, values);
+
+    TCase *text = tcase_create("text");
+    tcase_add_test(text, type_names);
+    tcase_add_test(text, format_every_type);
+    tcase_add_test(text, format_proc_text);
+    suite_add_tcase(suite, text);
+
+    TCase *choice = tcase_create("choice");
+    tcase_add_checked_fixture(choice, isolate, nullptr);
+    tcase_add_test(choice, auto_without_pmix_is_a_singleton);
+    tcase_add_test(choice, local_is_local_under_a_pmix_launcher);
+    tcase_add_test(choice, pmix_without_a_launcher_is_an_error);
+    suite_add_tcase(suite, choice);
+    return meridian_test::run_suite(suite);
+}

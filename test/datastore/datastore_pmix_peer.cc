@@ -1,0 +1,120 @@
+// Run under `mpirun -np 2` by datastore_pmix.sh: each rank puts one value of
+// every type (made different per rank), commits, fences, and reads its
+// peer's back through the PMIx backend, comparing them in full.  Also: what
+// PMIx says about the job, a missing key's message, and store() winning over
+// the published value.  Prints "rank R: ok" or the differences; exit 0/1.
+#include <cstdio>
+#include <string>
+
+#include "opal/runtime/datastore.hpp"
+#include "opal/runtime/meridian.h"
+
+using namespace meridian;
+using namespace meridian::datastore;
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const std::string &what)
+{
+    if (!ok) {
+        ++failures;
+        std::printf("FAIL: %s\n", what.c_str());
+    }
+}
+
+InfoList values_of(std::uint32_t rank)
+{
+    const auto r = static_cast<std::uint32_t>(rank);
+    Coordinate c;
+    c.fabric = "ethernet";
+    c.plane = "10.10." + std::to_string(r) + ".0/24";
+    c.view = MERIDIAN_COORD_PHYSICAL_VIEW;
+    c.coord = {r, 0, 2};
+    Coordinate other;
+    other.view = 9;
+    // A raw byte value that starts like Meridian's own encoding of compound
+    // values must still come back as the same bytes.
+    const Bytes lookalike{0x00, 'M', 'R', 'D', 0x01, 0x05, static_cast<std::uint8_t>(r)};
+    return {
+        {"t.bool", r % 2 == 0},
+        {"t.int64", std::int64_t{-1000} - r},
+        {"t.uint64", std::uint64_t{UINT64_MAX} - r},
+        {"t.double", 0.25 + r},
+        {"t.string", "rank " + std::to_string(r) + " \"quoted\""},
+        {"t.empty", std::string()},
+        {"t.bytes", Bytes{0x00, 0xff, static_cast<std::uint8_t>(r)}},
+        {"t.lookalike", lookalike},
+        {"t.strings", std::vector<std::string>{"eth" + std::to_string(r), "", "ib0"}},
+        {"t.uint32s", std::vector<std::uint32_t>{32000 + r, UINT32_MAX}},
+        {"t.coords", std::vector<Coordinate>{c, other}},
+        {"t.info", InfoList{{"pmix.alloc.netid", std::string("id") + std::to_string(r)},
+                            {"nested", InfoList{{"x", std::uint64_t{r}}, {"y", Bytes{}}}}}},
+    };
+}
+
+} // namespace
+
+int main()
+{
+    auto opened = datastore::store();
+    if (!opened) {
+        std::printf("FAIL: store(): %s\n", opened.error().message.c_str());
+        return 1;
+    }
+    Store &store = **opened;
+    const std::uint32_t me = store.self().rank;
+    check(store.backend() == "pmix", "backend is " + std::string(store.backend()));
+    check(store.job_size() == 2, "job size " + std::to_string(store.job_size()));
+    check(store.local_rank() == me, "local rank " + std::to_string(store.local_rank()));
+    check(!store.node_name().empty(), "node name is empty");
+
+    for (const auto &info : values_of(me)) {
+        auto put = store.put(info.key, info.value);
+        check(put.ok(), "put " + info.key + (put ? "" : ": " + put.error().message));
+    }
+    check(store.commit().ok(), "commit");
+    check(store.fence().ok(), "fence");
+
+    const std::uint32_t peer = 1 - me;
+    const ProcId peer_id{store.self().nspace, peer};
+    for (const auto &info : values_of(peer)) {
+        auto got = store.get(peer_id, info.key);
+        if (!got) {
+            check(false, "get " + info.key + ": " + got.error().message);
+            continue;
+        }
+        check(*got == info.value, "peer's " + info.key + " is " + format_value(*got) +
+                                      ", expected " + format_value(info.value));
+    }
+    // Our own values too.
+    for (const auto &info : values_of(me)) {
+        auto got = store.get(store.self(), info.key);
+        check(got && *got == info.value, "own " + info.key);
+    }
+
+    auto missing = store.get(peer_id, "t.nobody");
+    check(!missing && missing.error().status == MERIDIAN_ERR_NOT_FOUND &&
+              missing.error().message == "datastore: no value for \"t.nobody\" of " +
+                                             store.self().nspace + ":" + std::to_string(peer) +
+                                             " (PMIx datastore)",
+          "missing key: " + (missing ? std::string("found") : missing.error().message));
+
+    // store() keeps a value here, ahead of what the peer published.
+    check(store.store(peer_id, "t.string", std::string("mine")).ok(), "store");
+    auto mine = store.get(peer_id, "t.string");
+    check(mine && *mine == Value(std::string("mine")), "stored value comes first");
+
+    // The job's own facts through the job rank.
+    auto size = store.get(ProcId{store.self().nspace, job_rank}, "pmix.job.size");
+    check(size && *size == Value(std::uint64_t{2}),
+          "pmix.job.size: " + (size ? format_value(*size) : size.error().message));
+
+    check(store.fence().ok(), "last fence");
+    datastore::shutdown();
+    if (failures == 0) {
+        std::printf("rank %u: ok\n", me);
+    }
+    return failures == 0 ? 0 : 1;
+}

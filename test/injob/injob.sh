@@ -1,0 +1,67 @@
+#!/bin/sh
+# In-job mode: meridian_init runs the pnet pipeline inside a job that Open
+# MPI's mpirun started (2 and 4 processes), and in a process started alone.
+# injob_peer (C++) and injob_peer_c (C) check each process's allocation.
+if [ -z "$MPIRUN" ] || [ "$HAVE_PMIX" != yes ]; then
+    mpi=no
+else
+    mpi=yes
+fi
+if [ "$(id -u)" = 0 ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+fi
+setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
+unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
+setp pnet_base_requests "id=data,type=tcp,endpts=2"
+setp pnet_tcp_static_ports "tcp:32000-32099"
+
+status=0
+# run NAME EXPECTED-OK-LINES COMMAND...: every process must report ok.
+run() {
+    name=$1 want=$2
+    shift 2
+    out=$("$@" 2>&1)
+    rc=$?
+    oks=$(echo "$out" | grep -c ': ok')
+    if [ $rc -ne 0 ] || [ "$oks" -ne "$want" ]; then
+        echo "FAIL: $name (exit $rc, $oks of $want processes ok):"
+        echo "$out"
+        status=1
+    else
+        echo "ok: $name"
+        echo "$out" | sed 's/^/  /'
+    fi
+}
+
+# Alone: the C++ program asks in_job(), which runs the pipeline then; C has
+# no in_job(), so it asks for it at init.
+run "singleton (C++, auto)" 1 "$PEER"
+setp pnet_base_in_job yes
+run "singleton (C, in_job=yes)" 1 "$PEER_C"
+unsetp pnet_base_in_job
+
+if [ $mpi = yes ]; then
+    run "mpirun -np 2 (C++)" 2 "$MPIRUN" -np 2 --oversubscribe "$PEER"
+    run "mpirun -np 4 (C++)" 4 "$MPIRUN" -np 4 --oversubscribe "$PEER"
+    run "mpirun -np 2 (C)" 2 "$MPIRUN" -np 2 --oversubscribe "$PEER_C"
+
+    # A required request that cannot be met: meridian_init fails in every
+    # process, saying why.
+    setp pnet_base_requests "id=data,type=tcp,endpts=80,required"
+    out=$("$MPIRUN" -np 2 --oversubscribe "$PEER" 2>&1)
+    fails=$(echo "$out" | grep -c 'FAIL: meridian_init')
+    why=$(echo "$out" | grep -c 'meridian: error: request "data": ENDPTS 80 is required but .* has 100 free tcp ports for 2 processes$')
+    where=$(echo "$out" | grep -c 'meridian: error: in-job network setup (process .*:[01], node .*): the pnet component "tcp" failed in allocate')
+    if [ "$fails" -ne 2 ] || [ "$why" -ne 2 ] || [ "$where" -ne 2 ]; then
+        echo "FAIL: an unmet required request must fail meridian_init in both processes, with the reason:"
+        echo "$out"
+        status=1
+    else
+        echo "ok: unmet required request"
+        echo "$out" | grep 'meridian: error' | sed 's/^/  /'
+    fi
+else
+    echo "SKIP: the mpirun cases (no mpirun, or Meridian built without PMIx)"
+fi
+exit $status
