@@ -124,6 +124,14 @@ int open_component(const mca_base_component_t *)
     return MERIDIAN_SUCCESS;
 }
 
+int close_component(const mca_base_component_t *)
+{
+    // Free what the parse holds now: the DSO (and this storage) may be
+    // unloaded next, and its heap blocks with it would be lost.
+    settings() = Settings{};
+    return MERIDIAN_SUCCESS;
+}
+
 std::string nic_label(const Fabric &fabric, Index nic)
 {
     const auto &n = fabric.nics()[nic];
@@ -318,7 +326,7 @@ __attribute__((visibility("default"))) mca_coord_base_component_t mca_coord_toru
         {1, 0, 0},
         register_params,
         open_component,
-        nullptr, // close: nothing held beyond the parsed settings, reset at open
+        close_component,
         query,
     },
 };
