@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "mca/coord/base/base.hpp"
@@ -22,6 +24,7 @@ namespace {
 
 using fabric::Index;
 constexpr std::uint32_t none = UINT32_MAX;
+constexpr std::uint32_t not_looked_up = UINT32_MAX - 1;
 
 struct Pool {
     fabric::Protocol protocol = fabric::Protocol::tcp;
@@ -34,20 +37,46 @@ struct NodePools {
 };
 
 // Free ports per fabric node name: what one job took stays taken for the
-// next job until deregister gives it back.
-std::unordered_map<std::string, NodePools> &ledger()
+// next job until deregister gives it back.  Jobs on the fabric last used
+// find their nodes' entries by index, without hashing names (entries of an
+// unordered_map stay put while it grows).
+struct Ledger {
+    std::unordered_map<std::string, NodePools> by_name;
+    std::weak_ptr<const fabric::Fabric> fabric;
+    std::vector<NodePools *> by_index; // per node of `fabric`; nullptr: not looked up
+};
+
+Ledger &ledger()
 {
-    static std::unordered_map<std::string, NodePools> pools;
+    static Ledger pools;
     return pools;
 }
 
-Result<NodePools *> pools_of(const fabric::Node &node)
+// The ledger's index for `fabric` (made anew when the fabric changes).
+std::vector<NodePools *> &ledger_index(const std::shared_ptr<const fabric::Fabric> &fabric)
 {
-    auto &all = ledger();
-    if (const auto found = all.find(node.name); found != all.end()) {
-        return &found->second;
+    Ledger &all = ledger();
+    if (all.fabric.lock() != fabric) {
+        all.fabric = fabric;
+        all.by_index.assign(fabric->nodes().size(), nullptr);
     }
-    std::vector<fabric::PortPoolSpec> specs = node.ports;
+    // A fabric only grows (nodes are appended): known indices stay right.
+    all.by_index.resize(fabric->nodes().size(), nullptr);
+    return all.by_index;
+}
+
+// A node's pools, made from its ports= (or pnet_tcp_static_ports) on first use.
+Result<NodePools *> pools_of(const fabric::Fabric &fab, std::vector<NodePools *> &index, Index node)
+{
+    if (index[node] != nullptr) {
+        return index[node];
+    }
+    auto &all = ledger().by_name;
+    const fabric::Node &host = fab.nodes()[node];
+    if (const auto found = all.find(host.name); found != all.end()) {
+        return index[node] = &found->second;
+    }
+    std::vector<fabric::PortPoolSpec> specs = host.ports;
     if (specs.empty()) {
         auto defaults = static_pools();
         if (!defaults) {
@@ -59,7 +88,7 @@ Result<NodePools *> pools_of(const fabric::Node &node)
     for (const auto &spec : specs) {
         made.pools.push_back(Pool{spec.protocol, spec.subnet, fabric::PortPool(spec.ranges)});
     }
-    return &all.emplace(node.name, std::move(made)).first->second;
+    return index[node] = &all.emplace(host.name, std::move(made)).first->second;
 }
 
 // The pool a NIC's ports come from: the narrowest subnet pool holding its
@@ -104,15 +133,18 @@ bool is_mine(const pnet::Grant &grant)
 // and where their pools sit in the flat per-pool counters.
 class Nodes {
 public:
-    explicit Nodes(const fabric::Fabric &fabric) : fabric_(fabric) {}
+    explicit Nodes(const std::shared_ptr<const fabric::Fabric> &fabric)
+        : fabric_(*fabric), index_(ledger_index(fabric)), slot_of_(fabric->nodes().size(), none)
+    {
+    }
 
     // The slot of a fabric node (made on first use).
     Result<std::uint32_t> slot(Index node)
     {
-        if (const auto found = slot_of_.find(node); found != slot_of_.end()) {
-            return found->second;
+        if (slot_of_[node] != none) {
+            return slot_of_[node];
         }
-        auto pools = pools_of(fabric_.nodes()[node]);
+        auto pools = pools_of(fabric_, index_, node);
         if (!pools) {
             return pools.error();
         }
@@ -121,7 +153,7 @@ public:
         pools_.push_back(*pools);
         first_pool_.push_back(pool_count_);
         pool_count_ += static_cast<std::uint32_t>((*pools)->pools.size());
-        slot_of_.emplace(node, slot);
+        slot_of_[node] = slot;
         return slot;
     }
     std::size_t size() const { return nodes_.size(); }
@@ -132,7 +164,8 @@ public:
 
 private:
     const fabric::Fabric &fabric_;
-    std::unordered_map<Index, std::uint32_t> slot_of_;
+    std::vector<NodePools *> &index_;
+    std::vector<std::uint32_t> slot_of_; // per fabric node; none: not touched yet
     std::vector<Index> nodes_;
     std::vector<NodePools *> pools_;
     std::vector<std::uint32_t> first_pool_;
@@ -150,7 +183,13 @@ void release(const pnet::Job &job, pnet::Grant &grant)
 {
     const fabric::Fabric &fab = *job.fabric;
     const auto protocol = grant.type == "udp" ? fabric::Protocol::udp : fabric::Protocol::tcp;
-    auto &all = ledger();
+    std::vector<NodePools *> &index = ledger_index(job.fabric);
+    auto &all = ledger().by_name;
+    // Per node, looked up when the node changes (ranks come grouped by node):
+    // its pools and, per device name, the pool the ports go back to.
+    Index node = fabric::no_index;
+    NodePools *pools = nullptr;
+    std::vector<std::uint32_t> pool_of_device;
     const auto ranks = static_cast<std::uint32_t>(job.map.procs.size());
     for (std::uint32_t rank = 0; rank < ranks && !grant.port_offsets.empty(); ++rank) {
         const auto ports = grant.ports_of(rank);
@@ -158,15 +197,27 @@ void release(const pnet::Job &job, pnet::Grant &grant)
         if (ports.empty() || devices.empty()) {
             continue;
         }
-        const Index node = job.map.procs[rank].node;
-        const auto nic = fab.find_nic(node, grant.device_names[devices[0]]);
-        const auto pools = all.find(fab.nodes()[node].name);
-        if (!nic || pools == all.end() || !fab.nics()[*nic].address) {
+        if (job.map.procs[rank].node != node) {
+            node = job.map.procs[rank].node;
+            pools = index[node];
+            if (pools == nullptr) {
+                const auto found = all.find(fab.nodes()[node].name);
+                pools = found == all.end() ? nullptr : &found->second;
+            }
+            pool_of_device.assign(grant.device_names.size(), not_looked_up);
+        }
+        if (pools == nullptr) {
             continue;
         }
-        const auto pool = find_pool(pools->second, protocol, *fab.nics()[*nic].address);
+        std::uint32_t &pool = pool_of_device[devices[0]];
+        if (pool == not_looked_up) {
+            const auto nic = fab.find_nic(node, grant.device_names[devices[0]]);
+            pool = nic && fab.nics()[*nic].address
+                       ? find_pool(*pools, protocol, *fab.nics()[*nic].address)
+                       : none;
+        }
         if (pool != none) {
-            pools->second.pools[pool].free.give_back(ports);
+            pools->pools[pool].free.give_back(ports);
         }
     }
     grant.port_offsets.clear();
@@ -344,7 +395,7 @@ std::optional<Failure> serve(pnet::Job &job, const pnet::Request &request, pnet:
     if (request.bandwidth_mbps) {
         const double asked = request.bandwidth_mbps->value;
         const bool required = request.bandwidth_mbps->required;
-        std::unordered_map<Index, std::uint32_t> sharing; // NIC -> processes
+        std::vector<std::uint32_t> sharing(fab.nics().size(), 0); // per NIC: processes
         for (std::uint32_t rank = 0; rank < ranks; ++rank) {
             if (nic_of[rank] != fabric::no_index) {
                 ++sharing[nic_of[rank]];
@@ -412,7 +463,9 @@ std::optional<Failure> serve(pnet::Job &job, const pnet::Request &request, pnet:
 
     // Take: every check passed.
     std::vector<std::uint32_t> handed(nodes.pool_count(), 0);
-    std::unordered_map<std::string, std::uint32_t> device_index;
+    // Per NIC: its name's entry in device_names (NICs of one name share it).
+    std::vector<std::uint32_t> device_of_nic(fab.nics().size(), none);
+    std::unordered_map<std::string_view, std::uint32_t> device_index;
     grant.port_offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
     grant.device_offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
     grant.ports.clear();
@@ -430,13 +483,17 @@ std::optional<Failure> serve(pnet::Job &job, const pnet::Request &request, pnet:
             const std::uint32_t slot = nodes.slot(job.map.procs[rank].node).value();
             const std::uint32_t pool = flat - nodes.first_pool(slot);
             nodes.pools(slot).pools[pool].free.take(count, grant.ports);
-            const std::string &nic_name = fab.nics()[nic_of[rank]].name;
-            const auto [entry, added] = device_index.emplace(
-                nic_name, static_cast<std::uint32_t>(grant.device_names.size()));
-            if (added) {
-                grant.device_names.push_back(nic_name);
+            std::uint32_t &device = device_of_nic[nic_of[rank]];
+            if (device == none) {
+                const std::string &nic_name = fab.nics()[nic_of[rank]].name;
+                const auto [entry, added] = device_index.emplace(
+                    nic_name, static_cast<std::uint32_t>(grant.device_names.size()));
+                if (added) {
+                    grant.device_names.push_back(nic_name);
+                }
+                device = entry->second;
             }
-            grant.devices.push_back(entry->second);
+            grant.devices.push_back(device);
         }
         grant.port_offsets[rank + 1] = static_cast<std::uint32_t>(grant.ports.size());
         grant.device_offsets[rank + 1] = static_cast<std::uint32_t>(grant.devices.size());
@@ -463,7 +520,7 @@ int allocate(pnet::Job &job)
     if (job.fabric == nullptr || job.requests.size() != job.grants.size()) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    Nodes nodes(*job.fabric);
+    Nodes nodes(job.fabric);
     bool served = false;
     for (std::size_t i = 0; i < job.grants.size(); ++i) {
         pnet::Grant &grant = job.grants[i];
@@ -500,7 +557,10 @@ int deregister(pnet::Job &job)
 
 void forget_pools()
 {
-    ledger().clear();
+    Ledger &all = ledger();
+    all.by_name.clear();
+    all.fabric.reset();
+    all.by_index.clear();
 }
 
 int setup_local_network(pnet::Job &job, std::string_view node)

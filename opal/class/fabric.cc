@@ -76,7 +76,8 @@ Error bad(std::string message)
 // count and the package of each NIC in order), since the distances depend on
 // nothing else.  Answers that are not plain NIC order are materialized per
 // (node, package) once, in chunks that never move, so a call after the first
-// for its node is a lock and two lookups.
+// for its node is a lock and a few array reads (no hashing: a job asks once
+// per process and request, 10^6 times and more).
 struct Fabric::OrderCache {
     static constexpr std::uint32_t unknown = UINT32_MAX;
     static constexpr std::size_t chunk_size = 1 << 16;
@@ -90,8 +91,9 @@ struct Fabric::OrderCache {
     bool used = false;
     std::unordered_map<std::string, std::uint32_t> shape_ids;
     std::vector<ShapeOrders> shapes;
-    std::vector<std::uint32_t> node_shape; // per node, unknown until asked
-    std::unordered_map<std::uint64_t, std::span<const Index>> answers;
+    std::vector<std::uint32_t> node_shape;  // per node, unknown until asked
+    std::vector<std::uint32_t> node_answers; // per node: its first entry in answers, or unknown
+    std::vector<std::span<const Index>> answers; // per node asked: one per package (empty: not yet)
     std::vector<std::unique_ptr<Index[]>> chunks;
     std::size_t chunk_used = chunk_size;
 
@@ -497,6 +499,7 @@ std::span<const Index> Fabric::nics_by_distance(Index node, std::int32_t package
     cache.used = true;
     if (cache.node_shape.size() < nodes_.size()) {
         cache.node_shape.resize(nodes_.size(), OrderCache::unknown);
+        cache.node_answers.resize(nodes_.size(), OrderCache::unknown);
     }
     std::uint32_t &shape = cache.node_shape[node];
     if (shape == OrderCache::unknown) {
@@ -542,19 +545,20 @@ std::span<const Index> Fabric::nics_by_distance(Index node, std::int32_t package
     if (orders.identity[static_cast<std::size_t>(package)] || host.nics.empty()) {
         return host.nics;
     }
-    const std::uint64_t key =
-        (static_cast<std::uint64_t>(node) << 32) | static_cast<std::uint32_t>(package);
-    const auto known = cache.answers.find(key);
-    if (known != cache.answers.end()) {
-        return known->second;
+    std::uint32_t &first = cache.node_answers[node];
+    if (first == OrderCache::unknown) {
+        first = static_cast<std::uint32_t>(cache.answers.size());
+        cache.answers.resize(cache.answers.size() + host.packages);
     }
-    std::vector<Index> answer(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        answer[i] = host.nics[order[i]];
+    std::span<const Index> &known = cache.answers[first + static_cast<std::uint32_t>(package)];
+    if (known.empty()) {
+        std::vector<Index> answer(order.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            answer[i] = host.nics[order[i]];
+        }
+        known = cache.store(answer);
     }
-    const auto stored = cache.store(answer);
-    cache.answers.emplace(key, stored);
-    return stored;
+    return known;
 }
 
 std::optional<double> parse_rate_mbps(std::string_view text)
