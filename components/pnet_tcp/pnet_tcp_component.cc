@@ -149,10 +149,19 @@ const mca_pnet_base_module_t module = {
     deregister,
 };
 
+// A bad pnet_tcp_static_ports is reported when the component opens, whether
+// or not a job ever draws from it (the component then stays closed).
 int open_component(const mca_base_component_t *)
 {
-    parsed_pools.reset();
-    return MERIDIAN_SUCCESS;
+    return guarded("open", [] {
+        parsed_pools.reset();
+        const auto pools = meridian::pnet_tcp::static_pools();
+        if (!pools) {
+            meridian::report_error(pools.error().message);
+            return pools.error().status;
+        }
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
 }
 
 int close_component(const mca_base_component_t *)

@@ -14,6 +14,9 @@ void setup()
     meridian_test::make_scratch("coord-test");
     meridian_test::isolate_mca_environment();
     meridian_test::set_param_env("mca_base_component_path", COORD_COMPONENT_PATH);
+    // These tests place their fabrics by hand: no in-job run placing this
+    // host on the first query that finds no context.
+    meridian_test::set_param_env("pnet_base_in_job", "no");
     meridian_test::capture_messages();
 }
 

@@ -34,9 +34,11 @@ run() {
     fi
 }
 
-# Alone: the C++ program asks in_job(), which runs the pipeline then; C has
-# no in_job(), so it asks for it at init.
+# Alone: the C++ program asks in_job(), which runs the pipeline then; the C
+# program's first coord query runs it; with pnet_base_in_job=yes
+# meridian_init runs it.
 run "singleton (C++, auto)" 1 "$PEER"
+run "singleton (C, auto: the first coord query)" 1 "$PEER_C"
 setp pnet_base_in_job yes
 run "singleton (C, in_job=yes)" 1 "$PEER_C"
 unsetp pnet_base_in_job
@@ -49,7 +51,7 @@ if [ $mpi = yes ]; then
     # A required request that cannot be met: meridian_init fails in every
     # process, saying why.
     setp pnet_base_requests "id=data,type=tcp,endpts=80,required"
-    out=$("$MPIRUN" -np 2 --oversubscribe "$PEER" 2>&1)
+    out=$(INJOB_EXPECT_INIT_FAILURE=1 "$MPIRUN" -np 2 --oversubscribe -x INJOB_EXPECT_INIT_FAILURE "$PEER" 2>&1)
     fails=$(echo "$out" | grep -c 'FAIL: meridian_init')
     why=$(echo "$out" | grep -c 'meridian: error: request "data": ENDPTS 80 is required but .* has 100 free tcp ports for 2 processes$')
     where=$(echo "$out" | grep -c 'meridian: error: in-job network setup (process .*:[01], node .*): the pnet component "tcp" failed in allocate')

@@ -9,6 +9,7 @@
 // peer, so every process must have computed the same allocation.  Prints
 // "rank R: ok" or the failures.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,9 @@ int main(int argc, char **argv)
 {
     if (const int rc = meridian_init(&argc, &argv); rc != MERIDIAN_SUCCESS) {
         std::printf("FAIL: meridian_init: %s\n", meridian_strerror(rc));
-        return 1;
+        // Expected by the test: exit 0, or mpirun would kill the other
+        // processes before they say why they failed too.
+        return std::getenv("INJOB_EXPECT_INIT_FAILURE") != nullptr ? 0 : 1;
     }
     auto opened = datastore::store();
     if (!opened) {

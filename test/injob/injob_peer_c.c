@@ -1,5 +1,6 @@
-/* The C view of in-job mode (injob.sh runs it under mpirun and alone with
- * pnet_base_in_job=yes): after meridian_init a C program asks coord for its
+/* The C view of in-job mode (injob.sh runs it under mpirun, and alone with
+ * pnet_base_in_job auto -- its first coord query runs the pipeline -- and
+ * yes): after meridian_init a C program asks coord for its
  * coordinates (x,y,z, logical), its endpoints (two, "ADDRESS:PORT" with a
  * port from the pool) and its cost to itself (0).  The rank comes from the
  * launcher's environment (PMIX_RANK), 0 when alone. */

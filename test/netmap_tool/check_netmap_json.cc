@@ -4,7 +4,8 @@
 //     and request has exactly the documented keys, of the documented types;
 //   - ranks are 0, 1, 2, ... in order, each on a node;
 //   - every process has a port list for every request, with "endpts" ports
-//     (unless --best-effort: at most that many), ascending;
+//     (unless --best-effort: at most that many), ascending; a request's
+//     "endpts_given" (when not null) is the fewest and most any process got;
 //   - for every request, no port is given to two processes of one node;
 //   - coordinates: one per NIC, in --view, each with as many values as the
 //     first of its plane;
@@ -99,12 +100,14 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    // The requests: id -> endpts.
+    // The requests: id -> endpts, and the fewest and most ports given.
     std::map<std::string, std::uint64_t> endpts;
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> given_of;
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> seen_given;
     for (const Json &request : doc["requests"]) {
         if (!has_keys(request,
-                      {"id", "type", "plane", "endpts", "qos", "bandwidth_mbps", "seckey_bytes",
-                       "component"},
+                      {"id", "type", "plane", "endpts", "endpts_given", "qos", "bandwidth_mbps",
+                       "seckey_bytes", "component"},
                       {}, "a request")) {
             continue;
         }
@@ -119,6 +122,15 @@ int main(int argc, char **argv)
         }
         if (!endpts.emplace(id, request["endpts"].get<std::uint64_t>()).second) {
             problem("request id \"" + id + "\" is listed twice");
+        }
+        const Json &given = request["endpts_given"];
+        if (given.is_array() && given.size() == 2 && given[0].is_number_unsigned() &&
+            given[1].is_number_unsigned() && given[0] <= given[1]) {
+            given_of.emplace(id, std::make_pair(given[0].get<std::uint64_t>(),
+                                                given[1].get<std::uint64_t>()));
+        } else if (!given.is_null()) {
+            problem("request " + id + " has endpts_given " + given.dump() +
+                    ", expected [FEWEST, MOST] or null");
         }
     }
 
@@ -152,6 +164,13 @@ int main(int argc, char **argv)
                 if (best_effort ? list.size() > asked->second : list.size() != asked->second) {
                     problem(what + " has " + std::to_string(list.size()) + " ports for \"" + id +
                             "\", asked for " + std::to_string(asked->second));
+                }
+                const auto [range, first] =
+                    seen_given.emplace(id, std::make_pair(list.size(), list.size()));
+                if (!first) {
+                    range->second.first = std::min<std::uint64_t>(range->second.first, list.size());
+                    range->second.second =
+                        std::max<std::uint64_t>(range->second.second, list.size());
                 }
                 std::uint64_t previous = 0;
                 for (const Json &port : list) {
@@ -209,6 +228,18 @@ int main(int argc, char **argv)
     }
     if (want_procs >= 0 && rank != std::uint64_t(want_procs)) {
         problem(std::to_string(rank) + " processes, expected " + std::to_string(want_procs));
+    }
+    // endpts_given says what the processes got (requests whose component
+    // hands out ports; with no process it is [0, 0]).
+    for (const auto &[id, given] : given_of) {
+        const auto seen = seen_given.find(id);
+        const std::pair<std::uint64_t, std::uint64_t> got =
+            seen != seen_given.end() ? seen->second : std::pair<std::uint64_t, std::uint64_t>{0, 0};
+        if (got.first != given.first || got.second != given.second) {
+            problem("request " + id + " says endpts_given [" + std::to_string(given.first) + "," +
+                    std::to_string(given.second) + "], the processes got [" +
+                    std::to_string(got.first) + "," + std::to_string(got.second) + "]");
+        }
     }
     if (problems > 0) {
         std::printf("check_netmap_json: %d problem(s)\n", problems);

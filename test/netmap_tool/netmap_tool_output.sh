@@ -35,8 +35,8 @@ expect_out <<'END'
 {"rank":3,"node":"node03","ports":{"bulk":[32002,32003],"ctl":[33001]},"devices":{"bulk":["eth0"],"ctl":["mgmt0"]},"nics":["eth0","mgmt0","eth1"],"coords":[{"plane":"data","view":"logical","coord":[0,0,0]},{"plane":"mgmt","view":"logical","coord":[2,1,0]},{"plane":"data","view":"logical","coord":[1,1,1]}]}
 ],
 "requests":[
-{"id":"bulk","type":"tcp","plane":"data","endpts":2,"qos":2,"bandwidth_mbps":null,"seckey_bytes":0,"component":"tcp"},
-{"id":"ctl","type":"tcp","plane":"mgmt","endpts":1,"qos":null,"bandwidth_mbps":null,"seckey_bytes":16,"component":"tcp"}
+{"id":"bulk","type":"tcp","plane":"data","endpts":2,"endpts_given":[2,2],"qos":2,"bandwidth_mbps":null,"seckey_bytes":0,"component":"tcp"},
+{"id":"ctl","type":"tcp","plane":"mgmt","endpts":1,"endpts_given":[1,1],"qos":null,"bandwidth_mbps":null,"seckey_bytes":16,"component":"tcp"}
 ]}
 END
 "$CHECK_NETMAP_JSON" "$out" --procs 4 --nics 3 >"$scratch/check" || fail "check_netmap_json: $(cat "$scratch/check")"
@@ -65,6 +65,6 @@ rank  node    fast   nics             coordinates (logical)
 END
 run_netmap --fabric "$example" --hosts node02:1 --request id=fast,plane=10.10.0.0/16,qos=3,bw=2.5G --format json
 expect_status 0
-expect_out_line '{"id":"fast","type":"tcp","plane":"data","endpts":1,"qos":3,"bandwidth_mbps":2500,"seckey_bytes":0,"component":"tcp"}'
+expect_out_line '{"id":"fast","type":"tcp","plane":"data","endpts":1,"endpts_given":[1,1],"qos":3,"bandwidth_mbps":2500,"seckey_bytes":0,"component":"tcp"}'
 
 finish

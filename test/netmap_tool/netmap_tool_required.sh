@@ -34,7 +34,7 @@ END
 expect_out <<'END'
 request  type  plane  endpts  qos  bandwidth  seckey  component
 bulk     tcp   data   2       2    -          -       tcp
-ctl      tcp   mgmt   5       -    -          -       tcp
+ctl      tcp   mgmt   4 of 5  -    -          -       tcp
 
 rank  node    bulk         ctl          nics             coordinates (logical)
    0  node01  32000-32001  33000-33003  eth0,mgmt0,eth1  data(0,0,0) mgmt(2,0,0) data(1,1,1)
@@ -45,6 +45,18 @@ END
 run_netmap --fabric "$example" --hosts node01:4 --request "$bulk" --request "$ctl5" --format json
 expect_status 0
 "$CHECK_NETMAP_JSON" "$out" --procs 4 --best-effort >"$scratch/check" || fail "check_netmap_json: $(cat "$scratch/check")"
+expect_out_line '{"id":"ctl","type":"tcp","plane":"mgmt","endpts":5,"endpts_given":[4,4],"qos":null,"bandwidth_mbps":null,"seckey_bytes":0,"component":"tcp"}'
+
+# Shares that differ: 16 ports for 3 processes asking 6 each give 6, 5, 5.
+run_netmap --fabric "$example" --hosts node01:3 --request id=ctl,type=tcp,plane=mgmt,endpts=6
+expect_status 0
+expect_out_line 'ctl      tcp   mgmt   5-6 of 6  -    -          -       tcp'
+expect_out_line '   0  node01  33000-33005  eth0,mgmt0,eth1  data(0,0,0) mgmt(2,0,0) data(1,1,1)'
+expect_out_line '   2  node01  33011-33015  eth0,mgmt0,eth1  data(0,0,0) mgmt(2,0,0) data(1,1,1)'
+run_netmap --fabric "$example" --hosts node01:3 --request id=ctl,type=tcp,plane=mgmt,endpts=6 --format json
+expect_status 0
+"$CHECK_NETMAP_JSON" "$out" --procs 3 --best-effort >"$scratch/check" || fail "check_netmap_json: $(cat "$scratch/check")"
+expect_out_line '{"id":"ctl","type":"tcp","plane":"mgmt","endpts":6,"endpts_given":[5,6],"qos":null,"bandwidth_mbps":null,"seckey_bytes":0,"component":"tcp"}'
 
 # Best effort: the highest QoS level the plane has; the default type.
 run_netmap --fabric "$example" --hosts node01:1 --request id=ctl,type=tcp,plane=mgmt,qos=3 --request id=u,type=opa,plane=data

@@ -489,15 +489,25 @@ END_TEST
 
 // ---------------------------------------------------------------- parameters
 
+// Reported when pnet opens, even for a job on nodes with ports of their own
+// (node01): the component stays closed, so nothing serves tcp.
 START_TEST(bad_static_ports_name_the_parameter)
 {
     use_components(nullptr);
     meridian_test::set_param_env("pnet_tcp_static_ports", "tcp:32000-70000");
-    auto job = job_of(lab(), "node03:1", "id=data,type=tcp");
-    allocate_error(*job);
-    ck_assert_messages(ERROR_MSG("pnet_tcp_static_ports from environment variable " +
-                                 meridian_test::env_name("pnet_tcp_static_ports") +
-                                 ":11: expected a port 1-65535, found \"70000\""));
+    auto map = fabric::make_job_map(*lab(), "node01:1", fabric::Binding::package, "--hosts");
+    ck_assert(map.ok());
+    auto parsed = pnet::parse_requests("id=data,type=tcp", "--request");
+    ck_assert(parsed.ok());
+    auto job = pnet::make_job(lab(), std::move(*map), std::move(*parsed));
+    ck_assert(!job.ok());
+    ck_assert_uint_ge(meridian_test::messages().size(), 1);
+    ck_assert_text_eq(meridian_test::messages()[0].text,
+                      "pnet_tcp_static_ports from environment variable " +
+                          meridian_test::env_name("pnet_tcp_static_ports") +
+                          ":11: expected a port 1-65535, found \"70000\"");
+    ck_assert(pnet::active_components().empty() ||
+              pnet::active_components().front() != "tcp");
 }
 END_TEST
 

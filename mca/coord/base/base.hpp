@@ -71,8 +71,14 @@ namespace meridian::coord {
 // module failed.  On error the previous context stays.
 Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
                    std::shared_ptr<const fabric::JobMap> job);
-// The current context, or null.
+// The current context, or null.  When there is none and a provider is set,
+// the provider runs first (once; then it is forgotten).
 const mca_coord_context *context();
+// What makes the context on the first query that finds none: meridian_init
+// sets pnet's in-job run for a process started alone (pnet_base_in_job=auto),
+// so its first coordinate, endpoint or cost query runs the pipeline.
+// nullptr: none.
+void set_context_provider(void (*provider)());
 void forget_context();
 
 // A NIC's coordinate in a view as placed on `context` (what a module's

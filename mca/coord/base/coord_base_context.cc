@@ -32,6 +32,7 @@ namespace {
 struct State {
     std::shared_ptr<mca_coord_context> current;
     bool opened_here = false; // set_context opened the framework, forget_context closes it
+    void (*provider)() = nullptr; // makes the context on the first query that finds none
 };
 
 State &state()
@@ -444,7 +445,17 @@ Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
     return success();
 }
 
-const mca_coord_context *context() { return state().current.get(); }
+const mca_coord_context *context()
+{
+    State &s = state();
+    if (!s.current && s.provider != nullptr) {
+        // Once: the provider sets the context (or reports why it could not).
+        std::exchange(s.provider, nullptr)();
+    }
+    return s.current.get();
+}
+
+void set_context_provider(void (*provider)()) { state().provider = provider; }
 
 void forget_context()
 {

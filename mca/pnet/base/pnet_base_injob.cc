@@ -311,13 +311,19 @@ Status run(datastore::Store &store)
 } // namespace
 
 namespace detail {
-void defer_in_job(bool deferred) { state().deferred = deferred; }
+void defer_in_job(bool deferred)
+{
+    state().deferred = deferred;
+    // A coord query before any in_job() call runs it too.
+    coord::set_context_provider(deferred ? +[] { (void) in_job(); } : nullptr);
+}
 } // namespace detail
 
 Status run_in_job()
 {
     auto &s = state();
     s.deferred = false;
+    coord::set_context_provider(nullptr);
     if (s.job) {
         return success();
     }
@@ -350,6 +356,7 @@ void forget_in_job()
 {
     auto &s = state();
     s.deferred = false;
+    coord::set_context_provider(nullptr);
     if (s.job) {
         (void) deregister(*s.job);
         s.job.reset();

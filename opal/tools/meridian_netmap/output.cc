@@ -4,8 +4,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mca/coord/base/base.hpp"
@@ -144,6 +146,42 @@ Status coordinates_available(const pnet::Job &job, meridian_coord_view_t view)
     return success();
 }
 
+// The fewest and most ports any process got for a request; none when its
+// component hands out no ports (devices only, say).
+std::optional<std::pair<std::size_t, std::size_t>> ports_given(const pnet::Job &job,
+                                                               const pnet::Grant &grant)
+{
+    if (grant.port_offsets.empty()) {
+        return std::nullopt;
+    }
+    std::pair<std::size_t, std::size_t> given{SIZE_MAX, 0};
+    const auto ranks = static_cast<std::uint32_t>(job.map.procs.size());
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        const std::size_t count = grant.ports_of(rank).size();
+        given.first = std::min(given.first, count);
+        given.second = std::max(given.second, count);
+    }
+    if (ranks == 0) {
+        given.first = 0;
+    }
+    return given;
+}
+
+// "2" when every process got what it asked for, else what they got:
+// "4 of 5", "2-3 of 5".
+std::string endpts_cell(const pnet::Job &job, const pnet::Grant &grant)
+{
+    const std::string asked = std::to_string(grant.endpts_asked);
+    const auto given = ports_given(job, grant);
+    if (!given || (given->first == grant.endpts_asked && given->second == grant.endpts_asked)) {
+        return asked;
+    }
+    const std::string got = given->first == given->second
+                                ? std::to_string(given->first)
+                                : std::to_string(given->first) + "-" + std::to_string(given->second);
+    return got + " of " + asked;
+}
+
 void write_request_table(const pnet::Job &job, StreamOut &out)
 {
     // Few rows: made as cells first, then aligned.
@@ -153,7 +191,7 @@ void write_request_table(const pnet::Job &job, StreamOut &out)
     for (const pnet::Grant &grant : job.grants) {
         rows.push_back(
             {grant.id, grant.type, grant.plane.empty() ? "-" : grant.plane,
-             std::to_string(grant.endpts_asked), grant.qos ? std::to_string(*grant.qos) : "-",
+             endpts_cell(job, grant), grant.qos ? std::to_string(*grant.qos) : "-",
              grant.bandwidth_mbps ? fabric::format_rate_mbps(*grant.bandwidth_mbps) : "-",
              grant.seckey.empty() ? "-" : std::to_string(grant.seckey.size()) + " bytes",
              grant.component.empty() ? "-" : grant.component});
@@ -372,6 +410,16 @@ Status write_json(const mca_pnet_job &handle, meridian_coord_view_t view, Stream
         append_json_string(text, grant.plane);
         text += ",\"endpts\":";
         append_number(text, grant.endpts_asked);
+        text += ",\"endpts_given\":";
+        if (const auto given = ports_given(job, grant)) {
+            text += '[';
+            append_number(text, given->first);
+            text += ',';
+            append_number(text, given->second);
+            text += ']';
+        } else {
+            text += "null";
+        }
         text += ",\"qos\":";
         if (grant.qos) {
             append_number(text, *grant.qos);
