@@ -160,20 +160,11 @@ bool parse_view(std::string_view text, meridian_coord_view_t *view)
     } else if (util::iequals(text, "physical")) {
         value = MERIDIAN_COORD_PHYSICAL_VIEW;
     } else {
-        if (text.empty() || text.size() > 3) {
+        const auto number = text.size() <= 3 ? util::parse_uint(text, 0, 255) : std::nullopt;
+        if (!number) {
             return false;
         }
-        unsigned number = 0;
-        for (const char c : text) {
-            if (c < '0' || c > '9') {
-                return false;
-            }
-            number = number * 10 + static_cast<unsigned>(c - '0');
-        }
-        if (number > 255) {
-            return false;
-        }
-        value = static_cast<meridian_coord_view_t>(number);
+        value = static_cast<meridian_coord_view_t>(*number);
     }
     if (view != nullptr) {
         *view = value;

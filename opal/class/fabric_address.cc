@@ -2,6 +2,8 @@
 // different network.
 #include "opal/class/fabric_address.hpp"
 
+#include "opal/util/strings.hpp"
+
 namespace meridian::fabric
 {
 
@@ -16,17 +18,10 @@ std::uint32_t mask_of(std::uint8_t prefix)
 // A decimal number of at most `max_digits` digits with no leading zero.
 std::optional<std::uint32_t> parse_small_number(std::string_view text, std::size_t max_digits)
 {
-    if (text.empty() || text.size() > max_digits || (text.size() > 1 && text[0] == '0')) {
+    if (text.size() > max_digits || (text.size() > 1 && text[0] == '0')) {
         return std::nullopt;
     }
-    std::uint32_t value = 0;
-    for (const char c : text) {
-        if (c < '0' || c > '9') {
-            return std::nullopt;
-        }
-        value = value * 10 + static_cast<std::uint32_t>(c - '0');
-    }
-    return value;
+    return util::parse_uint(text, 0, UINT32_MAX);
 }
 
 } // namespace

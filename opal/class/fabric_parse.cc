@@ -58,25 +58,6 @@ bool is_word(std::string_view text)
     return true;
 }
 
-std::optional<std::uint32_t> parse_number(std::string_view text, std::uint64_t low,
-                                          std::uint64_t high)
-{
-    if (text.empty() || text.size() > 10) {
-        return std::nullopt;
-    }
-    std::uint64_t value = 0;
-    for (const char c : text) {
-        if (c < '0' || c > '9') {
-            return std::nullopt;
-        }
-        value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    if (value < low || value > high) {
-        return std::nullopt;
-    }
-    return static_cast<std::uint32_t>(value);
-}
-
 // "1,0,2": 1 to max_dims whole numbers.
 std::optional<std::vector<std::uint32_t>> parse_list(std::string_view text, char separator,
                                                      std::uint64_t low, std::uint64_t high)
@@ -85,7 +66,7 @@ std::optional<std::vector<std::uint32_t>> parse_list(std::string_view text, char
     std::size_t start = 0;
     while (true) {
         const std::size_t end = std::min(text.find(separator, start), text.size());
-        const auto value = parse_number(text.substr(start, end - start), low, high);
+        const auto value = util::parse_uint(text.substr(start, end - start), low, high);
         if (!value || values.size() == max_dims) {
             return std::nullopt;
         }
@@ -327,7 +308,7 @@ Status FabricParser::plane_statement()
         plane.cidr = *cidr;
     }
     if (attrs[2].present) {
-        const auto levels = parse_number(attrs[2].value.text, 1, max_qos_levels);
+        const auto levels = util::parse_uint(attrs[2].value.text, 1, max_qos_levels);
         if (!levels) {
             return error_at(attrs[2].value.column,
                             "expected qos=LEVELS with LEVELS 1-65535, found " +
@@ -447,7 +428,7 @@ Status FabricParser::node_statement()
     Node node;
     node.name = std::string(*name);
     if (attrs[0].present) {
-        const auto packages = parse_number(attrs[0].value.text, 1, max_packages);
+        const auto packages = util::parse_uint(attrs[0].value.text, 1, max_packages);
         if (!packages) {
             return error_at(attrs[0].value.column, "expected packages=N with N 1-256, found " +
                                                        util::quoted(attrs[0].value.text));
@@ -456,7 +437,7 @@ Status FabricParser::node_statement()
     }
     node.cores = node.packages;
     if (attrs[1].present) {
-        const auto cores = parse_number(attrs[1].value.text, 1, max_cores);
+        const auto cores = util::parse_uint(attrs[1].value.text, 1, max_cores);
         if (!cores) {
             return error_at(attrs[1].value.column, "expected cores=N with N 1-1048576, found " +
                                                        util::quoted(attrs[1].value.text));
@@ -568,7 +549,7 @@ Status FabricParser::nic_statement()
         nic.speed_mbps = static_cast<std::uint64_t>(std::llround(*rate));
     }
     if (attrs[4].present) {
-        const auto package = parse_number(attrs[4].value.text, 0, host.packages - 1);
+        const auto package = util::parse_uint(attrs[4].value.text, 0, host.packages - 1);
         if (!package) {
             return error_at(attrs[4].value.column,
                             "expected package=N with N 0-" + std::to_string(host.packages - 1) +

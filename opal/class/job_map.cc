@@ -15,11 +15,6 @@ constexpr std::uint64_t max_per_node = 10000000;
 // Ranks are an int in PMIx and MPI.
 constexpr std::uint64_t max_ranks = 2147483647;
 
-bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
 // A few known names for an "unknown node" message.
 std::string some_nodes(const Fabric &fabric)
 {
@@ -60,12 +55,6 @@ Result<JobMap> make_job_map(const Fabric &fabric, std::string_view hosts, Bindin
         return make_error(MERIDIAN_ERR_BAD_PARAM,
                           std::string(where) + ':' + std::to_string(offset + 1) + ": " + message);
     };
-    auto found_at = [&](std::size_t offset) -> std::string {
-        while (offset < hosts.size() && is_space(hosts[offset])) {
-            ++offset;
-        }
-        return offset >= hosts.size() ? "end of text" : "'" + std::string(1, hosts[offset]) + "'";
-    };
 
     JobMap map;
     map.nspace = std::move(nspace);
@@ -83,19 +72,20 @@ Result<JobMap> make_job_map(const Fabric &fabric, std::string_view hosts, Bindin
             end = hosts.size();
         }
         std::size_t begin = start;
-        while (begin < end && is_space(hosts[begin])) {
+        while (begin < end && util::is_space(hosts[begin])) {
             ++begin;
         }
         std::size_t stop = end;
-        while (stop > begin && is_space(hosts[stop - 1])) {
+        while (stop > begin && util::is_space(hosts[stop - 1])) {
             --stop;
         }
         const std::string_view item = hosts.substr(begin, stop - begin);
         const std::size_t colon = item.find(':');
         const std::string_view name = util::trim(item.substr(0, colon));
         if (name.empty()) {
-            return error_at(begin, "expected a node name, found " +
-                                       (item.empty() ? found_at(begin) : util::quoted(item)));
+            return error_at(begin,
+                            "expected a node name, found " +
+                                (item.empty() ? util::found_at(hosts, begin) : util::quoted(item)));
         }
         const auto node = fabric.find_node(name);
         if (!node) {
@@ -111,23 +101,19 @@ Result<JobMap> make_job_map(const Fabric &fabric, std::string_view hosts, Bindin
         std::uint64_t count = fabric.nodes()[*node].cores;
         if (colon != std::string_view::npos) {
             std::size_t at = begin + colon + 1;
-            while (at < stop && is_space(hosts[at])) {
+            while (at < stop && util::is_space(hosts[at])) {
                 ++at;
             }
             const std::string_view digits = hosts.substr(at, stop - at);
-            count = 0;
-            bool ok = !digits.empty() && digits.size() <= 8;
-            for (const char c : digits) {
-                ok = ok && c >= '0' && c <= '9';
-                if (ok) {
-                    count = count * 10 + static_cast<std::uint64_t>(c - '0');
-                }
+            const auto parsed =
+                digits.size() <= 8 ? util::parse_uint(digits, 1, max_per_node) : std::nullopt;
+            if (!parsed) {
+                return error_at(
+                    at, "expected a process count 1-10000000 after " +
+                            util::quoted(std::string(name) + ":") + ", found " +
+                            (digits.empty() ? util::found_at(hosts, at) : util::quoted(digits)));
             }
-            if (!ok || count < 1 || count > max_per_node) {
-                return error_at(at, "expected a process count 1-10000000 after " +
-                                        util::quoted(std::string(name) + ":") + ", found " +
-                                        (digits.empty() ? found_at(at) : util::quoted(digits)));
-            }
+            count = *parsed;
         }
         total += count;
         if (total > max_ranks) {

@@ -12,42 +12,8 @@ namespace meridian::fabric
 namespace
 {
 
-bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
-// A piece of the text and where it starts in it.
-struct Piece {
-    std::string_view text;
-    std::size_t offset = 0;
-};
-
-Piece trimmed(Piece piece)
-{
-    std::size_t begin = 0;
-    while (begin < piece.text.size() && is_space(piece.text[begin])) {
-        ++begin;
-    }
-    std::size_t end = piece.text.size();
-    while (end > begin && is_space(piece.text[end - 1])) {
-        --end;
-    }
-    return {piece.text.substr(begin, end - begin), piece.offset + begin};
-}
-
-std::vector<Piece> split_pieces(Piece whole, char separator)
-{
-    std::vector<Piece> pieces;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= whole.text.size(); ++i) {
-        if (i == whole.text.size() || whole.text[i] == separator) {
-            pieces.push_back({whole.text.substr(start, i - start), whole.offset + start});
-            start = i + 1;
-        }
-    }
-    return pieces;
-}
+using util::Piece;
+using util::split_pieces;
 
 class Parser
 {
@@ -73,22 +39,6 @@ class Parser
                               std::to_string(static_cast<std::uint64_t>(column_) + offset) + ": " +
                               message);
     }
-    // What stands at offset when a token was expected there and is empty.
-    std::string found_at(std::size_t offset) const
-    {
-        while (offset < text_.size() && is_space(text_[offset])) {
-            ++offset;
-        }
-        if (offset >= text_.size()) {
-            return "end of text";
-        }
-        return "'" + std::string(1, text_[offset]) + "'";
-    }
-    // An empty piece is reported at its end, where the separator stands.
-    std::string found(Piece piece) const
-    {
-        return piece.text.empty() ? found_at(piece.offset) : util::quoted(piece.text);
-    }
 
     Result<std::uint16_t> port(Piece part, Piece item) const;
     Result<PortPoolSpec> pool(Piece text, std::size_t index, std::vector<Written> &written) const;
@@ -103,19 +53,12 @@ class Parser
 Result<std::uint16_t> Parser::port(Piece part, Piece item) const
 {
     const Piece shown = part.text.empty() ? item : part;
-    bool ok = !part.text.empty() && part.text.size() <= 5;
-    std::uint32_t value = 0;
-    for (const char c : part.text) {
-        if (c < '0' || c > '9') {
-            ok = false;
-            break;
-        }
-        value = value * 10 + static_cast<std::uint32_t>(c - '0');
+    const auto value = part.text.size() <= 5 ? util::parse_uint(part.text, 1, 65535) : std::nullopt;
+    if (!value) {
+        return error_at(shown.offset,
+                        "expected a port 1-65535, found " + util::found(text_, shown));
     }
-    if (!ok || value < 1 || value > 65535) {
-        return error_at(shown.offset, "expected a port 1-65535, found " + found(shown));
-    }
-    return static_cast<std::uint16_t>(value);
+    return static_cast<std::uint16_t>(*value);
 }
 
 Result<PortPoolSpec> Parser::pool(Piece text, std::size_t index,
@@ -123,35 +66,35 @@ Result<PortPoolSpec> Parser::pool(Piece text, std::size_t index,
 {
     PortPoolSpec spec;
     const std::vector<Piece> fields = split_pieces(text, ':');
-    const Piece protocol = trimmed(fields[0]);
+    const Piece protocol = util::trim(fields[0]);
     if (util::iequals(protocol.text, "tcp")) {
         spec.protocol = Protocol::tcp;
     } else if (util::iequals(protocol.text, "udp")) {
         spec.protocol = Protocol::udp;
     } else {
-        return error_at(protocol.offset,
-                        "expected PROTOCOL \"tcp\" or \"udp\", found " + found(protocol));
+        return error_at(protocol.offset, "expected PROTOCOL \"tcp\" or \"udp\", found " +
+                                             util::found(text_, protocol));
     }
     if (fields.size() == 1) {
         const std::size_t end = fields[0].offset + fields[0].text.size();
         return error_at(end, "expected ':' and the ports after " + util::quoted(protocol.text) +
-                                 ", found " + found_at(end));
+                                 ", found " + util::found_at(text_, end));
     }
     if (fields.size() > 3) {
         const std::size_t colon = fields[3].offset - 1;
         return error_at(colon, "expected ',' or ';' after a port, found ':'");
     }
     if (fields.size() == 3) {
-        const Piece subnet = trimmed(fields[1]);
+        const Piece subnet = util::trim(fields[1]);
         const auto cidr = parse_cidr(subnet.text);
         if (!cidr) {
-            return error_at(subnet.offset,
-                            "expected a subnet A.B.C.D/N (host bits zero), found " + found(subnet));
+            return error_at(subnet.offset, "expected a subnet A.B.C.D/N (host bits zero), found " +
+                                               util::found(text_, subnet));
         }
         spec.subnet = *cidr;
     }
     for (const Piece &raw : split_pieces(fields.back(), ',')) {
-        const Piece item = trimmed(raw);
+        const Piece item = util::trim(raw);
         const std::size_t dash = item.text.find('-');
         PortRange range;
         if (dash == std::string_view::npos) {
@@ -161,8 +104,8 @@ Result<PortPoolSpec> Parser::pool(Piece text, std::size_t index,
             }
             range.first = range.last = *value;
         } else {
-            const Piece first = trimmed({item.text.substr(0, dash), item.offset});
-            const Piece last = trimmed({item.text.substr(dash + 1), item.offset + dash + 1});
+            const Piece first = util::trim({item.text.substr(0, dash), item.offset});
+            const Piece last = util::trim({item.text.substr(dash + 1), item.offset + dash + 1});
             auto low = port(first, item);
             if (!low) {
                 return low.error();
@@ -227,7 +170,7 @@ Status Parser::check_overlaps(const std::vector<PortPoolSpec> &pools,
 Result<std::vector<PortPoolSpec>> Parser::parse()
 {
     std::vector<PortPoolSpec> pools;
-    if (trimmed({text_, 0}).text.empty()) {
+    if (util::trim({text_, 0}).text.empty()) {
         return pools;
     }
     std::vector<Written> written;

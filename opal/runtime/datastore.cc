@@ -125,6 +125,39 @@ std::string format_proc(const ProcId &proc)
     return proc.nspace + ":" + std::to_string(proc.rank);
 }
 
+namespace {
+
+std::string slot(const ProcId &proc, std::string_view key)
+{
+    std::string text;
+    text.reserve(proc.nspace.size() + key.size() + 12);
+    text += proc.nspace;
+    text += '\x1f';
+    text += std::to_string(proc.rank);
+    text += '\x1f';
+    text += key;
+    return text;
+}
+
+} // namespace
+
+Status Store::store(const ProcId &proc, std::string_view key, Value value)
+{
+    if (key.empty()) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM, "datastore: a key must not be empty");
+    }
+    stored_.insert_or_assign(slot(proc, key), std::move(value));
+    return success();
+}
+
+Result<Value> Store::get(const ProcId &proc, std::string_view key) const
+{
+    if (const auto it = stored_.find(slot(proc, key)); it != stored_.end()) {
+        return it->second;
+    }
+    return fetch(proc, key);
+}
+
 Result<Store *> store()
 {
     auto &instance = current();

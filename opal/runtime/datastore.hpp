@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -81,12 +82,22 @@ public:
     virtual Status fence() = 0;
 
     // Keep a value about any process (or the job, rank job_rank) in this
-    // process only; it replaces an earlier one.
-    virtual Status store(const ProcId &proc, std::string_view key, Value value) = 0;
+    // process only; it replaces an earlier one.  Every backend keeps these
+    // the same way, in one flat table.
+    Status store(const ProcId &proc, std::string_view key, Value value);
     // A value: stored here first, then what the launcher or the peers
-    // published.  MERIDIAN_ERR_NOT_FOUND, naming the key and the process,
-    // when nobody has it.
-    virtual Result<Value> get(const ProcId &proc, std::string_view key) const = 0;
+    // published (fetch).  MERIDIAN_ERR_NOT_FOUND, naming the key and the
+    // process, when nobody has it.
+    Result<Value> get(const ProcId &proc, std::string_view key) const;
+
+protected:
+    // What the launcher or the peers published (and this process put).
+    virtual Result<Value> fetch(const ProcId &proc, std::string_view key) const = 0;
+
+private:
+    // Keyed by "nspace\x1frank\x1fkey": a tool storing values for 10^6
+    // processes gets one hash table, not one per process.
+    std::unordered_map<std::string, Value> stored_;
 };
 
 // The process's store, chosen by mca_base_datastore the first time it is

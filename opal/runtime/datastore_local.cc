@@ -43,20 +43,9 @@ public:
     Status commit() override { return success(); }
     Status fence() override { return success(); }
 
-    Status store(const ProcId &proc, std::string_view key, Value value) override
+protected:
+    Result<Value> fetch(const ProcId &proc, std::string_view key) const override
     {
-        if (key.empty()) {
-            return make_error(MERIDIAN_ERR_BAD_PARAM, "datastore: a key must not be empty");
-        }
-        stored_.insert_or_assign(slot(proc, key), std::move(value));
-        return success();
-    }
-
-    Result<Value> get(const ProcId &proc, std::string_view key) const override
-    {
-        if (const auto it = stored_.find(slot(proc, key)); it != stored_.end()) {
-            return it->second;
-        }
         if (proc == self_) {
             if (const auto it = published_.find(std::string(key)); it != published_.end()) {
                 return it->second;
@@ -68,25 +57,10 @@ public:
     }
 
 private:
-    // One flat table keyed by "nspace\x1frank\x1fkey": a tool storing values
-    // for 10^6 processes gets one hash table, not one per process.
-    static std::string slot(const ProcId &proc, std::string_view key)
-    {
-        std::string text;
-        text.reserve(proc.nspace.size() + key.size() + 12);
-        text += proc.nspace;
-        text += '\x1f';
-        text += std::to_string(proc.rank);
-        text += '\x1f';
-        text += key;
-        return text;
-    }
-
     ProcId self_;
     std::uint32_t job_size_;
     std::string node_name_;
     std::unordered_map<std::string, Value> published_;
-    std::unordered_map<std::string, Value> stored_;
 };
 
 }  // namespace

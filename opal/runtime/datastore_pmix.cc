@@ -510,20 +510,9 @@ public:
         return success();
     }
 
-    Status store(const ProcId &proc, std::string_view key, Value value) override
+protected:
+    Result<Value> fetch(const ProcId &proc, std::string_view key) const override
     {
-        if (key.empty()) {
-            return make_error(MERIDIAN_ERR_BAD_PARAM, "datastore: a key must not be empty");
-        }
-        stored_.insert_or_assign(slot(proc, key), std::move(value));
-        return success();
-    }
-
-    Result<Value> get(const ProcId &proc, std::string_view key) const override
-    {
-        if (const auto it = stored_.find(slot(proc, key)); it != stored_.end()) {
-            return it->second;
-        }
         if (key.empty() || key.size() > PMIX_MAX_KEYLEN) {
             return missing(proc, key);
         }
@@ -576,17 +565,11 @@ private:
         return from_pmix(*value, key);
     }
 
-    static std::string slot(const ProcId &proc, std::string_view key)
-    {
-        return proc.nspace + '\x1f' + std::to_string(proc.rank) + '\x1f' + std::string(key);
-    }
-
     pmix_proc_t me_;
     ProcId self_;
     std::uint32_t job_size_ = 1;
     std::uint32_t local_rank_ = 0;
     std::string node_name_;
-    std::unordered_map<std::string, Value> stored_;
 };
 
 }  // namespace

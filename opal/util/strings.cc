@@ -6,9 +6,13 @@
 
 namespace meridian::util {
 
+bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
 std::string_view trim(std::string_view text)
 {
-    const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
     while (!text.empty() && is_space(text.front())) {
         text.remove_prefix(1);
     }
@@ -16,6 +20,57 @@ std::string_view trim(std::string_view text)
         text.remove_suffix(1);
     }
     return text;
+}
+
+Piece trim(Piece piece)
+{
+    const std::string_view kept = trim(piece.text);
+    return {kept, piece.offset + static_cast<std::size_t>(kept.data() - piece.text.data())};
+}
+
+std::vector<Piece> split_pieces(Piece whole, char separator)
+{
+    std::vector<Piece> pieces;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= whole.text.size(); ++i) {
+        if (i == whole.text.size() || whole.text[i] == separator) {
+            pieces.push_back({whole.text.substr(start, i - start), whole.offset + start});
+            start = i + 1;
+        }
+    }
+    return pieces;
+}
+
+std::string found_at(std::string_view text, std::size_t offset)
+{
+    while (offset < text.size() && is_space(text[offset])) {
+        ++offset;
+    }
+    return offset >= text.size() ? "end of text" : "'" + std::string(1, text[offset]) + "'";
+}
+
+std::string found(std::string_view text, Piece piece)
+{
+    return piece.text.empty() ? found_at(text, piece.offset) : quoted(piece.text);
+}
+
+std::optional<std::uint32_t> parse_uint(std::string_view text, std::uint64_t low,
+                                        std::uint64_t high)
+{
+    if (text.empty() || text.size() > 10) {
+        return std::nullopt;
+    }
+    std::uint64_t value = 0;
+    for (const char c : text) {
+        if (c < '0' || c > '9') {
+            return std::nullopt;
+        }
+        value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (value < low || value > high) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(value);
 }
 
 std::vector<std::string> split(std::string_view text, char separator)

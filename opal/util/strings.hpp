@@ -2,6 +2,8 @@
 #ifndef MERIDIAN_UTIL_STRINGS_HPP
 #define MERIDIAN_UTIL_STRINGS_HPP
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,7 +11,33 @@
 
 namespace meridian::util {
 
+// The white space of the C locale: space, \t, \n, \v, \f, \r.
+bool is_space(char c);
+
 std::string_view trim(std::string_view text);
+
+// A piece of a text and where it starts in the whole (parsers report the
+// column of what they did not understand).
+struct Piece {
+    std::string_view text;
+    std::size_t offset = 0;
+};
+// The piece without its leading and trailing white space, its offset moved
+// past what was cut.
+Piece trim(Piece piece);
+// Split on every occurrence of separator; empty pieces are kept.
+std::vector<Piece> split_pieces(Piece whole, char separator);
+
+// What a parser found where it expected something, for its message: the
+// first character at or after offset that is not white space, as 'x', or
+// "end of text".
+std::string found_at(std::string_view text, std::size_t offset);
+// A piece as found: quoted ("abc"), or when empty what stands where it is.
+std::string found(std::string_view text, Piece piece);
+
+// A whole number in [low, high] written with digits only (at most 10).
+std::optional<std::uint32_t> parse_uint(std::string_view text, std::uint64_t low,
+                                        std::uint64_t high);
 
 // Split on every occurrence of separator; empty fields are kept.
 std::vector<std::string> split(std::string_view text, char separator);

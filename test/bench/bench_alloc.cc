@@ -51,6 +51,7 @@
 #include "opal/class/fabric.hpp"
 #include "opal/class/job_map.hpp"
 #include "opal/runtime/meridian.h"
+#include "test/bench/bench_child.hpp"
 
 namespace fab = meridian::fabric;
 namespace pnet = meridian::pnet;
@@ -366,45 +367,14 @@ Measurement measure(Method method, std::uint32_t nodes, std::uint32_t per_node, 
     return m;
 }
 
-struct ChildResult {
-    Measurement m;
-    double peak_mib = 0;
-};
+using ChildResult = bench::ChildResult<Measurement>;
 
 std::optional<ChildResult> in_child(Method method, std::uint32_t nodes, std::uint32_t per_node,
                                     double min_time)
 {
-    int fds[2];
-    if (pipe(fds) != 0) {
-        std::perror("bench_alloc: pipe");
-        std::exit(1);
-    }
-    std::fflush(stdout);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        std::perror("bench_alloc: fork");
-        std::exit(1);
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        const Measurement m = measure(method, nodes, per_node, min_time);
-        const ssize_t written = write(fds[1], &m, sizeof m);
-        _exit(written == static_cast<ssize_t>(sizeof m) ? 0 : 1);
-    }
-    close(fds[1]);
-    ChildResult result;
-    const ssize_t got = read(fds[0], &result.m, sizeof result.m);
-    close(fds[0]);
-    int status = 0;
-    struct rusage usage;
-    if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-        got != static_cast<ssize_t>(sizeof result.m)) {
-        std::fprintf(stderr, "bench_alloc: %s at %" PRIu32 " nodes failed\n", method_name(method),
-                     nodes);
-        return std::nullopt;
-    }
-    result.peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0; // KiB
-    return result;
+    return bench::in_child(
+        "bench_alloc", std::string(method_name(method)) + " at " + std::to_string(nodes) + " nodes",
+        [&] { return measure(method, nodes, per_node, min_time); });
 }
 
 std::vector<std::uint32_t> parse_list(const char *text, const char *what, unsigned long low,

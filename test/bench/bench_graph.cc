@@ -50,6 +50,7 @@
 #include <boost/property_map/property_map.hpp>
 
 #include "opal/class/weighted_graph.hpp"
+#include "test/bench/bench_child.hpp"
 
 using meridian::OutEdge;
 using meridian::TypeMask;
@@ -438,58 +439,29 @@ Measurement run_array(std::uint32_t vertices, double min_time)
 
 // ---------------------------------------------------------------- children
 
-struct ChildResult {
-    Measurement m;
-    double peak_mib = 0;
-};
+using ChildResult = bench::ChildResult<Measurement>;
 
-// Run one measurement in a child; its peak RSS comes from wait4.
 std::optional<ChildResult> in_child(Method method, std::uint32_t vertices, double min_time)
 {
-    int fds[2];
-    if (pipe(fds) != 0) {
-        std::perror("bench_graph: pipe");
-        std::exit(1);
-    }
-    std::fflush(stdout);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        std::perror("bench_graph: fork");
-        std::exit(1);
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        Measurement m;
-        switch (method) {
-        case Method::ours:
-            m = run_ours(vertices, min_time);
-            break;
-        case Method::bgl:
-            m = run_bgl(vertices, min_time);
-            break;
-        case Method::array:
-            m = run_array(vertices, min_time);
-            break;
-        case Method::none:
-            break;
-        }
-        const ssize_t written = write(fds[1], &m, sizeof m);
-        _exit(written == static_cast<ssize_t>(sizeof m) ? 0 : 1);
-    }
-    close(fds[1]);
-    ChildResult result;
-    const ssize_t got = read(fds[0], &result.m, sizeof result.m);
-    close(fds[0]);
-    int status = 0;
-    struct rusage usage;
-    if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-        got != static_cast<ssize_t>(sizeof result.m)) {
-        std::fprintf(stderr, "bench_graph: %s at %" PRIu32 " vertices failed\n",
-                     method_name(method), vertices);
-        return std::nullopt;
-    }
-    result.peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0; // ru_maxrss is in KiB
-    return result;
+    return bench::in_child(
+        "bench_graph",
+        std::string(method_name(method)) + " at " + std::to_string(vertices) + " vertices", [&] {
+            Measurement m;
+            switch (method) {
+            case Method::ours:
+                m = run_ours(vertices, min_time);
+                break;
+            case Method::bgl:
+                m = run_bgl(vertices, min_time);
+                break;
+            case Method::array:
+                m = run_array(vertices, min_time);
+                break;
+            case Method::none:
+                break;
+            }
+            return m;
+        });
 }
 
 std::vector<std::uint32_t> parse_sizes(const char *text)

@@ -17,10 +17,6 @@ namespace
 constexpr std::string_view keys_text = "id, type, plane, endpts, seckey, qos, bw, required";
 constexpr std::uint32_t default_seckey_bytes = 16;
 
-bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
 bool is_word_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -39,56 +35,8 @@ bool is_word(std::string_view text, std::string_view extra = {})
     return true;
 }
 
-struct Piece {
-    std::string_view text;
-    std::size_t offset = 0;
-};
-
-Piece trimmed(Piece piece)
-{
-    std::size_t begin = 0;
-    while (begin < piece.text.size() && is_space(piece.text[begin])) {
-        ++begin;
-    }
-    std::size_t end = piece.text.size();
-    while (end > begin && is_space(piece.text[end - 1])) {
-        --end;
-    }
-    return {piece.text.substr(begin, end - begin), piece.offset + begin};
-}
-
-std::vector<Piece> split_pieces(Piece whole, char separator)
-{
-    std::vector<Piece> pieces;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= whole.text.size(); ++i) {
-        if (i == whole.text.size() || whole.text[i] == separator) {
-            pieces.push_back({whole.text.substr(start, i - start), whole.offset + start});
-            start = i + 1;
-        }
-    }
-    return pieces;
-}
-
-// A whole number in [low, high], digits only.
-std::optional<std::uint32_t> parse_number(std::string_view text, std::uint64_t low,
-                                          std::uint64_t high)
-{
-    if (text.empty() || text.size() > 10) {
-        return std::nullopt;
-    }
-    std::uint64_t value = 0;
-    for (const char c : text) {
-        if (c < '0' || c > '9') {
-            return std::nullopt;
-        }
-        value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    if (value < low || value > high) {
-        return std::nullopt;
-    }
-    return static_cast<std::uint32_t>(value);
-}
+using util::Piece;
+using util::split_pieces;
 
 struct Parsed {
     Request request;
@@ -110,20 +58,6 @@ class RequestParser
                               std::to_string(static_cast<std::uint64_t>(column_) + offset) + ": " +
                               message);
     }
-    std::string found_at(std::size_t offset) const
-    {
-        while (offset < text_.size() && is_space(text_[offset])) {
-            ++offset;
-        }
-        if (offset >= text_.size()) {
-            return "end of text";
-        }
-        return "'" + std::string(1, text_[offset]) + "'";
-    }
-    std::string found(Piece piece) const
-    {
-        return piece.text.empty() ? found_at(piece.offset) : util::quoted(piece.text);
-    }
 
     // One request in text_[piece].
     Result<Parsed> request(Piece piece) const;
@@ -142,21 +76,22 @@ Result<Parsed> RequestParser::request(Piece piece) const
     bool all_required = false;
     std::vector<std::string_view> seen;
     for (const Piece &raw : split_pieces(piece, ',')) {
-        const Piece item = trimmed(raw);
+        const Piece item = util::trim(raw);
         const std::size_t equals = item.text.find('=');
         const bool has_value = equals != std::string_view::npos;
         Piece key =
-            trimmed({item.text.substr(0, has_value ? equals : item.text.size()), item.offset});
-        Piece value = has_value ? trimmed({item.text.substr(equals + 1), item.offset + equals + 1})
-                                : Piece{{}, item.offset + item.text.size()};
+            util::trim({item.text.substr(0, has_value ? equals : item.text.size()), item.offset});
+        Piece value = has_value
+                          ? util::trim({item.text.substr(equals + 1), item.offset + equals + 1})
+                          : Piece{{}, item.offset + item.text.size()};
         // "!" after a value (or after a key without one) requires just that value.
         bool bang = false;
         if (has_value && !value.text.empty() && value.text.back() == '!') {
             bang = true;
-            value = trimmed({value.text.substr(0, value.text.size() - 1), value.offset});
+            value = util::trim({value.text.substr(0, value.text.size() - 1), value.offset});
         } else if (!has_value && !key.text.empty() && key.text.back() == '!') {
             bang = true;
-            key = trimmed({key.text.substr(0, key.text.size() - 1), key.offset});
+            key = util::trim({key.text.substr(0, key.text.size() - 1), key.offset});
         }
         static constexpr std::string_view known[] = {"id",     "type", "plane", "endpts",
                                                      "seckey", "qos",  "bw",    "required"};
@@ -165,10 +100,10 @@ Result<Parsed> RequestParser::request(Piece piece) const
             is_known = is_known || key.text == name;
         }
         if (!is_known) {
-            const Piece shown =
-                trimmed({item.text.substr(0, has_value ? equals : item.text.size()), item.offset});
+            const Piece shown = util::trim(
+                {item.text.substr(0, has_value ? equals : item.text.size()), item.offset});
             return error_at(shown.offset, "expected a request key (" + std::string(keys_text) +
-                                              "), found " + found(shown));
+                                              "), found " + util::found(text_, shown));
         }
         for (const std::string_view before : seen) {
             if (before == key.text) {
@@ -183,10 +118,10 @@ Result<Parsed> RequestParser::request(Piece piece) const
             if (bang || !has_value || !is_word(value.text)) {
                 const Piece bad =
                     bang && has_value
-                        ? trimmed({item.text.substr(equals + 1), item.offset + equals + 1})
+                        ? util::trim({item.text.substr(equals + 1), item.offset + equals + 1})
                         : shown;
-                return error_at(bad.offset,
-                                "expected id=NAME (letters, digits, \"_-.\"), found " + found(bad));
+                return error_at(bad.offset, "expected id=NAME (letters, digits, \"_-.\"), found " +
+                                                util::found(text_, bad));
             }
             request.id = std::string(value.text);
             parsed.id_offset = value.offset;
@@ -195,36 +130,36 @@ Result<Parsed> RequestParser::request(Piece piece) const
             if (!has_value || !is_word(value.text)) {
                 return error_at(shown.offset,
                                 "expected type=TYPE (a transport: tcp, udp, ucx, ...), found " +
-                                    found(shown));
+                                    util::found(text_, shown));
             }
             request.type = Wanted<std::string>{std::string(value.text), bang};
         } else if (key.text == "plane") {
             if (!has_value || !is_word(value.text, ":/")) {
-                return error_at(shown.offset,
-                                "expected plane=NAME or plane=CIDR, found " + found(shown));
+                return error_at(shown.offset, "expected plane=NAME or plane=CIDR, found " +
+                                                  util::found(text_, shown));
             }
             request.plane = Wanted<std::string>{std::string(value.text), bang};
         } else if (key.text == "endpts") {
-            const auto number = has_value ? parse_number(value.text, 1, 65535) : std::nullopt;
+            const auto number = has_value ? util::parse_uint(value.text, 1, 65535) : std::nullopt;
             if (!number) {
-                return error_at(shown.offset,
-                                "expected endpts=N with N 1-65535, found " + found(shown));
+                return error_at(shown.offset, "expected endpts=N with N 1-65535, found " +
+                                                  util::found(text_, shown));
             }
             request.endpts = Wanted<std::uint32_t>{*number, bang};
         } else if (key.text == "seckey") {
-            const auto number =
-                has_value ? parse_number(value.text, 1, 1024) : std::optional{default_seckey_bytes};
+            const auto number = has_value ? util::parse_uint(value.text, 1, 1024)
+                                          : std::optional{default_seckey_bytes};
             if (!number) {
                 return error_at(shown.offset,
                                 "expected seckey or seckey=BYTES with BYTES 1-1024, found " +
-                                    found(shown));
+                                    util::found(text_, shown));
             }
             request.seckey_bytes = Wanted<std::uint32_t>{*number, bang};
         } else if (key.text == "qos") {
-            const auto number = has_value ? parse_number(value.text, 0, 65535) : std::nullopt;
+            const auto number = has_value ? util::parse_uint(value.text, 0, 65535) : std::nullopt;
             if (!number) {
-                return error_at(shown.offset,
-                                "expected qos=N with N 0-65535, found " + found(shown));
+                return error_at(shown.offset, "expected qos=N with N 0-65535, found " +
+                                                  util::found(text_, shown));
             }
             request.qos = Wanted<std::uint32_t>{*number, bang};
         } else if (key.text == "bw") {
@@ -233,19 +168,19 @@ Result<Parsed> RequestParser::request(Piece piece) const
             if (!rate || !(*rate > 0)) {
                 return error_at(shown.offset, "expected bw=RATE above 0 (such as 10G, 25Gb/s or "
                                               "1000 = Mbit/s), found " +
-                                                  found(shown));
+                                                  util::found(text_, shown));
             }
             request.bandwidth_mbps = Wanted<double>{*rate, bang};
         } else { // required
             if (has_value || bang) {
-                return error_at(item.offset,
-                                "expected \"required\" without a value, found " + found(item));
+                return error_at(item.offset, "expected \"required\" without a value, found " +
+                                                 util::found(text_, item));
             }
             all_required = true;
         }
     }
     if (!has_id) {
-        return error_at(trimmed(piece).offset, "the request has no id (id=NAME is required)");
+        return error_at(util::trim(piece).offset, "the request has no id (id=NAME is required)");
     }
     if (all_required) {
         auto require = [](auto &wanted) {
@@ -287,7 +222,7 @@ Result<std::vector<Request>> parse_requests(std::string_view text, std::string_v
                                             std::uint32_t column)
 {
     std::vector<Request> requests;
-    if (trimmed({text, 0}).text.empty()) {
+    if (util::trim({text, 0}).text.empty()) {
         return requests;
     }
     const RequestParser parser(text, where, column);

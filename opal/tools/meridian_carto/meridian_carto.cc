@@ -14,6 +14,7 @@
 #include "opal/runtime/meridian.h"
 #include "opal/tools/meridian_carto/commands.hpp"
 #include "opal/tools/meridian_carto/options.hpp"
+#include "opal/tools/tool_session.hpp"
 #include "opal/util/error.h"
 #include "opal/util/output.hpp"
 
@@ -21,40 +22,11 @@ namespace
 {
 
 using namespace meridian;
+using tools::MeridianSession;
+using tools::write_out;
 
 constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
-
-// Meridian, from a successful meridian_init to the end of main: closing the
-// carto framework forgets the map and unloads its component.
-class MeridianSession
-{
-  public:
-    MeridianSession() : status_(meridian_init(nullptr, nullptr)) {}
-    ~MeridianSession()
-    {
-        if (ok()) {
-            meridian_finalize();
-        }
-    }
-    MeridianSession(const MeridianSession &) = delete;
-    MeridianSession &operator=(const MeridianSession &) = delete;
-    bool ok() const { return status_ == MERIDIAN_SUCCESS; }
-
-  private:
-    int status_;
-};
-
-// One write for the whole output.
-bool write_out(const std::string &text)
-{
-    const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
-    if (!written || std::fflush(stdout) != 0) {
-        report_error(std::string("cannot write the output: ") + std::strerror(errno));
-        return false;
-    }
-    return true;
-}
 
 } // namespace
 

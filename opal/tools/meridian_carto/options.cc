@@ -136,22 +136,15 @@ Status check_arguments(const CommandSpec &spec, const std::vector<std::string> &
 // A Boost message, in our words where Boost's would be vague.
 Error boost_error(const po::error &e)
 {
-    if (const auto *syntax = dynamic_cast<const po::invalid_command_line_syntax *>(&e);
-        syntax != nullptr && (syntax->kind() == po::invalid_syntax::missing_parameter ||
-                              syntax->kind() == po::invalid_syntax::empty_adjacent_parameter)) {
-        const std::string name = syntax->get_option_name();
+    return bad_usage(tools::command_line_error(e, [](const std::string &name) -> std::string {
         if (name == "--type" || name == "-t") {
-            return bad_usage(name + " needs a vertex type: one of " +
-                             std::string(carto::type_name_choices()));
+            return "a vertex type: one of " + std::string(carto::type_name_choices());
         }
         if (name == "--format" || name == "-f") {
-            return bad_usage(name + " needs a format: one of " + std::string(format_choices));
+            return "a format: one of " + std::string(format_choices);
         }
-    }
-    if (const auto *unknown = dynamic_cast<const po::unknown_option *>(&e); unknown != nullptr) {
-        return bad_usage("unknown option " + unknown->get_option_name());
-    }
-    return bad_usage(e.what());
+        return {};
+    }));
 }
 
 } // namespace
@@ -219,13 +212,7 @@ std::string usage_text()
             "2 when the command line is wrong (an unknown command, option, type or format,\n"
             "a missing or extra argument, a bad --mca or --tune).  Errors are reported on\n"
             "standard error.\n";
-    // Boost pads wrapped descriptions with a trailing blank.
-    std::string usage = text.str();
-    for (auto at = usage.find(" \n"); at != std::string::npos; at = usage.find(" \n", at)) {
-        usage.erase(at, 1);
-        at = at > 0 ? at - 1 : 0;
-    }
-    return usage;
+    return tools::without_trailing_blanks(text.str());
 }
 
 Result<Options> parse_options(int argc, const char *const *argv)

@@ -18,12 +18,14 @@
 #include "opal/tools/meridian_info/formats.hpp"
 #include "opal/tools/meridian_info/options.hpp"
 #include "opal/tools/meridian_info/report.hpp"
+#include "opal/tools/tool_session.hpp"
 #include "opal/util/error.h"
 #include "opal/util/output.hpp"
 
 namespace {
 
 using namespace meridian;
+using tools::write_out;
 
 // The MCA base and the registered frameworks for the tool's lifetime.
 // Read every source and register (never open) every framework: registration
@@ -54,16 +56,6 @@ void register_everything(mca_base_framework_t *const *frameworks)
     }
 }
 
-// One write for the whole output.
-bool write_out(const std::string &text)
-{
-    const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
-    if (!written || std::fflush(stdout) != 0) {
-        report_error(std::string("cannot write the output: ") + std::strerror(errno));
-        return false;
-    }
-    return true;
-}
 
 int exit_status() { return meridian_error_count() > 0 ? 1 : 0; }
 

@@ -72,13 +72,7 @@ std::string usage_text()
          << "NAME=VALUE)\n"
             "and in param files (see --path).  The exit status is 1 when an error was\n"
             "reported.\n";
-    // Boost pads wrapped descriptions with a trailing blank.
-    std::string usage = text.str();
-    for (auto at = usage.find(" \n"); at != std::string::npos; at = usage.find(" \n", at)) {
-        usage.erase(at, 1);
-        at = at > 0 ? at - 1 : 0;
-    }
-    return usage;
+    return tools::without_trailing_blanks(text.str());
 }
 
 Result<Options> parse_options(int argc, const char *const *argv)
@@ -95,11 +89,10 @@ Result<Options> parse_options(int argc, const char *const *argv)
     po::parsed_options parsed(&every);
     try {
         parsed = tools::parse_tool_command_line(argc, argv, every, positional);
-    } catch (const po::unknown_option &e) {
-        return make_error(MERIDIAN_ERR_BAD_PARAM,
-                          bad_usage("unknown option " + e.get_option_name()));
     } catch (const po::error &e) {
-        return make_error(MERIDIAN_ERR_BAD_PARAM, bad_usage(e.what()));
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          bad_usage(tools::command_line_error(
+                              e, [](const std::string &) { return std::string(); })));
     }
 
     Options options;

@@ -19,6 +19,7 @@
 #include "opal/runtime/meridian.h"
 #include "opal/tools/meridian_netmap/options.hpp"
 #include "opal/tools/meridian_netmap/output.hpp"
+#include "opal/tools/tool_session.hpp"
 #include "opal/util/error.h"
 #include "opal/util/output.h"
 #include "opal/util/output.hpp"
@@ -27,28 +28,11 @@ namespace
 {
 
 using namespace meridian;
+using tools::MeridianSession;
+using tools::write_out;
 
 constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
-
-// Meridian, from a successful meridian_init to the end of main.
-class MeridianSession
-{
-  public:
-    MeridianSession() : status_(meridian_init(nullptr, nullptr)) {}
-    ~MeridianSession()
-    {
-        if (ok()) {
-            meridian_finalize();
-        }
-    }
-    MeridianSession(const MeridianSession &) = delete;
-    MeridianSession &operator=(const MeridianSession &) = delete;
-    bool ok() const { return status_ == MERIDIAN_SUCCESS; }
-
-  private:
-    int status_;
-};
 
 // An allocated job gives its ports back however main leaves.
 class Allocation
@@ -62,16 +46,6 @@ class Allocation
   private:
     mca_pnet_job &job_;
 };
-
-bool write_out(const std::string &text)
-{
-    const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
-    if (!written || std::fflush(stdout) != 0) {
-        report_error(std::string("cannot write the output: ") + std::strerror(errno));
-        return false;
-    }
-    return true;
-}
 
 // A failed step's message, unless whoever failed has reported it already
 // (a pnet or coord module reports its reason before returning an error).

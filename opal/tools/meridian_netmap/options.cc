@@ -94,10 +94,7 @@ Result<std::vector<pnet::Request>> parse_request_options(const std::vector<std::
 // A Boost message, in our words where Boost's would be vague.
 Error boost_error(const po::error &e)
 {
-    if (const auto *syntax = dynamic_cast<const po::invalid_command_line_syntax *>(&e);
-        syntax != nullptr && (syntax->kind() == po::invalid_syntax::missing_parameter ||
-                              syntax->kind() == po::invalid_syntax::empty_adjacent_parameter)) {
-        const std::string name = syntax->get_option_name();
+    return bad_usage(tools::command_line_error(e, [](const std::string &name) -> std::string {
         static const std::unordered_map<std::string, std::string> needs = {
             {"--fabric", "a fabric file"},
             {"--hosts", "a host list such as node01:4,node02:4"},
@@ -106,14 +103,9 @@ Error boost_error(const po::error &e)
             {"--format", "a format: one of " + std::string(format_choices)},
             {"--view", "a view: one of " + std::string(view_choices)},
         };
-        if (const auto it = needs.find(name); it != needs.end()) {
-            return bad_usage(name + " needs " + it->second);
-        }
-    }
-    if (const auto *unknown = dynamic_cast<const po::unknown_option *>(&e); unknown != nullptr) {
-        return bad_usage("unknown option " + unknown->get_option_name());
-    }
-    return bad_usage(e.what());
+        const auto it = needs.find(name);
+        return it != needs.end() ? it->second : std::string();
+    }));
 }
 
 } // namespace
@@ -179,13 +171,7 @@ std::string usage_text()
             "2 when the command line is wrong (an unknown or missing option, a bad request,\n"
             "binding, format or view, a bad --mca or --tune).  Errors are reported on\n"
             "standard error.\n";
-    // Boost pads wrapped descriptions with a trailing blank.
-    std::string usage = text.str();
-    for (auto at = usage.find(" \n"); at != std::string::npos; at = usage.find(" \n", at)) {
-        usage.erase(at, 1);
-        at = at > 0 ? at - 1 : 0;
-    }
-    return usage;
+    return tools::without_trailing_blanks(text.str());
 }
 
 Result<Options> parse_options(int argc, const char *const *argv)
