@@ -16,6 +16,8 @@ extern "C" const char *meridian_strerror(int status)
     case MERIDIAN_ERR_IO: return "input/output error";
     case MERIDIAN_ERR_NOT_INITIALIZED: return "not initialized";
     case MERIDIAN_ERR_TAKE_NEXT_OPTION: return "take next option";
+    case MERIDIAN_ERR_TIMEOUT: return "timed out";
+    case MERIDIAN_ERR_UNREACH: return "peer unreachable";
     default: return "unknown status code";
     }
 }

@@ -22,7 +22,9 @@ enum {
     MERIDIAN_ERR_EXISTS = -9,            /* registered twice with different definitions */
     MERIDIAN_ERR_IO = -10,               /* a file could not be read */
     MERIDIAN_ERR_NOT_INITIALIZED = -11,
-    MERIDIAN_ERR_TAKE_NEXT_OPTION = -12  /* multi-select: this module has nothing to do, ask the next */
+    MERIDIAN_ERR_TAKE_NEXT_OPTION = -12, /* multi-select: this module has nothing to do, ask the next */
+    MERIDIAN_ERR_TIMEOUT = -13,          /* a wait gave up after its time limit */
+    MERIDIAN_ERR_UNREACH = -14           /* a peer died or cannot be reached */
 };
 
 /* A static, human-readable description of a status code; never NULL. */

@@ -1,0 +1,31 @@
+/*
+ * The msg base in libmeridian: bringing up the selected transport for the
+ * QMP layer (libqmp), which is its only caller.
+ */
+#ifndef MERIDIAN_MCA_MSG_BASE_BASE_H
+#define MERIDIAN_MCA_MSG_BASE_BASE_H
+
+#include "mca/msg/msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Open the msg framework (meridian_init must have run), select the
+ * transport, learn the job through the datastore (PMIx when a PMIx launcher
+ * started the process, a job of one otherwise) and bring the transport up:
+ * init, one exchange, connect.  On success *module and *job stay valid
+ * until mca_msg_base_stop.  Errors are reported (which step, why) and
+ * returned; nothing needs stopping after an error.  Not reference-counted:
+ * one start, one stop. */
+int mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job);
+/* Finalize the transport and close the framework. */
+int mca_msg_base_stop(void);
+/* The selected component's name ("ofi"), or NULL when not started. */
+const char *mca_msg_base_transport_name(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

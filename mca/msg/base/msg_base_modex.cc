@@ -1,0 +1,88 @@
+// The exchange transports publish their addresses through: the datastore
+// (PMIx under a PMIx launcher, this process's own table when alone), with
+// keys scoped to msg so they never meet another framework's.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mca/msg/msg.h"
+#include "opal/runtime/datastore.hpp"
+#include "opal/util/error.h"
+#include "opal/util/output.hpp"
+
+namespace {
+
+namespace ds = meridian::datastore;
+
+std::string scoped(const char *key) { return std::string("meridian.msg.") + key; }
+
+} // namespace
+
+extern "C" {
+
+int mca_msg_base_modex_put(const char *key, const void *data, size_t len)
+{
+    if (key == nullptr || (data == nullptr && len > 0)) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    auto store = ds::store();
+    if (!store) {
+        meridian::report_error(store.error().message);
+        return store.error().status;
+    }
+    const auto *bytes = static_cast<const std::uint8_t *>(data);
+    auto put = (*store)->put(scoped(key), ds::Bytes(bytes, bytes + len));
+    if (!put) {
+        meridian::report_error(put.error().message);
+        return put.error().status;
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+int mca_msg_base_modex_exchange(void)
+{
+    auto store = ds::store();
+    if (!store) {
+        meridian::report_error(store.error().message);
+        return store.error().status;
+    }
+    for (auto step : {&ds::Store::commit, &ds::Store::fence}) {
+        if (auto done = ((**store).*step)(); !done) {
+            meridian::report_error(done.error().message);
+            return done.error().status;
+        }
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+int mca_msg_base_modex_get(int rank, const char *key, void *data, size_t *len)
+{
+    if (key == nullptr || len == nullptr || rank < 0 || (data == nullptr && *len > 0)) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    auto store = ds::store();
+    if (!store) {
+        meridian::report_error(store.error().message);
+        return store.error().status;
+    }
+    const ds::ProcId proc{(*store)->self().nspace, static_cast<std::uint32_t>(rank)};
+    auto value = (*store)->get(proc, scoped(key));
+    if (!value) {
+        return MERIDIAN_ERR_NOT_FOUND;
+    }
+    const auto *bytes = std::get_if<ds::Bytes>(&*value);
+    if (bytes == nullptr) {
+        return MERIDIAN_ERR_NOT_FOUND;
+    }
+    const size_t capacity = *len;
+    *len = bytes->size();
+    if (bytes->size() > capacity) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    if (!bytes->empty()) {
+        std::memcpy(data, bytes->data(), bytes->size());
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+} // extern "C"
