@@ -1,1 +1,292 @@
-// (being written)
+// msg/ofi: the transport under the QMP layer.  Within a node, Meridian's own
+// shared-memory rings (and CMA for large messages); between nodes -- or
+// everywhere with msg_ofi_shm=off -- a libfabric RDM endpoint with tagged
+// messages (tcp;ofi_rxm without a fast NIC).  See README.md.
+//
+// This file: the parameters, the component's hooks and the C vtable over
+// the Transport class.
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "components/qmp_ofi/qmp_ofi_fabric.hpp"
+#include "components/qmp_ofi/qmp_ofi_params.hpp"
+#include "components/qmp_ofi/qmp_ofi_transport.hpp"
+#include "mca/msg/msg.h"
+#include "opal/mca/base/mca_base_framework.h"
+#include "opal/mca/base/mca_base_param.h"
+#include "opal/util/error.h"
+#include "opal/util/no_destructor.hpp"
+
+namespace
+{
+
+using meridian::msg_ofi::Channel;
+using meridian::msg_ofi::Transport;
+namespace ofi = meridian::msg_ofi;
+
+// Parameter storage: the initial values are the defaults; Meridian writes
+// the value resolved from every source back here.
+const char *ofi_provider = "auto"; // owned by Meridian once registered
+int ofi_shm = 0;                   // 0 auto, 1 off
+int ofi_cma = 0;                   // 0 auto, 1 off
+int ofi_timeout = 300;             // seconds
+std::size_t ofi_eager_limit = 16384;
+unsigned ofi_shm_slots = 0; // automatic
+std::size_t ofi_shm_slot_size = 4096;
+int ofi_liveness = 5; // ms
+int ofi_priority = 50;
+
+const mca_base_param_enum_value_t auto_off[] = {{0, "auto"}, {1, "off"}, {0, nullptr}};
+
+int register_params(const mca_base_component_t *self)
+{
+    ofi::Endpoint::pin_library();
+    struct Spec {
+        const char *name;
+        const char *help;
+        mca_base_param_type_t type;
+        const mca_base_param_enum_value_t *values;
+        int level;
+        void *storage;
+        double min, max;
+    };
+    const Spec specs[] = {
+        {"provider",
+         "libfabric provider for peers the shared-memory path does not reach (other nodes, or "
+         "every peer with msg_ofi_shm=off): auto (the first provider fi_getinfo offers with "
+         "reliable tagged messages, other than shm; on Debian 12 without a fast NIC that is "
+         "tcp;ofi_rxm) or a provider name as libfabric spells it (tcp, tcp;ofi_rxm, shm, "
+         "verbs;ofi_rxm, ...).  FI_PROVIDER in the environment filters libfabric's offer first",
+         MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, &ofi_provider, 0, 0},
+        {"shm",
+         "Processes of one node talk through Meridian's shared-memory rings (auto) or through "
+         "libfabric like remote ones (off).  Must be alike in every process",
+         MCA_BASE_PARAM_TYPE_ENUM, auto_off, 3, &ofi_shm, 0, 0},
+        {"cma",
+         "Messages above msg_ofi_eager_limit between processes of one node are copied once, "
+         "from the sender's memory into the receiver's (process_vm_readv), when the kernel "
+         "permits it (auto), or always go through the rings (off)",
+         MCA_BASE_PARAM_TYPE_ENUM, auto_off, 5, &ofi_cma, 0, 0},
+        {"timeout",
+         "Seconds a wait without a limit of its own lasts before it fails with a timeout "
+         "(0: no limit; a dead process of this node is detected anyway)",
+         MCA_BASE_PARAM_TYPE_INT, nullptr, 3, &ofi_timeout, 0, 1e7},
+        {"eager_limit",
+         "Largest message (bytes) the shared-memory path copies through its rings; larger ones "
+         "are copied once with CMA",
+         MCA_BASE_PARAM_TYPE_SIZE, nullptr, 5, &ofi_eager_limit, 0, 1 << 30},
+        {"shm_slots",
+         "Slots in each ring of the shared-memory path (rounded up to a power of two); a "
+         "process's segment holds one ring per process of its node.  0: 64, fewer (down to 8) "
+         "when the node has so many processes that a segment would pass 4 MiB",
+         MCA_BASE_PARAM_TYPE_UNSIGNED, nullptr, 6, &ofi_shm_slots, 0, 65536},
+        {"shm_slot_size",
+         "Bytes per ring slot, its 32-byte header included (rounded up to a multiple of 64): "
+         "the fragment size of messages through the rings",
+         MCA_BASE_PARAM_TYPE_SIZE, nullptr, 6, &ofi_shm_slot_size, 128, 1 << 24},
+        {"liveness",
+         "Milliseconds between checks, while waiting, that the peers on this node still live",
+         MCA_BASE_PARAM_TYPE_INT, nullptr, 8, &ofi_liveness, 1, 60000},
+        {"priority", "Selection priority of the ofi msg transport", MCA_BASE_PARAM_TYPE_INT,
+         nullptr, 6, &ofi_priority, 0, 100},
+    };
+    for (const Spec &spec : specs) {
+        const int index = mca_base_component_param_register(
+            self, spec.name, spec.help, spec.type, spec.values, spec.level,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, spec.storage);
+        if (index < 0) {
+            return index;
+        }
+        if (spec.max > spec.min) {
+            if (const int rc = mca_base_param_set_bounds(index, spec.min, spec.max); rc < 0) {
+                return rc;
+            }
+        }
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+std::unique_ptr<Transport> &instance()
+{
+    static meridian::util::NoDestructor<std::unique_ptr<Transport>> transport;
+    return transport.get();
+}
+
+int close_component(const mca_base_component_t *)
+{
+    // The DSO may be unloaded next: nothing of the transport may outlive it.
+    instance().reset();
+    return MERIDIAN_SUCCESS;
+}
+
+Transport &transport()
+{
+    return *instance();
+}
+Channel &channel_of(mca_msg_channel_t *channel)
+{
+    return *reinterpret_cast<Channel *>(channel);
+}
+
+int module_init(mca_msg_base_module_t *, const mca_msg_job_t *job)
+{
+    instance() = std::make_unique<Transport>(ofi::current_params());
+    const int rc = instance()->init(*job);
+    if (rc != MERIDIAN_SUCCESS) {
+        instance().reset(); // the base calls no finalize after a failed init
+    }
+    return rc;
+}
+
+int module_connect(mca_msg_base_module_t *)
+{
+    return transport().connect();
+}
+
+void module_finalize(mca_msg_base_module_t *)
+{
+    instance().reset();
+}
+
+int module_channel_create(mca_msg_base_module_t *, const mca_msg_channel_spec_t *spec,
+                          mca_msg_channel_t **channel)
+{
+    if (spec == nullptr || channel == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    Channel *created = nullptr;
+    const int rc = transport().channel_create(*spec, &created);
+    *channel = reinterpret_cast<mca_msg_channel_t *>(created);
+    return rc;
+}
+
+int module_channel_readdress(mca_msg_base_module_t *, mca_msg_channel_t *channel,
+                             const struct iovec *iov, size_t iovcnt)
+{
+    if (channel == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    return transport().channel_readdress(channel_of(channel), iov, iovcnt);
+}
+
+void module_channel_free(mca_msg_base_module_t *, mca_msg_channel_t *channel)
+{
+    if (channel != nullptr && instance()) {
+        transport().channel_free(&channel_of(channel));
+    }
+}
+
+int module_start(mca_msg_base_module_t *, mca_msg_channel_t *channel)
+{
+    return channel == nullptr ? MERIDIAN_ERR_BAD_PARAM : transport().start(channel_of(channel));
+}
+
+int module_test(mca_msg_base_module_t *, mca_msg_channel_t *channel, int *complete)
+{
+    if (channel == nullptr || complete == nullptr) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    return transport().test(channel_of(channel), complete);
+}
+
+int module_wait(mca_msg_base_module_t *, mca_msg_channel_t *const *channels, size_t count,
+                int timeout_ms)
+{
+    if (channels == nullptr && count > 0) {
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    return transport().wait(reinterpret_cast<Channel *const *>(channels), count, timeout_ms);
+}
+
+int module_progress(mca_msg_base_module_t *)
+{
+    return transport().progress();
+}
+
+const char *module_path_name(mca_msg_base_module_t *, int peer)
+{
+    return instance() ? transport().path_name(peer) : "none";
+}
+
+mca_msg_base_module_t module = {
+    module_init,
+    module_connect,
+    module_finalize,
+    module_channel_create,
+    module_channel_readdress,
+    module_channel_free,
+    module_start,
+    module_test,
+    module_wait,
+    module_progress,
+    module_path_name,
+};
+
+int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)
+{
+    // Within a node the rings always work; only when they are turned off
+    // must libfabric offer something.
+    if (ofi_shm != 0 && !ofi::Endpoint::any_provider()) {
+        mca_base_framework_verbose(&meridian_msg_base_framework, MCA_BASE_VERBOSE_INFO,
+                                   "msg ofi: declines: msg_ofi_shm=off and no libfabric provider "
+                                   "offers reliable tagged messages");
+        return MERIDIAN_ERR_NOT_AVAILABLE;
+    }
+    *selected = &module;
+    *priority = ofi_priority;
+    return MERIDIAN_SUCCESS;
+}
+
+std::size_t round_up_power_of_two(std::size_t n)
+{
+    std::size_t p = 1;
+    while (p < n) {
+        p <<= 1;
+    }
+    return p;
+}
+
+} // namespace
+
+namespace meridian::msg_ofi
+{
+
+Params current_params()
+{
+    Params params;
+    params.provider = ofi_provider != nullptr && *ofi_provider != '\0' ? ofi_provider : "auto";
+    params.shm = ofi_shm == 0 ? ShmMode::automatic : ShmMode::off;
+    params.cma = ofi_cma == 0 ? CmaMode::automatic : CmaMode::off;
+    params.timeout_s = ofi_timeout;
+    params.eager_limit = ofi_eager_limit;
+    params.shm_slots = ofi_shm_slots == 0 ? 0 : round_up_power_of_two(std::max(2U, ofi_shm_slots));
+    params.shm_slot_bytes = (ofi_shm_slot_size + 63) / 64 * 64;
+    params.liveness_ms = ofi_liveness;
+    if (params.cma == CmaMode::off) {
+        // Without CMA every message goes through the rings.
+        params.eager_limit = SIZE_MAX;
+    }
+    return params;
+}
+
+} // namespace meridian::msg_ofi
+
+// The one symbol the component exports (the rest is hidden, see component.am).
+extern "C" {
+
+__attribute__((visibility("default"))) mca_msg_base_component_t mca_msg_ofi_component = {
+    {
+        MCA_BASE_COMPONENT_ABI,
+        "msg",
+        MCA_MSG_BASE_VERSION,
+        "ofi",
+        {1, 0, 0},
+        register_params,
+        nullptr,
+        close_component,
+        query,
+    },
+};
+
+} // extern "C"

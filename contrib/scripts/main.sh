@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything on a fresh Debian 12 machine and run Meridian's main job:
 # meridian_info (frameworks, components, parameters), the host's map, then the
-# network resources and coordinates of a job on the example fabric.
+# network resources and coordinates of a job on the example fabric, then a QMP
+# program (a 4-D lattice halo exchange) on 2 processes under mpirun.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 "$top/contrib/scripts/deps.sh"
@@ -26,3 +27,11 @@ echo "== meridian_netmap: a job of 8 processes on contrib/fabric/example.fabric,
     --hosts node01:4,node02:4 --bind package \
     --request id=bulk,type=tcp,plane=data,endpts=2,qos=2,required \
     --request id=ctl,type=tcp,plane=mgmt,seckey
+echo
+echo "== QMP: contrib/examples/qmp_halo.c, built with qmp-config, a 4-D halo exchange on 2 processes (mpirun -np 2) =="
+mkdir -p "$top/build/examples"
+make -s -C "$top/build/examples" -f "$top/contrib/examples/Makefile" QMP_CONFIG="$top/build/prefix/bin/qmp-config"
+if [ "$(id -u)" = 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+mpirun -np 2 "$top/build/examples/qmp_halo"

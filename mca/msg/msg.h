@@ -112,12 +112,16 @@ struct mca_msg_base_module {
      * *complete = 1 (then it is idle again) or 0.  A send is complete when
      * its memory may be reused; a receive when its memory holds the data.
      * An error (peer died, size mismatch) completes the transfer and is
-     * returned, here and by wait. */
+     * returned, here and by wait.  An idle channel (never started, or
+     * already complete) is complete. */
     int (*test)(mca_msg_base_module_t *self, mca_msg_channel_t *channel, int *complete);
     /* Wait until all `count` started channels are complete.
      * timeout_ms < 0: the transport's own limit (e.g. msg_ofi_timeout);
      * MERIDIAN_ERR_TIMEOUT when the limit passes, MERIDIAN_ERR_UNREACH as
-     * soon as a peer of one of the channels is known dead.  Never hangs. */
+     * soon as a peer of one of the channels is known dead.  Never hangs.
+     * Idle channels among them count as complete (the QMP layer waits again
+     * on the same list after a timeout); after any return, the completed
+     * ones are idle. */
     int (*wait)(mca_msg_base_module_t *self, mca_msg_channel_t *const *channels, size_t count,
                 int timeout_ms);
     /* Drive outstanding transfers; returns how many completed (>= 0). */

@@ -80,6 +80,10 @@ public:
     virtual Status commit() = 0;
     // Wait for every process of the job, exchanging what they committed.
     virtual Status fence() = 0;
+    // Ask the launcher to end the whole job with `status` (PMIx_Abort); the
+    // message is the launcher's to print.  Returns when there is no launcher
+    // (a job of one) or the launcher could not be told; the caller exits.
+    virtual void abort_job(int status, std::string_view message) = 0;
 
     // Keep a value about any process (or the job, rank job_rank) in this
     // process only; it replaces an earlier one.  Every backend keeps these

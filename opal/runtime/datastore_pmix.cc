@@ -510,6 +510,13 @@ public:
         return success();
     }
 
+    void abort_job(int status, std::string_view message) override
+    {
+        // NULL procs: the whole namespace, which is the job.
+        const std::string text(message);
+        (void) PMIx_Abort(status, text.c_str(), nullptr, 0);
+    }
+
 protected:
     Result<Value> fetch(const ProcId &proc, std::string_view key) const override
     {

@@ -108,6 +108,11 @@ Result<std::vector<std::string>> endpoints(std::uint32_t rank);
 // The size of each dimension of a plane in a view.
 Result<std::vector<std::uint32_t>> shape(std::string_view plane,
                                          meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
+// Whether a plane is wired as a mesh or torus: its module places it in the
+// physical view, whose coordinates follow the cabling axis by axis (seed
+// 000); a switched plane has logical coordinates only.  The QMP layer reads
+// the allocated machine from such planes.
+Result<bool> is_grid(std::string_view plane);
 // The relative cost from one process to another: 0 on one node; otherwise
 // the fewest hops over the planes both have a NIC on, using each process's
 // nearest NIC on that plane.  MERIDIAN_ERR_NOT_FOUND when they share no plane.

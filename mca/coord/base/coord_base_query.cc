@@ -317,6 +317,19 @@ Result<std::vector<std::uint32_t>> shape(std::string_view plane, meridian_coord_
     return **result;
 }
 
+Result<bool> is_grid(std::string_view plane)
+{
+    auto ctx = current();
+    if (!ctx) {
+        return ctx.error();
+    }
+    auto found = find_plane(**ctx, plane);
+    if (!found) {
+        return found.error();
+    }
+    return shape_in((*ctx)->planes[*found], MERIDIAN_COORD_PHYSICAL_VIEW) != nullptr;
+}
+
 Result<std::uint64_t> cost(std::uint32_t from, std::uint32_t to)
 {
     auto ctx = current();

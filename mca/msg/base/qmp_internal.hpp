@@ -37,9 +37,17 @@ namespace meridian::qmp {
 struct Topology {
     std::vector<int> dims;
     std::vector<int> coords; // this process's
-    // declare_logical_topology_map: logical dimension i of the grid is
-    // allocated dimension map[i]; empty when the plain form was used.
+    // declare_logical_topology_map, as QMP numbers a grid: the node number's
+    // fastest-running digit is the coordinate on dimension map[0], the next
+    // on map[1], ...; empty when the plain form was used (dimension 0
+    // fastest).  See qmp_layout_rule.hpp.
     std::vector<int> map;
+    // A grid whose numbering is not QMP's (the allocated machine read from
+    // coord): every rank's coordinates (flat, dims.size() each) and the rank
+    // at each position (positions numbered with dimension 0 fastest).  Empty
+    // otherwise.
+    std::vector<int> coords_of_rank;
+    std::vector<int> rank_at;
 };
 
 // QMP_layout_grid's result (empty: not laid out).
@@ -51,7 +59,8 @@ struct Layout {
 
 // The allocated machine: MESH with dims/coords when the processes have
 // torus coordinates (coord) or -qmp-geom gave a grid, SWITCH otherwise
-// (dims = {size}, coords = {rank}, as QMP reports a switched machine).
+// (no dims and no coords: QMP reports 0 dimensions and NULL for a switched
+// machine).
 struct Machine {
     QMP_ictype_t type = QMP_SWITCH;
     std::vector<int> dims;
@@ -131,12 +140,30 @@ QMP_comm_t make_comm(std::vector<int> members, std::uint32_t context, int color,
                      int number_of_colors);
 // Frees the communicator (not the allocated or job one).
 QMP_status_t destroy_comm(QMP_comm_t comm);
+// QMP_SUCCESS, or QMP_NOT_INITED / QMP_INVALID_ARG (NULL) recorded with
+// "call: why".
+QMP_status_t check_comm(QMP_comm_t comm, const char *call);
 
 // -- qmp_topology.cc
 // The rank in comm of the neighbour at `dir` (+1 / -1) along `axis` of the
 // declared logical topology (periodic).  QMP_NONEIGHBOR_INFO without one,
 // QMP_INVALID_ARG for a bad axis or dir.
 QMP_status_t relative_neighbor(QMP_comm_t comm, int axis, int dir, int *rank);
+// QMP_comm_declare_logical_topology_map with `call` naming the caller in
+// errors (QMP_TOPOLOGY_EXISTS when the communicator has one).
+QMP_status_t declare_topology(QMP_comm_t comm, const int *dims, int ndim, const int *map,
+                              int nmap, const char *call);
+// Give comm a grid whose numbering is not QMP's: every rank's coordinates
+// (flat, dims.size() each, each position once).
+void set_grid(QMP_comm_t comm, std::vector<int> dims, std::vector<int> coords_of_rank);
+
+// -- qmp_machine.cc
+struct Options;
+// At init, with the transport up: the allocated communicator and its grid
+// (-qmp-geom, else a mesh or torus from coord, else switched; -qmp-alloc-map),
+// the job communicator (-qmp-job) and the default one.  Every process
+// computes the same from the same inputs, so nothing is exchanged.
+QMP_status_t set_up_machine(const Options &options);
 
 // -- qmp_coll.cc (all collective over the communicator's members)
 // Set up a communicator's collective channels (make_comm calls it).
@@ -146,9 +173,12 @@ QMP_status_t allgather(QMP_comm_t comm, const void *in, void *out, std::size_t e
 QMP_status_t barrier(QMP_comm_t comm, int timeout_ms); // < 0: transport's limit
 
 // -- qmp_init.cc
-// Apply -qmp-geom, -qmp-alloc-map, -qmp-logic-map, -qmp-job (after the
-// transport is up) and remove them from argv with --mca / --tune.
-// Exposed for tests: parses without a running job.
+// The State lock at QMP_THREAD_MULTIPLE; an empty guard otherwise.
+std::unique_lock<std::recursive_mutex> lock_if_multiple();
+// Parse -qmp-geom, -qmp-alloc-map, -qmp-logic-map, -qmp-job and remove
+// them from argv (meridian_init has taken --mca / --tune; set_up_machine
+// applies these once the transport is up).  Exposed for tests: parses
+// without a running job.
 struct Options {
     std::vector<int> geom;      // -qmp-geom a b c ... ("native": empty, native = true)
     bool geom_native = false;

@@ -1,0 +1,89 @@
+// Walking a message's blocks (an iovec list) as one byte stream: the
+// gather/scatter copies that move data straight between a channel's memory
+// and a shared-memory slot, with no intermediate buffer.
+#ifndef MERIDIAN_QMP_OFI_IOV_HPP
+#define MERIDIAN_QMP_OFI_IOV_HPP
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstring>
+#include <span>
+
+namespace meridian::msg_ofi
+{
+
+class IovCursor
+{
+  public:
+    IovCursor() = default;
+    explicit IovCursor(std::span<const iovec> iov) : iov_(iov) {}
+
+    // Copy n bytes from src into the blocks at the cursor and move on.
+    void scatter(const std::byte *src, std::size_t n)
+    {
+        while (n > 0) {
+            const iovec &block = iov_[index_];
+            const std::size_t take = std::min(n, block.iov_len - offset_);
+            std::memcpy(static_cast<std::byte *>(block.iov_base) + offset_, src, take);
+            src += take;
+            n -= take;
+            step(take);
+        }
+    }
+    // Copy n bytes from the blocks at the cursor into dst and move on.
+    void gather(std::byte *dst, std::size_t n)
+    {
+        while (n > 0) {
+            const iovec &block = iov_[index_];
+            const std::size_t take = std::min(n, block.iov_len - offset_);
+            std::memcpy(dst, static_cast<const std::byte *>(block.iov_base) + offset_, take);
+            dst += take;
+            n -= take;
+            step(take);
+        }
+    }
+    // The contiguous piece at the cursor, at most max bytes (not consumed).
+    iovec piece(std::size_t max)
+    {
+        while (index_ < iov_.size() && iov_[index_].iov_len == offset_) {
+            ++index_;
+            offset_ = 0;
+        }
+        if (index_ >= iov_.size()) {
+            return {nullptr, 0};
+        }
+        const iovec &block = iov_[index_];
+        return {static_cast<std::byte *>(block.iov_base) + offset_,
+                std::min(max, block.iov_len - offset_)};
+    }
+    void advance(std::size_t n)
+    {
+        while (n > 0) {
+            const std::size_t take = std::min(n, iov_[index_].iov_len - offset_);
+            n -= take;
+            step(take);
+        }
+    }
+
+  private:
+    void step(std::size_t taken)
+    {
+        offset_ += taken;
+        if (offset_ == iov_[index_].iov_len) {
+            ++index_;
+            offset_ = 0;
+        }
+    }
+
+    std::span<const iovec> iov_;
+    std::size_t index_ = 0;
+    std::size_t offset_ = 0;
+};
+
+// Copy n bytes from one block list to another (both at least n long).
+void copy_iov(std::span<const iovec> to, std::span<const iovec> from, std::size_t n);
+
+} // namespace meridian::msg_ofi
+
+#endif

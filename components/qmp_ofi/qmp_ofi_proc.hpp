@@ -1,0 +1,35 @@
+// Processes of this node: whether a peer still lives (its pid, published
+// through the modex) and single-copy transfers from its memory (CMA).
+#ifndef MERIDIAN_QMP_OFI_PROC_HPP
+#define MERIDIAN_QMP_OFI_PROC_HPP
+
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace meridian::msg_ofi::proc
+{
+
+// What identifies a process beyond its pid (which the kernel reuses): its
+// start time in clock ticks since boot, from /proc/PID/stat; 0 when
+// unknown.
+std::uint64_t start_time(pid_t pid);
+
+// Why the process is gone ("exited", "is a zombie", "was replaced by
+// another process"), or nothing while it runs.  A zombie counts as gone:
+// the launcher may not have reaped it yet.
+std::optional<std::string> gone(pid_t pid, std::uint64_t start_time);
+
+// Copy n bytes from the blocks `remote` of process pid into `local`
+// (process_vm_readv, in pieces of at most IOV_MAX blocks per side).
+// Returns 0 or the errno of the failure.
+int read_from(pid_t pid, std::span<const iovec> local, std::span<const iovec> remote,
+              std::size_t n);
+
+} // namespace meridian::msg_ofi::proc
+
+#endif

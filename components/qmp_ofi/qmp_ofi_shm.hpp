@@ -1,0 +1,163 @@
+// Meridian's shared-memory path between processes of one node: every process
+// owns one inbound POSIX shm segment holding one single-producer /
+// single-consumer ring per process of its node (the ring of local rank r is
+// written only by r).  A ring is a power-of-two array of fixed-size slots;
+// each slot starts with a 32-byte header (its sequence word, the message's
+// tag and sizes) and carries payload in the rest, so an 8-byte message is
+// one cache line.
+//
+// Handshake (no shared head or tail: each side counts its own position):
+// the slot at position p belongs to lap L = p / slots; it is free for the
+// producer when seq == 2L and full for the consumer when seq == 2L + 1; the
+// consumer frees it by storing 2L + 2.  A fresh (zero-filled) segment is
+// therefore ready without initialisation.
+#ifndef MERIDIAN_QMP_OFI_SHM_HPP
+#define MERIDIAN_QMP_OFI_SHM_HPP
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "opal/util/result.hpp"
+
+namespace meridian::msg_ofi::shm
+{
+
+// What a slot carries.
+enum class Kind : std::uint32_t {
+    first = 1, // a message's first (often only) fragment: tag, total, payload
+    more = 2,  // the next fragment of the message in progress on this ring
+    rndv = 3,  // a large message to pull with CMA: RndvHeader + sender's iovecs
+    fin = 4,   // the receiver pulled a rendezvous message: FinBody
+};
+
+struct SlotHeader {
+    std::atomic<std::uint64_t> seq;
+    std::uint64_t tag;
+    std::uint64_t total;  // the whole message's bytes (first, rndv)
+    std::uint32_t length; // payload bytes in this slot
+    std::uint32_t kind;   // Kind
+};
+inline constexpr std::size_t header_bytes = 32;
+static_assert(sizeof(SlotHeader) == header_bytes);
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+
+// A rendezvous request's payload: the sender's iovec list lives in the
+// sender's memory at iov_address; up to what fits here it is copied inline.
+struct RndvBody {
+    std::uint64_t send_id; // the sender's handle, echoed in the FIN
+    std::uint64_t iov_address;
+    std::uint64_t iovcnt;       // blocks of the sender's message
+    std::uint64_t inline_count; // of them copied after this struct
+};
+struct FinBody {
+    std::uint64_t send_id;
+    std::int64_t status; // MERIDIAN_* of the pull
+};
+
+// One ring seen from one side (producer or consumer).
+class Ring
+{
+  public:
+    Ring() = default;
+    Ring(std::byte *base, std::uint32_t slots, std::uint32_t slot_bytes)
+        : base_(base), mask_(slots - 1), slot_bytes_(slot_bytes), shift_(log2(slots))
+    {
+    }
+    bool valid() const { return base_ != nullptr; }
+    std::size_t capacity() const { return slot_bytes_ - header_bytes; }
+
+    // Producer: the slot to fill next, or nullptr while it is still full.
+    SlotHeader *claim()
+    {
+        SlotHeader *slot = at(pos_);
+        return slot->seq.load(std::memory_order_acquire) == 2 * (pos_ >> shift_) ? slot : nullptr;
+    }
+    void publish(SlotHeader *slot)
+    {
+        slot->seq.store(2 * (pos_ >> shift_) + 1, std::memory_order_release);
+        ++pos_;
+    }
+    // Consumer: the next full slot, or nullptr.
+    SlotHeader *peek()
+    {
+        SlotHeader *slot = at(pos_);
+        return slot->seq.load(std::memory_order_acquire) == 2 * (pos_ >> shift_) + 1 ? slot
+                                                                                     : nullptr;
+    }
+    void release(SlotHeader *slot)
+    {
+        slot->seq.store(2 * (pos_ >> shift_) + 2, std::memory_order_release);
+        ++pos_;
+    }
+    static std::byte *payload(SlotHeader *slot)
+    {
+        return reinterpret_cast<std::byte *>(slot) + header_bytes;
+    }
+
+  private:
+    static std::uint32_t log2(std::uint32_t n)
+    {
+        std::uint32_t s = 0;
+        while ((1U << s) < n) {
+            ++s;
+        }
+        return s;
+    }
+    SlotHeader *at(std::uint64_t pos) const
+    {
+        return reinterpret_cast<SlotHeader *>(base_ + (pos & mask_) * slot_bytes_);
+    }
+
+    std::byte *base_ = nullptr;
+    std::uint64_t pos_ = 0;
+    std::uint64_t mask_ = 0;
+    std::uint64_t slot_bytes_ = 0;
+    std::uint32_t shift_ = 0;
+};
+
+// A mapped segment: created (and owned: unlinked on destruction unless done
+// before) or attached to a peer's.
+class Segment
+{
+  public:
+    Segment() = default;
+    Segment(Segment &&other) noexcept;
+    Segment &operator=(Segment &&other) noexcept;
+    Segment(const Segment &) = delete;
+    Segment &operator=(const Segment &) = delete;
+    ~Segment();
+
+    // rings rings of `slots` slots (a power of two) of slot_bytes bytes (a
+    // multiple of 64).  The memory is reserved now (posix_fallocate), so a
+    // full /dev/shm is an error here, not a SIGBUS later.
+    static Result<Segment> create(const std::string &name, std::uint32_t rings, std::uint32_t slots,
+                                  std::uint32_t slot_bytes);
+    static Result<Segment> attach(const std::string &name);
+
+    Ring ring(std::uint32_t index) const;
+    std::uint32_t rings() const;
+    // Remove the name (mappings stay valid); idempotent.
+    void unlink();
+    const std::string &name() const { return name_; }
+    std::size_t bytes() const { return bytes_; }
+
+  private:
+    void reset();
+
+    std::string name_;
+    std::byte *base_ = nullptr;
+    std::size_t bytes_ = 0;
+    bool owner_ = false;
+    bool linked_ = false;
+};
+
+// The segment name of a job's rank: "/meridian-<nspace>-<rank>", the
+// namespace reduced to characters a name may hold (and shortened with a
+// hash when long).
+std::string segment_name(const std::string &nspace, int rank);
+
+} // namespace meridian::msg_ofi::shm
+
+#endif

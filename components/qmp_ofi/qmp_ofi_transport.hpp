@@ -1,0 +1,222 @@
+// The ofi transport: channels matched per (peer, tag) in start order over
+// three paths -- self (a copy at match), shm (Meridian's rings between
+// processes of one node, CMA for large messages) and ofi (a libfabric RDM
+// endpoint) -- with progress, waits that time out, and dead-peer detection.
+// One instance per process (the msg framework is single-select); the QMP
+// layer serialises calls, so nothing here locks.
+#ifndef MERIDIAN_QMP_OFI_TRANSPORT_HPP
+#define MERIDIAN_QMP_OFI_TRANSPORT_HPP
+
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "components/qmp_ofi/qmp_ofi_fabric.hpp"
+#include "components/qmp_ofi/qmp_ofi_iov.hpp"
+#include "components/qmp_ofi/qmp_ofi_params.hpp"
+#include "components/qmp_ofi/qmp_ofi_shm.hpp"
+#include "mca/msg/msg.h"
+
+namespace meridian::msg_ofi
+{
+
+enum class Path : std::uint8_t { self, shm, ofi };
+enum class Phase : std::uint8_t { idle, active, done };
+
+struct Channel;
+
+// A libfabric operation's state: owned by its channel, and by the
+// transport (as a zombie) when the channel is freed while it is posted.
+struct OfiOp {
+    fi_context2 context{}; // first: libfabric hands &context back
+    Channel *channel = nullptr;
+    std::vector<FidPtr<fid_mr>> registrations;
+    std::vector<void *> descriptors;      // one per block (FI_MR_LOCAL), else empty
+    std::unique_ptr<std::byte[]> staging; // packed copy when the blocks exceed iov_limit
+    std::size_t staging_bytes = 0;
+    FidPtr<fid_mr> staging_registration;
+    void *staging_descriptor = nullptr;
+};
+
+struct Channel {
+    mca_msg_direction_t direction = MCA_MSG_SEND;
+    int peer = 0;
+    std::uint64_t tag = 0;
+    std::uint64_t wire_tag = 0; // the tag on the libfabric wire (fits its tag bits)
+    std::vector<iovec> iov;
+    std::size_t nbytes = 0;
+    Path path = Path::self;
+    Phase phase = Phase::idle;
+    int status = MERIDIAN_SUCCESS;
+    std::uint64_t rndv_id = 0;  // a shm rendezvous send waiting for its FIN
+    std::unique_ptr<OfiOp> ofi; // ofi path
+    bool ofi_retry = false;     // posting hit FI_EAGAIN; progress posts again
+};
+
+// A message that arrived before its receive was started.
+struct Unexpected {
+    enum class Kind { eager, rndv, self_send } kind = Kind::eager;
+    std::uint64_t total = 0;
+    std::unique_ptr<std::byte[]> data; // eager: the message (capacity data_capacity)
+    std::size_t data_capacity = 0;
+    std::size_t arrived = 0;
+    shm::RndvBody rndv{};          // rndv: where the sender's blocks are
+    std::vector<iovec> remote_iov; // rndv: the inline part of the sender's list
+    Channel *sender = nullptr;     // self_send: the send itself
+};
+
+struct Matching {
+    std::deque<Channel *> posted;                       // receives, in start order
+    std::deque<std::unique_ptr<Unexpected>> unexpected; // messages, in arrival order
+};
+
+// A send on the way into a peer's ring (queued when the ring was full).
+struct OutMessage {
+    Channel *channel = nullptr; // nullptr: freed while half pushed (the rest is padding)
+    bool rndv = false;
+    bool started = false; // the first fragment is in the ring
+    std::uint64_t tag = 0;
+    std::size_t total = 0;
+    std::size_t sent = 0;
+    IovCursor cursor;
+};
+
+// The message whose fragments are arriving on a peer's ring.
+struct Incoming {
+    bool active = false;
+    Channel *recv = nullptr;     // straight into a started receive
+    Unexpected *stash = nullptr; // into an unexpected buffer
+    std::size_t total = 0;
+    std::size_t got = 0;
+    IovCursor cursor; // recv's blocks
+};
+
+struct Peer {
+    Path path = Path::self;
+    int node = 0;
+    int local_rank = 0;
+    pid_t pid = 0; // same node only
+    std::uint64_t start_time = 0;
+    bool dead = false;
+    bool cma = false; // the peer can pull from this process's memory
+    shm::Ring out;    // ours, in the peer's segment
+    shm::Ring in;     // the peer's, in our segment
+    std::deque<OutMessage> outq;
+    std::deque<shm::FinBody> finq;
+    Incoming incoming;
+    std::unordered_map<std::uint64_t, Matching> match; // self and shm
+    fi_addr_t address = FI_ADDR_UNSPEC;
+    std::string node_name;    // for messages, read when first needed
+    std::size_t channels = 0; // declared to or from it (shm): its ring is polled every time
+};
+
+class Transport
+{
+  public:
+    explicit Transport(Params params) : params_(std::move(params)) {}
+    ~Transport();
+    Transport(const Transport &) = delete;
+    Transport &operator=(const Transport &) = delete;
+
+    int init(const mca_msg_job_t &job);
+    int connect();
+
+    int channel_create(const mca_msg_channel_spec_t &spec, Channel **channel);
+    int channel_readdress(Channel &channel, const iovec *iov, std::size_t iovcnt);
+    void channel_free(Channel *channel);
+    int start(Channel &channel);
+    int test(Channel &channel, int *complete);
+    int wait(Channel *const *channels, std::size_t count, int timeout_ms);
+    int progress();
+    const char *path_name(int peer);
+
+  private:
+    using Clock = std::chrono::steady_clock;
+
+    // Set up (init / connect)
+    int fail_setup(int status, const std::string &message);
+    int connect_shm_peer(int rank, Peer &peer, std::vector<std::uint8_t> &readable);
+    int connect_ofi_peer(int rank, Peer &peer);
+    int prepare_ofi(Channel &channel);
+
+    // Completion
+    void finish(Channel &channel, int status);
+    std::string describe(int rank);
+    const std::string &node_name(int rank);
+    void detach(Channel &channel);
+    void count_channel(int rank, bool added);
+    std::string channel_text(const Channel &channel);
+    void size_mismatch(Channel &recv, std::uint64_t got);
+    void size_mismatch(Channel &recv, const std::string &got);
+
+    // self
+    void start_self(Channel &channel);
+    // shm (qmp_ofi_transport_shm.cc)
+    void start_shm(Channel &channel);
+    void start_recv_matched(Peer &peer, Channel &recv, Matching &matching);
+    bool push_message(Peer &peer, OutMessage &message);
+    bool push_fin(Peer &peer, const shm::FinBody &fin);
+    void push_pending(Peer &peer);
+    int drain(int rank, Peer &peer, int budget);
+    void on_first(int rank, Peer &peer, shm::SlotHeader &slot);
+    void on_more(Peer &peer, shm::SlotHeader &slot);
+    void on_rndv(int rank, Peer &peer, shm::SlotHeader &slot);
+    void on_fin(shm::SlotHeader &slot);
+    void deliver_eager(Channel &recv, Unexpected &message);
+    void pull(int rank, Peer &peer, Channel &recv, const shm::RndvBody &body,
+              std::vector<iovec> remote);
+    std::unique_ptr<Unexpected> make_unexpected(std::size_t total);
+    void recycle(Unexpected &message);
+    // ofi (qmp_ofi_transport_ofi.cc)
+    void start_ofi(Channel &channel);
+    bool post_ofi(Channel &channel);
+    int poll_cq();
+    void complete_ofi(OfiOp *op, std::size_t len, int error, const std::string &why);
+    void abandon_ofi(Channel &channel);
+
+    // Dead peers and time
+    bool check_liveness(Channel *const *channels, std::size_t count);
+    void peer_died(int rank, const std::string &why);
+    void idle(Clock::time_point since);
+
+    Params params_;
+    mca_msg_job_t job_{};
+    std::vector<int> node_of_;
+    std::vector<int> local_rank_of_;
+    std::string nspace_;
+    std::vector<Peer> peers_;
+    std::vector<int> shm_ranks_;  // peers on the shm path
+    std::vector<int> shm_active_; // of them, those with channels: polled on every progress
+    std::uint32_t polls_ = 0;
+    std::vector<int> local_ranks_; // peers on this node (any path): their pids are watched
+    std::unique_ptr<Endpoint> endpoint_;
+    shm::Segment segment_;
+    std::vector<shm::Segment> peer_segments_;
+    std::unordered_map<std::uint64_t, std::uint64_t> folded_tags_; // ofi tags that did not fit
+    std::unordered_map<Channel *, std::unique_ptr<Channel>> channels_;
+    std::unordered_map<OfiOp *, std::unique_ptr<OfiOp>> zombies_;
+    std::unordered_map<std::uint64_t, Channel *> rndv_sends_;
+    std::uint64_t next_rndv_id_ = 1;
+    std::vector<Channel *> ofi_retry_;
+    std::vector<std::unique_ptr<Unexpected>> pool_; // eager buffers for reuse
+    std::size_t shm_payload_ = 0;
+    std::size_t eager_limit_ = 0;
+    bool oversubscribed_ = false;
+    bool connected_ = false;
+    std::uint64_t completed_ = 0;
+    Clock::time_point next_liveness_{};
+    std::string ofi_path_ = "ofi";
+};
+
+} // namespace meridian::msg_ofi
+
+#endif

@@ -1,0 +1,366 @@
+// Bringing the transport up: init opens what this process needs (its ring
+// segment, the libfabric endpoint) and publishes how to reach it; connect
+// maps the peers' segments, probes CMA, inserts the libfabric addresses, and
+// runs a second exchange after which the segments' names are unlinked.
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "components/qmp_ofi/qmp_ofi_modex.hpp"
+#include "components/qmp_ofi/qmp_ofi_proc.hpp"
+#include "components/qmp_ofi/qmp_ofi_transport.hpp"
+#include "opal/mca/base/mca_base_framework.h"
+#include "opal/runtime/datastore.hpp"
+#include "opal/util/output.hpp"
+
+namespace meridian::msg_ofi
+{
+
+namespace
+{
+
+// What every process publishes first: which paths it runs, so a peer
+// started with other msg_ofi_shm / fabric settings is refused clearly.
+struct Mode {
+    std::uint8_t shm = 0;
+    std::uint8_t fabric = 0;
+    std::uint8_t reserved[6] = {};
+};
+struct ProcInfo {
+    std::int64_t pid = 0;
+    std::uint64_t start_time = 0;
+};
+// A word peers read through CMA at connect to learn whether they may.
+struct Probe {
+    std::uint64_t address = 0;
+    std::uint64_t value = 0;
+};
+std::uint64_t probe_word = 0;
+
+// The address and port pnet assigned this process (pmix.net.endpt, stored by
+// pnet's per-node setup as "10.1.2.3:32000" strings), if any.
+Endpoint::Source pnet_endpoint()
+{
+    auto store = meridian::datastore::store();
+    if (!store) {
+        return {};
+    }
+    auto value = (*store)->get((*store)->self(), "pmix.net.endpt");
+    if (!value) {
+        return {};
+    }
+    std::string first;
+    if (const auto *list = std::get_if<std::vector<std::string>>(&*value); list && !list->empty()) {
+        first = list->front();
+    } else if (const auto *one = std::get_if<std::string>(&*value)) {
+        first = *one;
+    }
+    const auto colon = first.rfind(':');
+    if (colon == std::string::npos || colon == 0) {
+        return {};
+    }
+    std::string node = first.substr(0, colon);
+    if (node.size() > 2 && node.front() == '[' && node.back() == ']') {
+        node = node.substr(1, node.size() - 2); // [v6]:port
+    }
+    return {node, first.substr(colon + 1)};
+}
+
+} // namespace
+
+Transport::~Transport()
+{
+    // The endpoint stops first, so nothing writes into memory freed below;
+    // registrations close before the domain.
+    if (endpoint_) {
+        endpoint_->close_endpoint();
+    }
+    channels_.clear();
+    zombies_.clear();
+    endpoint_.reset();
+}
+
+int Transport::fail_setup(int status, const std::string &message)
+{
+    meridian::report_error(message);
+    return status;
+}
+
+int Transport::init(const mca_msg_job_t &job)
+{
+    job_ = job;
+    node_of_.assign(job.node_of, job.node_of + job.size);
+    local_rank_of_.assign(job.local_rank_of, job.local_rank_of + job.size);
+    nspace_ = job.nspace != nullptr ? job.nspace : "";
+    job_.node_of = node_of_.data();
+    job_.local_rank_of = local_rank_of_.data();
+    job_.nspace = nspace_.c_str();
+
+    const bool shm_on = params_.shm == ShmMode::automatic;
+    peers_ = std::vector<Peer>(static_cast<std::size_t>(job.size)); // Peer does not move
+    bool fabric = false;
+    for (int r = 0; r < job.size; ++r) {
+        Peer &peer = peers_[static_cast<std::size_t>(r)];
+        peer.node = node_of_[static_cast<std::size_t>(r)];
+        peer.local_rank = local_rank_of_[static_cast<std::size_t>(r)];
+        if (r == job.rank) {
+            peer.path = Path::self;
+            continue;
+        }
+        const bool local = peer.node == job.node;
+        peer.path = local && shm_on ? Path::shm : Path::ofi;
+        fabric = fabric || peer.path == Path::ofi;
+        if (local) {
+            local_ranks_.push_back(r);
+        }
+        if (peer.path == Path::shm) {
+            shm_ranks_.push_back(r);
+        }
+    }
+    shm_payload_ = params_.shm_slot_bytes - shm::header_bytes;
+    eager_limit_ = params_.eager_limit;
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    oversubscribed_ = cpus > 0 && job.local_size > cpus;
+
+    if (job.size == 1) {
+        VERBOSE(INFO, "msg ofi: a job of one process: only the self path");
+        return MERIDIAN_SUCCESS;
+    }
+    Mode mode;
+    mode.shm = shm_on ? 1 : 0;
+    mode.fabric = fabric ? 1 : 0;
+    ProcInfo me;
+    me.pid = ::getpid();
+    me.start_time = proc::start_time(::getpid());
+    if (int rc = put("ofi.mode", mode); rc != MERIDIAN_SUCCESS) {
+        return fail_setup(rc, "msg ofi: cannot publish this process's mode");
+    }
+    if (int rc = put("ofi.proc", me); rc != MERIDIAN_SUCCESS) {
+        return fail_setup(rc, "msg ofi: cannot publish this process's pid");
+    }
+    if (!shm_ranks_.empty()) {
+        if (params_.shm_slots == 0) {
+            // 64 slots per ring, fewer (not under 8) where a segment of one
+            // ring per process of the node would pass 4 MiB.
+            const std::size_t budget = std::size_t{4} << 20;
+            std::size_t slots = 64;
+            while (slots > 8 &&
+                   slots * params_.shm_slot_bytes * static_cast<std::size_t>(job.local_size) >
+                       budget) {
+                slots /= 2;
+            }
+            params_.shm_slots = slots;
+        }
+        const std::string name = shm::segment_name(nspace_, job.rank);
+        auto segment = shm::Segment::create(name, static_cast<std::uint32_t>(job.local_size),
+                                            static_cast<std::uint32_t>(params_.shm_slots),
+                                            static_cast<std::uint32_t>(params_.shm_slot_bytes));
+        if (!segment) {
+            return fail_setup(segment.error().status, segment.error().message);
+        }
+        segment_ = std::move(*segment);
+        VERBOSE(DEBUG, "msg ofi: shared-memory segment %s: %u rings of %zu slots of %zu bytes",
+                name.c_str(), static_cast<unsigned>(job.local_size), params_.shm_slots,
+                params_.shm_slot_bytes);
+        if (int rc = mca_msg_base_modex_put("ofi.shm", name.data(), name.size());
+            rc != MERIDIAN_SUCCESS) {
+            return fail_setup(rc, "msg ofi: cannot publish the shared-memory segment's name");
+        }
+        probe_word = 0x6d6572696469616eULL ^ static_cast<std::uint64_t>(me.pid);
+        Probe probe{reinterpret_cast<std::uint64_t>(&probe_word), probe_word};
+        if (int rc = put("ofi.probe", probe); rc != MERIDIAN_SUCCESS) {
+            return fail_setup(rc, "msg ofi: cannot publish the CMA probe");
+        }
+    }
+    if (fabric) {
+        auto endpoint = Endpoint::open(params_.provider, job.num_nodes == 1, pnet_endpoint());
+        if (!endpoint) {
+            return fail_setup(endpoint.error().status, endpoint.error().message);
+        }
+        endpoint_ = std::move(*endpoint);
+        ofi_path_ = "ofi:" + endpoint_->provider();
+        VERBOSE(INFO,
+                "msg ofi: libfabric provider %s, domain %s (%u tag bits, iov limit %zu/%zu, "
+                "inject %zu, %s registration), %s%s",
+                endpoint_->provider().c_str(), endpoint_->domain_name().c_str(),
+                endpoint_->tag_bits(), endpoint_->tx_iov_limit(), endpoint_->rx_iov_limit(),
+                endpoint_->inject_size(), endpoint_->needs_registration() ? "local" : "no",
+                endpoint_->bound_to().empty() ? "address chosen by libfabric: "
+                                              : "bound to the pnet endpoint ",
+                endpoint_->bound_to().empty() ? endpoint_->unbound_reason().c_str()
+                                              : endpoint_->bound_to().c_str());
+        const auto address = endpoint_->address();
+        if (address.empty()) {
+            return fail_setup(MERIDIAN_ERR_NOT_AVAILABLE,
+                              "msg ofi: fi_getname gave no address for " + ofi_path_);
+        }
+        if (int rc = mca_msg_base_modex_put("ofi.addr", address.data(), address.size());
+            rc != MERIDIAN_SUCCESS) {
+            return fail_setup(rc, "msg ofi: cannot publish the endpoint's address");
+        }
+        const std::string &prov = endpoint_->provider();
+        if (int rc = mca_msg_base_modex_put("ofi.prov", prov.data(), prov.size());
+            rc != MERIDIAN_SUCCESS) {
+            return fail_setup(rc, "msg ofi: cannot publish the provider's name");
+        }
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+int Transport::connect_shm_peer(int rank, Peer &peer, std::vector<std::uint8_t> &readable)
+{
+    std::vector<std::uint8_t> name(128);
+    if (int rc = get_bytes(rank, "ofi.shm", name); rc != MERIDIAN_SUCCESS) {
+        return fail_setup(MERIDIAN_ERR_UNREACH,
+                          "msg ofi: " + describe(rank) + " published no shared-memory segment");
+    }
+    auto segment = shm::Segment::attach(std::string(name.begin(), name.end()));
+    if (!segment) {
+        return fail_setup(segment.error().status,
+                          segment.error().message + " (of " + describe(rank) + ")");
+    }
+    if (segment->rings() != static_cast<std::uint32_t>(job_.local_size)) {
+        return fail_setup(MERIDIAN_ERR_UNREACH, "msg ofi: " + describe(rank) + " counts " +
+                                                    std::to_string(segment->rings()) +
+                                                    " processes on its node, this " + "process " +
+                                                    std::to_string(job_.local_size));
+    }
+    peer.out = segment->ring(static_cast<std::uint32_t>(job_.local_rank));
+    peer.in = segment_.ring(static_cast<std::uint32_t>(peer.local_rank));
+    if (peer.out.capacity() != shm_payload_) {
+        return fail_setup(MERIDIAN_ERR_UNREACH,
+                          "msg ofi: " + describe(rank) +
+                              " uses another msg_ofi_shm_slot_size than this process");
+    }
+    peer_segments_.push_back(std::move(*segment));
+    // Can this process pull from the peer (process_vm_readv)?  Yama's
+    // ptrace scope, seccomp or a container may forbid it.
+    Probe probe;
+    if (params_.cma == CmaMode::automatic && get(rank, "ofi.probe", probe) == MERIDIAN_SUCCESS) {
+        std::uint64_t value = 0;
+        iovec local{&value, sizeof value};
+        iovec remote{reinterpret_cast<void *>(probe.address), sizeof value};
+        const int err = proc::read_from(peer.pid, {&local, 1}, {&remote, 1}, sizeof value);
+        if (err == 0 && value == probe.value) {
+            readable[static_cast<std::size_t>(peer.local_rank)] = 1;
+        } else {
+            VERBOSE(INFO,
+                    "msg ofi: CMA from %s is not permitted (%s): large messages go "
+                    "through the ring",
+                    describe(rank).c_str(), err != 0 ? std::strerror(err) : "probe mismatch");
+        }
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+int Transport::connect_ofi_peer(int rank, Peer &peer)
+{
+    std::vector<std::uint8_t> address(64);
+    if (get_bytes(rank, "ofi.addr", address) != MERIDIAN_SUCCESS) {
+        return fail_setup(MERIDIAN_ERR_UNREACH,
+                          "msg ofi: " + describe(rank) + " published no libfabric address");
+    }
+    std::vector<std::uint8_t> prov(64);
+    if (get_bytes(rank, "ofi.prov", prov) == MERIDIAN_SUCCESS) {
+        const std::string theirs(prov.begin(), prov.end());
+        if (theirs != endpoint_->provider()) {
+            return fail_setup(MERIDIAN_ERR_UNREACH,
+                              "msg ofi: " + describe(rank) + " uses the provider " + theirs +
+                                  ", this process " + endpoint_->provider() +
+                                  " (set msg_ofi_provider or FI_PROVIDER alike everywhere)");
+        }
+    }
+    auto inserted = endpoint_->insert(address);
+    if (!inserted) {
+        return fail_setup(inserted.error().status,
+                          inserted.error().message + " (address of " + describe(rank) + ")");
+    }
+    peer.address = *inserted;
+    return MERIDIAN_SUCCESS;
+}
+
+int Transport::connect()
+{
+    if (job_.size == 1) {
+        connected_ = true;
+        return MERIDIAN_SUCCESS;
+    }
+    int status = MERIDIAN_SUCCESS;
+    std::vector<std::uint8_t> readable(static_cast<std::size_t>(job_.local_size), 0);
+    const Mode mine{static_cast<std::uint8_t>(params_.shm == ShmMode::automatic),
+                    static_cast<std::uint8_t>(endpoint_ != nullptr),
+                    {}};
+    for (int r = 0; r < job_.size && status == MERIDIAN_SUCCESS; ++r) {
+        if (r == job_.rank) {
+            continue;
+        }
+        Peer &peer = peers_[static_cast<std::size_t>(r)];
+        Mode theirs;
+        if (get(r, "ofi.mode", theirs) != MERIDIAN_SUCCESS) {
+            status = fail_setup(MERIDIAN_ERR_UNREACH,
+                                "msg ofi: " + describe(r) + " published nothing for the ofi " +
+                                    "transport (is it running another msg transport?)");
+            break;
+        }
+        if (theirs.shm != mine.shm) {
+            status = fail_setup(MERIDIAN_ERR_UNREACH,
+                                "msg ofi: " + describe(r) + " runs with msg_ofi_shm=" +
+                                    (theirs.shm ? "auto" : "off") + ", this process with " +
+                                    (mine.shm ? "auto" : "off") + " (set it alike everywhere)");
+            break;
+        }
+        if (peer.node == job_.node) {
+            ProcInfo info;
+            // Watched only when this process sees the same process under
+            // that pid (not in another pid namespace): else its absence
+            // would read as death.
+            if (get(r, "ofi.proc", info) == MERIDIAN_SUCCESS && info.start_time != 0 &&
+                proc::start_time(static_cast<pid_t>(info.pid)) == info.start_time) {
+                peer.pid = static_cast<pid_t>(info.pid);
+                peer.start_time = info.start_time;
+            } else {
+                VERBOSE(INFO,
+                        "msg ofi: %s: its pid is not visible here; a wait finds its death "
+                        "only through msg_ofi_timeout",
+                        describe(r).c_str());
+            }
+        }
+        if (peer.path == Path::shm) {
+            status = connect_shm_peer(r, peer, readable);
+        } else if (peer.path == Path::ofi) {
+            status = connect_ofi_peer(r, peer);
+        }
+    }
+    // Second round, in every process even after an error (the others wait
+    // in it): who may pull from whom; afterwards every segment is mapped by
+    // everyone who needs it, so the names can go.
+    if (int rc = mca_msg_base_modex_put("ofi.cma", readable.data(), readable.size());
+        rc != MERIDIAN_SUCCESS && status == MERIDIAN_SUCCESS) {
+        status = fail_setup(rc, "msg ofi: cannot publish the CMA results");
+    }
+    if (int rc = mca_msg_base_modex_exchange(); rc != MERIDIAN_SUCCESS) {
+        return status != MERIDIAN_SUCCESS ? status : rc;
+    }
+    segment_.unlink();
+    if (status != MERIDIAN_SUCCESS) {
+        return status;
+    }
+    for (const int r : shm_ranks_) {
+        Peer &peer = peers_[static_cast<std::size_t>(r)];
+        std::vector<std::uint8_t> theirs(readable.size());
+        if (get_bytes(r, "ofi.cma", theirs) == MERIDIAN_SUCCESS &&
+            theirs.size() == readable.size()) {
+            peer.cma = theirs[static_cast<std::size_t>(job_.local_rank)] != 0;
+        }
+    }
+    for (int r = 0; r < job_.size; ++r) {
+        VERBOSE(INFO, "msg ofi: rank %d -> rank %d: %s", job_.rank, r, path_name(r));
+    }
+    connected_ = true;
+    return MERIDIAN_SUCCESS;
+}
+
+} // namespace meridian::msg_ofi

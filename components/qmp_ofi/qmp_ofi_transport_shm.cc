@@ -1,0 +1,404 @@
+// The shm path: messages up to the eager limit (and every message when CMA
+// is not permitted) are copied from the sender's blocks into ring slots and
+// from the slots into the receiver's blocks, fragment by fragment; larger
+// ones send a rendezvous request through the ring, the receiver pulls the
+// data with one process_vm_readv copy when its receive has started, and
+// answers with a FIN.
+#include <cerrno>
+#include <cstring>
+
+#include "components/qmp_ofi/qmp_ofi_proc.hpp"
+#include "components/qmp_ofi/qmp_ofi_transport.hpp"
+#include "opal/util/output.hpp"
+
+namespace meridian::msg_ofi
+{
+
+namespace
+{
+
+// A block of the sender's list as it crosses the ring.
+struct WireIov {
+    std::uint64_t base;
+    std::uint64_t len;
+};
+static_assert(sizeof(WireIov) == sizeof(iovec));
+
+} // namespace
+
+std::unique_ptr<Unexpected> Transport::make_unexpected(std::size_t total)
+{
+    std::unique_ptr<Unexpected> message;
+    if (!pool_.empty() && pool_.back()->data_capacity >= total) {
+        message = std::move(pool_.back());
+        pool_.pop_back();
+    } else {
+        message = std::make_unique<Unexpected>();
+        message->data_capacity = std::max(total, shm_payload_);
+        message->data = std::make_unique_for_overwrite<std::byte[]>(message->data_capacity);
+    }
+    message->kind = Unexpected::Kind::eager;
+    message->total = total;
+    message->arrived = 0;
+    return message;
+}
+
+void Transport::recycle(Unexpected &message)
+{
+    // Keep a few buffers of the common (small) size for the next ones.
+    constexpr std::size_t pooled_max = 64 * 1024;
+    if (message.data &&
+        message.data_capacity <= std::max(shm_payload_, std::min(eager_limit_, pooled_max)) &&
+        pool_.size() < 64) {
+        auto kept = std::make_unique<Unexpected>();
+        kept->data = std::move(message.data);
+        kept->data_capacity = message.data_capacity;
+        pool_.push_back(std::move(kept));
+    }
+}
+
+void Transport::start_shm(Channel &channel)
+{
+    Peer &peer = peers_[static_cast<std::size_t>(channel.peer)];
+    if (channel.direction == MCA_MSG_RECV) {
+        start_recv_matched(peer, channel, peer.match[channel.tag]);
+        return;
+    }
+    OutMessage message;
+    message.channel = &channel;
+    message.rndv = peer.cma && channel.nbytes > eager_limit_;
+    message.tag = channel.tag;
+    message.total = channel.nbytes;
+    message.cursor = IovCursor(channel.iov);
+    if (message.rndv) {
+        channel.rndv_id = next_rndv_id_++;
+        rndv_sends_.emplace(channel.rndv_id, &channel);
+    }
+    if (peer.outq.empty() && push_message(peer, message)) {
+        if (!message.rndv) {
+            finish(channel, MERIDIAN_SUCCESS);
+        }
+        return;
+    }
+    peer.outq.push_back(std::move(message));
+}
+
+// Match a starting receive against what arrived (self and shm paths).
+void Transport::start_recv_matched(Peer &peer, Channel &recv, Matching &matching)
+{
+    if (matching.unexpected.empty()) {
+        matching.posted.push_back(&recv);
+        return;
+    }
+    std::unique_ptr<Unexpected> message = std::move(matching.unexpected.front());
+    matching.unexpected.pop_front();
+    const int rank = static_cast<int>(&peer - peers_.data());
+    switch (message->kind) {
+    case Unexpected::Kind::eager:
+        if (message->arrived < message->total) {
+            // Still arriving (only the peer's current message can be): the
+            // rest goes straight into the receive.
+            Incoming &incoming = peer.incoming;
+            incoming.stash = nullptr;
+            if (message->total != recv.nbytes) {
+                size_mismatch(recv, message->total);
+            } else {
+                incoming.recv = &recv;
+                incoming.cursor = IovCursor(recv.iov);
+                incoming.cursor.scatter(message->data.get(), message->arrived);
+            }
+        } else {
+            deliver_eager(recv, *message);
+        }
+        recycle(*message);
+        break;
+    case Unexpected::Kind::rndv:
+        pull(rank, peer, recv, message->rndv, std::move(message->remote_iov));
+        break;
+    case Unexpected::Kind::self_send: {
+        Channel &send = *message->sender;
+        if (send.nbytes != recv.nbytes) {
+            size_mismatch(recv, send.nbytes);
+        } else {
+            copy_iov(recv.iov, send.iov, send.nbytes);
+            finish(recv, MERIDIAN_SUCCESS);
+        }
+        finish(send, MERIDIAN_SUCCESS);
+        break;
+    }
+    }
+}
+
+void Transport::deliver_eager(Channel &recv, Unexpected &message)
+{
+    if (message.total != recv.nbytes) {
+        size_mismatch(recv, message.total);
+        return;
+    }
+    if (recv.iov.size() == 1) {
+        std::memcpy(recv.iov[0].iov_base, message.data.get(), message.total);
+    } else {
+        IovCursor(recv.iov).scatter(message.data.get(), message.total);
+    }
+    finish(recv, MERIDIAN_SUCCESS);
+}
+
+// Push what fits of a message into the peer's ring; true when all of it is
+// in.  A rendezvous request is one slot.
+bool Transport::push_message(Peer &peer, OutMessage &message)
+{
+    const std::size_t capacity = peer.out.capacity();
+    if (message.rndv) {
+        shm::SlotHeader *slot = peer.out.claim();
+        if (slot == nullptr) {
+            return false;
+        }
+        Channel &channel = *message.channel;
+        std::byte *payload = shm::Ring::payload(slot);
+        shm::RndvBody body{};
+        body.send_id = channel.rndv_id;
+        body.iov_address = reinterpret_cast<std::uint64_t>(channel.iov.data());
+        body.iovcnt = channel.iov.size();
+        body.inline_count =
+            std::min<std::uint64_t>(body.iovcnt, (capacity - sizeof body) / sizeof(WireIov));
+        std::memcpy(payload, &body, sizeof body);
+        std::memcpy(payload + sizeof body, channel.iov.data(), body.inline_count * sizeof(WireIov));
+        slot->kind = static_cast<std::uint32_t>(shm::Kind::rndv);
+        slot->tag = message.tag;
+        slot->total = message.total;
+        slot->length =
+            static_cast<std::uint32_t>(sizeof body + body.inline_count * sizeof(WireIov));
+        peer.out.publish(slot);
+        message.started = true;
+        return true;
+    }
+    do {
+        shm::SlotHeader *slot = peer.out.claim();
+        if (slot == nullptr) {
+            return false;
+        }
+        const std::size_t len = std::min(capacity, message.total - message.sent);
+        if (message.channel != nullptr) {
+            message.cursor.gather(shm::Ring::payload(slot), len);
+        }
+        slot->kind =
+            static_cast<std::uint32_t>(message.started ? shm::Kind::more : shm::Kind::first);
+        slot->tag = message.tag;
+        slot->total = message.total;
+        slot->length = static_cast<std::uint32_t>(len);
+        peer.out.publish(slot);
+        message.started = true;
+        message.sent += len;
+    } while (message.sent < message.total);
+    return true;
+}
+
+bool Transport::push_fin(Peer &peer, const shm::FinBody &fin)
+{
+    shm::SlotHeader *slot = peer.out.claim();
+    if (slot == nullptr) {
+        return false;
+    }
+    std::memcpy(shm::Ring::payload(slot), &fin, sizeof fin);
+    slot->kind = static_cast<std::uint32_t>(shm::Kind::fin);
+    slot->tag = 0;
+    slot->total = 0;
+    slot->length = sizeof fin;
+    peer.out.publish(slot);
+    return true;
+}
+
+void Transport::push_pending(Peer &peer)
+{
+    // FINs first: they do not disturb a message whose fragments are under
+    // way, and a sender waits on them.
+    while (!peer.finq.empty()) {
+        if (!push_fin(peer, peer.finq.front())) {
+            return;
+        }
+        peer.finq.pop_front();
+    }
+    while (!peer.outq.empty()) {
+        OutMessage &message = peer.outq.front();
+        if (!push_message(peer, message)) {
+            return;
+        }
+        if (message.channel != nullptr && !message.rndv) {
+            finish(*message.channel, MERIDIAN_SUCCESS);
+        }
+        peer.outq.pop_front();
+    }
+}
+
+int Transport::drain(int rank, Peer &peer, int budget)
+{
+    int slots = 0;
+    for (; slots < budget; ++slots) {
+        shm::SlotHeader *slot = peer.in.peek();
+        if (slot == nullptr) {
+            break;
+        }
+        switch (static_cast<shm::Kind>(slot->kind)) {
+        case shm::Kind::first:
+            on_first(rank, peer, *slot);
+            break;
+        case shm::Kind::more:
+            on_more(peer, *slot);
+            break;
+        case shm::Kind::rndv:
+            on_rndv(rank, peer, *slot);
+            break;
+        case shm::Kind::fin:
+            on_fin(*slot);
+            break;
+        }
+        peer.in.release(slot);
+    }
+    return slots;
+}
+
+void Transport::on_first(int, Peer &peer, shm::SlotHeader &slot)
+{
+    const std::byte *data = shm::Ring::payload(&slot);
+    const std::size_t len = slot.length;
+    const std::size_t total = slot.total;
+    Matching &matching = peer.match[slot.tag];
+    Incoming &incoming = peer.incoming;
+    if (!matching.posted.empty()) {
+        Channel &recv = *matching.posted.front();
+        matching.posted.pop_front();
+        if (total != recv.nbytes) {
+            size_mismatch(recv, total);
+            if (len < total) {
+                incoming = Incoming{true, nullptr, nullptr, total, len, {}};
+            }
+            return;
+        }
+        if (recv.iov.size() == 1 && len == total) {
+            std::memcpy(recv.iov[0].iov_base, data, len);
+            finish(recv, MERIDIAN_SUCCESS);
+            return;
+        }
+        IovCursor cursor(recv.iov);
+        cursor.scatter(data, len);
+        if (len == total) {
+            finish(recv, MERIDIAN_SUCCESS);
+        } else {
+            incoming = Incoming{true, &recv, nullptr, total, len, cursor};
+        }
+        return;
+    }
+    auto message = make_unexpected(total);
+    std::memcpy(message->data.get(), data, len);
+    message->arrived = len;
+    if (len < total) {
+        incoming = Incoming{true, nullptr, message.get(), total, len, {}};
+    }
+    matching.unexpected.push_back(std::move(message));
+}
+
+void Transport::on_more(Peer &peer, shm::SlotHeader &slot)
+{
+    Incoming &incoming = peer.incoming;
+    if (!incoming.active) {
+        return; // cannot happen with a well-behaved sender
+    }
+    const std::byte *data = shm::Ring::payload(&slot);
+    const std::size_t len = std::min<std::size_t>(slot.length, incoming.total - incoming.got);
+    if (incoming.recv != nullptr) {
+        incoming.cursor.scatter(data, len);
+    } else if (incoming.stash != nullptr) {
+        std::memcpy(incoming.stash->data.get() + incoming.got, data, len);
+        incoming.stash->arrived += len;
+    }
+    incoming.got += len;
+    if (incoming.got >= incoming.total) {
+        if (incoming.recv != nullptr) {
+            finish(*incoming.recv, MERIDIAN_SUCCESS);
+        }
+        incoming = Incoming{};
+    }
+}
+
+void Transport::on_rndv(int rank, Peer &peer, shm::SlotHeader &slot)
+{
+    const std::byte *data = shm::Ring::payload(&slot);
+    shm::RndvBody body;
+    std::memcpy(&body, data, sizeof body);
+    std::vector<iovec> remote(body.inline_count);
+    std::memcpy(remote.data(), data + sizeof body, body.inline_count * sizeof(WireIov));
+    Matching &matching = peer.match[slot.tag];
+    if (!matching.posted.empty()) {
+        Channel &recv = *matching.posted.front();
+        matching.posted.pop_front();
+        pull(rank, peer, recv, body, std::move(remote));
+        return;
+    }
+    auto message = std::make_unique<Unexpected>();
+    message->kind = Unexpected::Kind::rndv;
+    message->total = slot.total;
+    message->rndv = body;
+    message->remote_iov = std::move(remote);
+    matching.unexpected.push_back(std::move(message));
+}
+
+void Transport::pull(int, Peer &peer, Channel &recv, const shm::RndvBody &body,
+                     std::vector<iovec> remote)
+{
+    std::size_t total = 0;
+    for (const iovec &block : remote) {
+        total += block.iov_len;
+    }
+    int status = MERIDIAN_SUCCESS;
+    int err = 0;
+    if (remote.size() < body.iovcnt) {
+        // The list did not fit the slot: read it from the sender first.
+        remote.resize(body.iovcnt);
+        iovec local{remote.data(), body.iovcnt * sizeof(WireIov)};
+        iovec list{reinterpret_cast<void *>(body.iov_address), local.iov_len};
+        err = proc::read_from(peer.pid, {&local, 1}, {&list, 1}, local.iov_len);
+        total = 0;
+        for (const iovec &block : remote) {
+            total += block.iov_len;
+        }
+    }
+    if (err == 0) {
+        if (total != recv.nbytes) {
+            size_mismatch(recv, total);
+        } else {
+            err = proc::read_from(peer.pid, recv.iov, remote, total);
+        }
+    }
+    if (err != 0) {
+        // ESRCH: the sender is gone; EFAULT: its memory went away under
+        // the transfer (a freed channel).
+        status = err == ESRCH ? MERIDIAN_ERR_UNREACH : MERIDIAN_ERROR;
+        meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) +
+                               ": reading the message of " + channel_text(recv) + " from process " +
+                               std::to_string(peer.pid) +
+                               " (process_vm_readv): " + std::strerror(err));
+        finish(recv, status);
+    } else if (recv.phase == Phase::active) {
+        finish(recv, MERIDIAN_SUCCESS);
+    }
+    const shm::FinBody fin{body.send_id, status};
+    if (!peer.finq.empty() || !push_fin(peer, fin)) {
+        peer.finq.push_back(fin);
+    }
+}
+
+void Transport::on_fin(shm::SlotHeader &slot)
+{
+    shm::FinBody fin;
+    std::memcpy(&fin, shm::Ring::payload(&slot), sizeof fin);
+    auto it = rndv_sends_.find(fin.send_id);
+    if (it == rndv_sends_.end()) {
+        return; // the send was freed meanwhile
+    }
+    Channel &send = *it->second;
+    rndv_sends_.erase(it);
+    send.rndv_id = 0;
+    finish(send, static_cast<int>(fin.status));
+}
+
+} // namespace meridian::msg_ofi

@@ -1,0 +1,159 @@
+// Waiting: progress until the channels complete, the time limit passes
+// (MERIDIAN_ERR_TIMEOUT) or a peer of one of them is known dead
+// (MERIDIAN_ERR_UNREACH): processes of this node are watched through their
+// pids, others through libfabric's errors.
+#include <sched.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "components/qmp_ofi/qmp_ofi_proc.hpp"
+#include "components/qmp_ofi/qmp_ofi_transport.hpp"
+#include "opal/util/error.h"
+#include "opal/util/output.hpp"
+
+namespace meridian::msg_ofi
+{
+
+bool Transport::check_liveness(Channel *const *channels, std::size_t count)
+{
+    bool died = false;
+    for (std::size_t i = 0; i < count; ++i) {
+        Channel *channel = channels[i];
+        if (channel == nullptr || channel->phase != Phase::active || channel->peer == job_.rank) {
+            continue;
+        }
+        const Peer &peer = peers_[static_cast<std::size_t>(channel->peer)];
+        if (peer.dead) {
+            died = true;
+            continue;
+        }
+        if (peer.pid == 0) {
+            continue; // another node: libfabric's errors and the time limit tell
+        }
+        if (auto why = proc::gone(peer.pid, peer.start_time)) {
+            peer_died(channel->peer, "died: process " + std::to_string(peer.pid) + " " + *why);
+            died = true;
+        }
+    }
+    return died;
+}
+
+void Transport::peer_died(int rank, const std::string &why)
+{
+    Peer &peer = peers_[static_cast<std::size_t>(rank)];
+    if (peer.dead) {
+        return;
+    }
+    // What it sent before it died is still good.
+    if (peer.path == Path::shm) {
+        drain(rank, peer, 1 << 30);
+    }
+    peer.dead = true;
+    meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) + " on node " +
+                           node_name(job_.rank) + ": peer " + describe(rank) + " " + why);
+    for (auto &[raw, channel] : channels_) {
+        if (channel->peer == rank && channel->phase == Phase::active) {
+            detach(*channel);
+            if (channel->path == Path::ofi && !channel->ofi) {
+                prepare_ofi(*channel);
+            }
+            finish(*channel, MERIDIAN_ERR_UNREACH);
+        }
+    }
+}
+
+void Transport::idle(Clock::time_point since)
+{
+    // Sharing cores with the peers: give them the core at once.  Otherwise
+    // spin, as Open MPI does (a yield hands the core to any other runnable
+    // process for a whole time slice), and only rest during long waits.
+    if (oversubscribed_) {
+        ::sched_yield();
+        return;
+    }
+    if (Clock::now() - since > std::chrono::seconds(1)) {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+}
+
+int Transport::wait(Channel *const *channels, std::size_t count, int timeout_ms)
+{
+    const auto begin = Clock::now();
+    const bool own_limit = timeout_ms < 0;
+    const long limit_ms = own_limit ? params_.timeout_s * 1000L : timeout_ms;
+    const bool unlimited = own_limit && params_.timeout_s == 0;
+    const auto deadline = begin + std::chrono::milliseconds(limit_ms);
+    auto last_completion = begin;
+    bool timed_out = false;
+    bool unreachable = false;
+    for (std::uint32_t spin = 0;; ++spin) {
+        bool pending = false;
+        for (std::size_t i = 0; i < count && !pending; ++i) {
+            pending = channels[i] != nullptr && channels[i]->phase == Phase::active;
+        }
+        if (!pending) {
+            break;
+        }
+        const std::uint64_t before = completed_;
+        progress();
+        const bool moved = completed_ != before;
+        if (moved) {
+            last_completion = Clock::now();
+            continue;
+        }
+        if (oversubscribed_ || (spin & 63) == 0) {
+            const auto now = Clock::now();
+            if (now >= next_liveness_) {
+                next_liveness_ = now + std::chrono::milliseconds(params_.liveness_ms);
+                if (check_liveness(channels, count)) {
+                    unreachable = true;
+                    break;
+                }
+            }
+            if (!unlimited && now >= deadline) {
+                timed_out = true;
+                break;
+            }
+            idle(last_completion);
+        }
+    }
+    int status = MERIDIAN_SUCCESS;
+    std::size_t incomplete = 0;
+    std::string which;
+    for (std::size_t i = 0; i < count; ++i) {
+        Channel *channel = channels[i];
+        if (channel == nullptr) {
+            continue;
+        }
+        if (channel->phase == Phase::done) {
+            channel->phase = Phase::idle;
+            if (status == MERIDIAN_SUCCESS) {
+                status = channel->status;
+            }
+        } else if (channel->phase == Phase::active) {
+            if (++incomplete <= 3) {
+                which += (which.empty() ? "" : "; ") + channel_text(*channel);
+            }
+        }
+    }
+    if (unreachable) {
+        return MERIDIAN_ERR_UNREACH;
+    }
+    if (timed_out) {
+        // The caller's own limit (QMP_wait_for_barrier) is its business to
+        // report; the transport's limit is reported here.
+        if (own_limit) {
+            meridian::report_error(
+                "msg ofi: rank " + std::to_string(job_.rank) + ": a wait timed out after " +
+                std::to_string(params_.timeout_s) + " s (msg_ofi_timeout) with " +
+                std::to_string(incomplete) + " of " + std::to_string(count) +
+                " channels incomplete: " + which + (incomplete > 3 ? "; ..." : ""));
+        }
+        return MERIDIAN_ERR_TIMEOUT;
+    }
+    return status;
+}
+
+} // namespace meridian::msg_ofi

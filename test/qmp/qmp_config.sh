@@ -1,0 +1,91 @@
+#!/bin/sh
+# A QMP program built the way applications build against QMP: the build is
+# installed into a scratch DESTDIR, then qmp_config_prog.c is compiled with
+#   cc $(qmp-config --cflags) prog.c $(qmp-config --ldflags) $(qmp-config --libs)
+# (qmp-config is relocatable: run from the DESTDIR it names the DESTDIR), and
+# with pkg-config's flags for qmp (PKG_CONFIG_PATH, prefix redefined to the
+# DESTDIR's), and run alone and under mpirun -np 2 with the installed
+# libraries and components.
+# shellcheck disable=SC2154 # lower-case names come from the environment
+# From the environment (Makefile.am): MAKE, CC, SANFLAGS, top_builddir,
+# prefix, libdir, bindir, includedir, QMP_TEST_SRC.
+# shellcheck source=qmp_lib.sh
+. "$QMP_TEST_SRC/qmp_lib.sh"
+
+# The jobserver of the make running the tests is not for the nested install.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/qmp-config.XXXXXX")
+trap 'rm -f "$QMP_OUT" "$QMP_ERR"; if [ $qmp_status -eq 0 ]; then rm -rf "$work"; else echo "work files kept in $work"; fi' EXIT
+dest="$work/dest"
+
+start=$(date +%s)
+if ! $MAKE -C "$top_builddir" install DESTDIR="$dest" >"$work/install.log" 2>&1; then
+    tail -n 30 "$work/install.log"
+    qmp_fail "make install DESTDIR=$dest (log: $work/install.log)"
+    exit 1
+fi
+echo "installed into $dest in $(($(date +%s) - start)) s"
+
+qmp_config="$dest$bindir/qmp-config"
+if [ ! -x "$qmp_config" ]; then
+    qmp_fail "qmp-config is not installed at $qmp_config"
+    exit 1
+fi
+
+# qmp-config names the DESTDIR's directories when run from there.
+cflags=$("$qmp_config" --cflags) || qmp_fail "qmp-config --cflags failed"
+ldflags=$("$qmp_config" --ldflags) || qmp_fail "qmp-config --ldflags failed"
+libs=$("$qmp_config" --libs) || qmp_fail "qmp-config --libs failed"
+version=$("$qmp_config" --version) || qmp_fail "qmp-config --version failed"
+echo "qmp-config: --cflags '$cflags' --ldflags '$ldflags' --libs '$libs' --version '$version'"
+case " $cflags " in
+*" -I$dest$includedir "*) ;;
+*) qmp_fail "qmp-config --cflags: expected -I$dest$includedir (relocated), got '$cflags'" ;;
+esac
+case " $ldflags " in
+*" -L$dest$libdir "*) ;;
+*) qmp_fail "qmp-config --ldflags: expected -L$dest$libdir (relocated), got '$ldflags'" ;;
+esac
+case " $libs " in
+*" -lqmp "*) ;;
+*) qmp_fail "qmp-config --libs: expected -lqmp, got '$libs'" ;;
+esac
+pc_version=$(PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config --modversion qmp) ||
+    qmp_fail "pkg-config --modversion qmp failed"
+[ "$version" = "$pc_version" ] ||
+    qmp_fail "qmp-config --version ($version) and qmp.pc's version ($pc_version) differ"
+
+# shellcheck disable=SC2086 # flags are lists of words
+if ! $CC $SANFLAGS $cflags "$QMP_TEST_SRC/qmp_config_prog.c" $ldflags $libs \
+    -o "$work/prog_qmp_config" >"$work/cc1.log" 2>&1; then
+    cat "$work/cc1.log"
+    qmp_fail "building with qmp-config's flags"
+fi
+# pkg-config's flags have no run path: the linker finds libqmp's own
+# dependency (libmeridian) by libqmp's run path, which names the real libdir,
+# not the DESTDIR -- so, for the staged tree, the library path points there.
+LD_LIBRARY_PATH="$dest$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH
+pc_flags=$(PKG_CONFIG_PATH="$dest$libdir/pkgconfig" \
+    pkg-config --define-variable=prefix="$dest$prefix" --cflags --libs qmp) ||
+    qmp_fail "pkg-config --cflags --libs qmp failed"
+echo "pkg-config: '$pc_flags'"
+# shellcheck disable=SC2086
+if ! $CC $SANFLAGS "$QMP_TEST_SRC/qmp_config_prog.c" $pc_flags \
+    -o "$work/prog_pkg_config" >"$work/cc2.log" 2>&1; then
+    cat "$work/cc2.log"
+    qmp_fail "building with pkg-config's flags"
+fi
+
+# Run with the installed components (not the build tree's).
+qmp_setp mca_base_component_path "$dest$libdir/meridian"
+if qmp_have_mpirun; then
+    QMP_MPIRUN_ARGS="-x LD_LIBRARY_PATH"
+fi
+for program in prog_qmp_config prog_pkg_config; do
+    [ -x "$work/$program" ] || continue
+    qmp_run "$program alone" 0 "$work/$program"
+    qmp_run "$program, np=2" 2 "$work/$program"
+done
+exit $qmp_status

@@ -1,0 +1,112 @@
+# shellcheck shell=sh disable=SC2034 # variables for the drivers that source this
+# Shared by the QMP test drivers (sourced).  From the environment
+# (Makefile.am): MPIRUN, HAVE_PMIX, HAVE_LIBFABRIC, MCA_ENV_PREFIX,
+# QMP_TEST_BIN.
+#
+#   qmp_run NAME NP PROGRAM ARGS...   runs PROGRAM alone (NP = 0) or under
+#                                     mpirun -np NP; passes when it exits 0
+#                                     and every process printed "ok:".
+#   QMP_MPIRUN_ARGS                   extra mpirun options for the next runs
+#   qmp_have_mpirun                   whether the mpirun cases can run
+#   qmp_status                        0 when everything passed so far
+# (The functions' own variables start with ql_: sh has no local ones.)
+
+# QMP needs a msg transport; the only one (qmp_ofi) needs libfabric.
+if [ "${HAVE_LIBFABRIC:-yes}" != yes ]; then
+    echo "SKIP: no msg transport (Meridian built without libfabric)"
+    exit 77
+fi
+
+if [ "$(id -u)" = 0 ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+fi
+# Open MPI's own components must not look for networks we do not use.
+OMPI_MCA_btl_base_warn_component_unused=0
+export OMPI_MCA_btl_base_warn_component_unused
+
+qmp_status=0
+QMP_MPIRUN_ARGS=${QMP_MPIRUN_ARGS:-}
+# Per-run output, kept for the checks that read it.
+QMP_OUT=$(mktemp "${TMPDIR:-/tmp}/qmp-test.XXXXXX")
+QMP_ERR=$(mktemp "${TMPDIR:-/tmp}/qmp-test.XXXXXX")
+trap 'rm -f "$QMP_OUT" "$QMP_ERR"' EXIT
+
+qmp_have_mpirun() {
+    [ -n "$MPIRUN" ] && [ "$HAVE_PMIX" = yes ]
+}
+
+# Sets a Meridian MCA parameter in the environment (the prefix is configured).
+qmp_setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
+qmp_unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
+
+qmp_fail() {
+    echo "FAIL: $*"
+    qmp_status=1
+}
+
+# qmp_launch NP PROGRAM ARGS...: stdout to $QMP_OUT, stderr to $QMP_ERR.
+qmp_launch() {
+    ql_np=$1
+    shift
+    ql_prog=$1
+    shift
+    case $ql_prog in
+    /*) ;;
+    *) ql_prog="$QMP_TEST_BIN/$ql_prog" ;;
+    esac
+    if [ "$ql_np" -eq 0 ]; then
+        "$ql_prog" "$@" >"$QMP_OUT" 2>"$QMP_ERR"
+    else
+        # shellcheck disable=SC2086 # QMP_MPIRUN_ARGS is a list of words
+        "$MPIRUN" -np "$ql_np" --oversubscribe $QMP_MPIRUN_ARGS "$ql_prog" "$@" >"$QMP_OUT" 2>"$QMP_ERR"
+    fi
+}
+
+qmp_show_output() {
+    sed 's/^/  | /' "$QMP_OUT"
+    sed 's/^/  ! /' "$QMP_ERR"
+}
+
+qmp_run() {
+    ql_name=$1
+    ql_np=$2
+    shift 2
+    if [ "$ql_np" -gt 0 ] && ! qmp_have_mpirun; then
+        echo "SKIP: $ql_name (no mpirun, or Meridian built without PMIx)"
+        return 0
+    fi
+    ql_want=$ql_np
+    [ "$ql_want" -eq 0 ] && ql_want=1
+    ql_start=$(date +%s)
+    qmp_launch "$ql_np" "$@"
+    ql_rc=$?
+    ql_oks=$(grep -c '^ok: ' "$QMP_OUT")
+    ql_secs=$(($(date +%s) - ql_start))
+    if [ $ql_rc -ne 0 ] || [ "$ql_oks" -ne "$ql_want" ]; then
+        qmp_fail "$ql_name (exit $ql_rc, $ql_oks of $ql_want processes ok, $ql_secs s):"
+        qmp_show_output
+        return 1
+    fi
+    echo "ok: $ql_name ($ql_secs s)"
+    return 0
+}
+
+# The shapes every API group runs in: alone, and mpirun -np 1, 2, 4.
+QMP_SHAPES="0 1 2 4"
+
+# qmp_expect_path NAME REGEX: the transport's path from rank 0 to rank 1 of a
+# 2-process job, as the msg base reports it at verbosity info, matches REGEX
+# (grep -E): the runs that follow test the path they say they test.
+qmp_expect_path() {
+    qmp_have_mpirun || return 0
+    qmp_setp msg_base_verbose info
+    qmp_launch 2 qmp_init_test app-np=2
+    qmp_unsetp msg_base_verbose
+    if ! grep -Eq "rank 0 -> rank 1: $2\$" "$QMP_OUT" "$QMP_ERR"; then
+        qmp_fail "$1: expected the path rank 0 -> rank 1: $2; the transport said:"
+        grep -h -- '->' "$QMP_OUT" "$QMP_ERR" | sed 's/^/  | /'
+        return 1
+    fi
+    echo "ok: $1 (rank 0 -> rank 1: $2)"
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Message memory (halo exchanges of every kind) and channels, alone and under
+# mpirun with 1, 2 and 4 processes, in several logical shapes (an axis of 2
+# has the same neighbour both ways, an axis of 1 is the process itself), on
+# the transport's default path and on tcp without the shared-memory path.
+# shellcheck source=qmp_lib.sh
+. "$QMP_TEST_SRC/qmp_lib.sh"
+
+paths="default tcp"
+for path in $paths; do
+    if [ "$path" = tcp ]; then
+        qmp_setp msg_ofi_shm off
+        qmp_setp msg_ofi_provider tcp
+        mem_shapes="2 4"
+        channel_cases="2:2x1 4:2x2"
+        qmp_expect_path "tcp path" "ofi:tcp;ofi_rxm"
+    else
+        mem_shapes=$QMP_SHAPES
+        channel_cases="0:1 1:1x1x1x1 2:2 2:2x1 3:3 4:4 4:2x2 4:1x4x1"
+        qmp_expect_path "default path" "shm(\+cma)?"
+    fi
+    for np in $mem_shapes; do
+        qmp_run "message memory ($path), np=$np" "$np" qmp_mem_test
+    done
+    for case in $channel_cases; do
+        np=${case%%:*}
+        dims=${case#*:}
+        qmp_run "channels ($path), np=$np, topology $dims" "$np" qmp_channel_test app-dims="$dims"
+    done
+done
+exit $qmp_status

@@ -1,0 +1,635 @@
+// One process of the msg/ofi transport's tests: brings the transport up with
+// mca_msg_base_start and drives its vtable directly.  ofi_test.sh runs it
+// under mpirun with 1, 2 and 4 processes, on the shm path (default) and on
+// libfabric (msg_ofi_shm=off msg_ofi_provider=tcp).
+//
+//   ofi_driver suite     every size 0 B - 4 MiB around each ring neighbour,
+//                        strided blocks, one (peer, tag) on many channels in
+//                        start order, sends before receives, size mismatch,
+//                        readdress, self channels; prints "rank R: ok"
+//   ofi_driver kill      rank 1 SIGKILLs itself while rank 0 waits on it:
+//                        rank 0 prints "rank 0: unreach after N ms: ok"
+//   ofi_driver timeout   rank 0 waits on rank 1, which never sends (run with
+//                        msg_ofi_timeout=1): "rank 0: timeout after N ms: ok"
+//   ofi_driver pingpong  half round-trip times rank 0 <-> 1 (not a test)
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "mca/msg/base/base.h"
+#include "mca/msg/msg.h"
+#include "opal/runtime/meridian.h"
+#include "opal/util/error.h"
+
+namespace
+{
+
+mca_msg_base_module_t *tp = nullptr;
+const mca_msg_job_t *job = nullptr;
+int failures = 0;
+
+void check(bool ok, const std::string &what)
+{
+    if (!ok) {
+        ++failures;
+        std::printf("rank %d: FAIL: %s\n", job != nullptr ? job->rank : -1, what.c_str());
+        std::fflush(stdout);
+    }
+}
+
+std::string code(int rc)
+{
+    return std::to_string(rc) + " (" + meridian_strerror(rc) + ")";
+}
+
+// A channel owned here (freed at scope exit).
+class Chan
+{
+  public:
+    Chan() = default;
+    Chan(mca_msg_direction_t dir, int peer, std::uint64_t tag, std::vector<iovec> iov)
+    {
+        open(dir, peer, tag, std::move(iov));
+    }
+    Chan(mca_msg_direction_t dir, int peer, std::uint64_t tag, void *base, std::size_t n)
+        : Chan(dir, peer, tag, std::vector<iovec>{{base, n}})
+    {
+    }
+    Chan(const Chan &) = delete;
+    Chan &operator=(const Chan &) = delete;
+    Chan(Chan &&other) noexcept : ch_(std::exchange(other.ch_, nullptr)) {}
+    ~Chan()
+    {
+        if (ch_ != nullptr) {
+            tp->channel_free(tp, ch_);
+        }
+    }
+    void open(mca_msg_direction_t dir, int peer, std::uint64_t tag, std::vector<iovec> iov)
+    {
+        std::size_t n = 0;
+        for (const auto &b : iov) {
+            n += b.iov_len;
+        }
+        mca_msg_channel_spec_t spec{dir, peer, tag, iov.data(), iov.size(), n, 0};
+        const int rc = tp->channel_create(tp, &spec, &ch_);
+        check(rc == MERIDIAN_SUCCESS, "channel_create: " + code(rc));
+    }
+    mca_msg_channel_t *get() const { return ch_; }
+    int start() const { return tp->start(tp, ch_); }
+    int wait(int timeout_ms = -1) const { return tp->wait(tp, &ch_, 1, timeout_ms); }
+
+  private:
+    mca_msg_channel_t *ch_ = nullptr;
+};
+
+int wait_all(std::vector<mca_msg_channel_t *> chans, int timeout_ms = -1)
+{
+    return tp->wait(tp, chans.data(), chans.size(), timeout_ms);
+}
+
+// Every rank tells rank 0, rank 0 answers everyone.
+void barrier()
+{
+    constexpr std::uint64_t tag = 0xba77;
+    if (job->size == 1) {
+        return;
+    }
+    std::vector<Chan> chans;
+    std::vector<mca_msg_channel_t *> raw;
+    char dummy = 0;
+    if (job->rank == 0) {
+        for (int r = 1; r < job->size; ++r) {
+            chans.emplace_back(MCA_MSG_RECV, r, tag, &dummy, 0);
+        }
+        for (auto &c : chans) {
+            c.start();
+            raw.push_back(c.get());
+        }
+        check(wait_all(raw) == MERIDIAN_SUCCESS, "barrier gather");
+        chans.clear();
+        raw.clear();
+        for (int r = 1; r < job->size; ++r) {
+            chans.emplace_back(MCA_MSG_SEND, r, tag + 1, &dummy, 0);
+        }
+        for (auto &c : chans) {
+            c.start();
+            raw.push_back(c.get());
+        }
+        check(wait_all(raw) == MERIDIAN_SUCCESS, "barrier release");
+    } else {
+        Chan up(MCA_MSG_SEND, 0, tag, &dummy, 0);
+        Chan down(MCA_MSG_RECV, 0, tag + 1, &dummy, 0);
+        down.start();
+        up.start();
+        check(wait_all({up.get(), down.get()}) == MERIDIAN_SUCCESS, "barrier");
+    }
+}
+
+unsigned char pattern(int src, std::size_t size, std::size_t i, int salt = 0)
+{
+    return static_cast<unsigned char>((i * 131 + size * 7 + static_cast<std::size_t>(src) * 31 +
+                                       static_cast<std::size_t>(salt) * 17) >>
+                                      1);
+}
+
+// The first byte of buf that differs from the pattern, or SIZE_MAX.
+std::size_t first_bad(const std::vector<unsigned char> &buf, int src, std::size_t size, int salt)
+{
+    for (std::size_t i = 0; i < size; ++i) {
+        if (buf[i] != pattern(src, size, i, salt)) {
+            return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
+int next_rank()
+{
+    return (job->rank + 1) % job->size;
+}
+int prev_rank()
+{
+    return (job->rank + job->size - 1) % job->size;
+}
+
+// Contiguous messages of every size around the ring (to self with one process).
+void test_sizes()
+{
+    std::vector<std::size_t> sizes = {
+        0,       1,      7,     8,      31,     32,      63,
+        64,      100,    1000,  1024,   4000,   4064,    4065,
+        4096,    8128,   8129,  12000,  16383,  16384,   16385,
+        32768,   65536,  65537, 100000, 262144, 1 << 20, (1 << 20) + 3,
+        3000000, 4 << 20};
+    for (std::size_t s = 1; s <= (4u << 20); s = s * 3 + 1) {
+        sizes.push_back(s);
+    }
+    for (const std::size_t size : sizes) {
+        std::vector<unsigned char> out(size + 1), in(size + 1, 0xee);
+        for (std::size_t i = 0; i < size; ++i) {
+            out[i] = pattern(job->rank, size, i);
+        }
+        Chan send(MCA_MSG_SEND, next_rank(), 7, out.data(), size);
+        Chan recv(MCA_MSG_RECV, prev_rank(), 7, in.data(), size);
+        // Twice on the same channels: persistent channels are restartable.
+        for (int round = 0; round < 2; ++round) {
+            check(recv.start() == MERIDIAN_SUCCESS, "start recv");
+            check(send.start() == MERIDIAN_SUCCESS, "start send");
+            const int rc = wait_all({send.get(), recv.get()});
+            check(rc == MERIDIAN_SUCCESS, "size " + std::to_string(size) + ": wait " + code(rc));
+            const std::size_t bad = first_bad(in, prev_rank(), size, 0);
+            check(bad == SIZE_MAX,
+                  "size " + std::to_string(size) + ": byte " + std::to_string(bad) + " differs");
+            check(in[size] == 0xee, "size " + std::to_string(size) + ": wrote past the end");
+            std::fill(in.begin(), in.end(), 0xee);
+        }
+    }
+}
+
+// Blocks of `block` bytes every `stride` bytes.
+std::vector<iovec> strided(std::vector<unsigned char> &buf, std::size_t count, std::size_t block,
+                           std::size_t stride)
+{
+    buf.assign(count * stride + 16, 0xee);
+    std::vector<iovec> iov;
+    for (std::size_t i = 0; i < count; ++i) {
+        iov.push_back({buf.data() + i * stride, block});
+    }
+    return iov;
+}
+
+// Sender and receiver cut the same bytes into different blocks; blocks beyond
+// every limit (ofi iov_limit 4, the rendezvous slot's inline list).
+void test_strided()
+{
+    struct Shape {
+        std::size_t scount, sblock, sstride, rcount, rblock, rstride;
+    };
+    const Shape shapes[] = {
+        {3, 8, 16, 2, 12, 20},                // 24 B, within iov limits
+        {100, 24, 40, 50, 48, 64},            // 2400 B: shm eager, ofi staging
+        {1000, 24, 40, 3000, 8, 9},           // 24000 B: above the eager limit
+        {4000, 1024, 1500, 2000, 2048, 2100}, // 4 MB, 4000 blocks: the list is read by CMA
+        {1, 65536, 65536, 64, 1024, 1030},    // contiguous into 64 blocks
+    };
+    int salt = 1;
+    for (const Shape &s : shapes) {
+        const std::size_t size = s.scount * s.sblock;
+        std::vector<unsigned char> out, in;
+        auto siov = strided(out, s.scount, s.sblock, s.sstride);
+        auto riov = strided(in, s.rcount, s.rblock, s.rstride);
+        std::size_t k = 0;
+        for (auto &b : siov) {
+            for (std::size_t i = 0; i < b.iov_len; ++i, ++k) {
+                static_cast<unsigned char *>(b.iov_base)[i] = pattern(job->rank, size, k, salt);
+            }
+        }
+        Chan send(MCA_MSG_SEND, next_rank(), 9, siov);
+        Chan recv(MCA_MSG_RECV, prev_rank(), 9, riov);
+        check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
+        const int rc = wait_all({send.get(), recv.get()});
+        const std::string what = "strided " + std::to_string(s.scount) + "x" +
+                                 std::to_string(s.sblock) + " -> " + std::to_string(s.rcount) +
+                                 "x" + std::to_string(s.rblock);
+        check(rc == MERIDIAN_SUCCESS, what + ": wait " + code(rc));
+        k = 0;
+        std::size_t bad = SIZE_MAX;
+        for (auto &b : riov) {
+            for (std::size_t i = 0; i < b.iov_len; ++i, ++k) {
+                if (bad == SIZE_MAX && static_cast<unsigned char *>(b.iov_base)[i] !=
+                                           pattern(prev_rank(), size, k, salt)) {
+                    bad = k;
+                }
+            }
+        }
+        check(bad == SIZE_MAX, what + ": byte " + std::to_string(bad) + " differs");
+        // The gaps between blocks stay untouched.
+        bool gaps = true;
+        for (std::size_t i = 0; i < s.rcount && gaps; ++i) {
+            for (std::size_t g = i * s.rstride + s.rblock; g < (i + 1) * s.rstride; ++g) {
+                gaps = gaps && in[g] == 0xee;
+            }
+        }
+        check(gaps, what + ": wrote between the blocks");
+        ++salt;
+    }
+}
+
+// Many channels with one (peer, tag) match in start order; sends started
+// (and, for small ones, completed) before the receives exist.
+void test_order(std::size_t size, bool sends_first)
+{
+    constexpr int count = 8;
+    std::vector<std::vector<unsigned char>> out(count), in(count);
+    std::vector<Chan> sends, recvs;
+    for (int i = 0; i < count; ++i) {
+        out[i].resize(size);
+        in[i].assign(size, 0xee);
+        for (std::size_t b = 0; b < size; ++b) {
+            out[i][b] = pattern(job->rank, size, b, 100 + i);
+        }
+        sends.emplace_back(MCA_MSG_SEND, next_rank(), 11, out[i].data(), size);
+        recvs.emplace_back(MCA_MSG_RECV, prev_rank(), 11, in[i].data(), size);
+    }
+    std::vector<mca_msg_channel_t *> all;
+    // Start order differs from creation order: start order is what counts.
+    const int order[count] = {3, 0, 7, 1, 6, 2, 5, 4};
+    if (sends_first) {
+        for (int i : order) {
+            check(sends[static_cast<std::size_t>(i)].start() == MERIDIAN_SUCCESS, "start send");
+            all.push_back(sends[static_cast<std::size_t>(i)].get());
+        }
+        barrier(); // every process's sends are out before any receive starts
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    for (int i : order) {
+        check(recvs[static_cast<std::size_t>(i)].start() == MERIDIAN_SUCCESS, "start recv");
+        all.push_back(recvs[static_cast<std::size_t>(i)].get());
+    }
+    if (!sends_first) {
+        for (int i : order) {
+            check(sends[static_cast<std::size_t>(i)].start() == MERIDIAN_SUCCESS, "start send");
+            all.push_back(sends[static_cast<std::size_t>(i)].get());
+        }
+    }
+    const int rc = wait_all(all);
+    const std::string what = std::string("order (") +
+                             (sends_first ? "sends first" : "receives first") + ", " +
+                             std::to_string(size) + " B)";
+    check(rc == MERIDIAN_SUCCESS, what + ": wait " + code(rc));
+    for (int i = 0; i < count; ++i) {
+        const std::size_t bad =
+            first_bad(in[static_cast<std::size_t>(i)], prev_rank(), size, 100 + i);
+        check(bad == SIZE_MAX, what + ": channel " + std::to_string(i) + " byte " +
+                                   std::to_string(bad) + " differs");
+    }
+}
+
+// A receive of another size than the message completes with BAD_PARAM.
+void test_mismatch(std::size_t sent, std::size_t expected)
+{
+    std::vector<unsigned char> out(sent, 1), in(expected, 0);
+    Chan send(MCA_MSG_SEND, next_rank(), 13, out.data(), sent);
+    Chan recv(MCA_MSG_RECV, prev_rank(), 13, in.data(), expected);
+    check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
+    const int rs = recv.wait();
+    const int ss = send.wait();
+    const std::string what =
+        "mismatch (" + std::to_string(sent) + " B into " + std::to_string(expected) + " B)";
+    check(rs == MERIDIAN_ERR_BAD_PARAM, what + ": receive gave " + code(rs));
+    check(ss == MERIDIAN_SUCCESS, what + ": send gave " + code(ss));
+    barrier();
+    // The channels still work afterwards.
+    std::vector<unsigned char> ok_in(8, 0), ok_out(8, 5);
+    Chan s2(MCA_MSG_SEND, next_rank(), 14, ok_out.data(), 8);
+    Chan r2(MCA_MSG_RECV, prev_rank(), 14, ok_in.data(), 8);
+    check(r2.start() == MERIDIAN_SUCCESS && s2.start() == MERIDIAN_SUCCESS, "start");
+    check(wait_all({s2.get(), r2.get()}) == MERIDIAN_SUCCESS && ok_in[7] == 5,
+          what + ": the next message is lost");
+}
+
+void test_readdress()
+{
+    std::vector<unsigned char> a(100, 1), b(300, 2), ra(100, 0), rb(300, 0);
+    Chan send(MCA_MSG_SEND, next_rank(), 15, a.data(), a.size());
+    Chan recv(MCA_MSG_RECV, prev_rank(), 15, ra.data(), ra.size());
+    check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
+    check(wait_all({send.get(), recv.get()}) == MERIDIAN_SUCCESS && ra[99] == 1,
+          "readdress: first");
+    const iovec nb{b.data(), b.size()};
+    const iovec nrb[2] = {{rb.data(), 150}, {rb.data() + 150, 150}};
+    check(tp->channel_readdress(tp, send.get(), &nb, 1) == MERIDIAN_SUCCESS, "readdress send");
+    check(tp->channel_readdress(tp, recv.get(), nrb, 2) == MERIDIAN_SUCCESS, "readdress recv");
+    check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
+    // While started, a channel cannot move.
+    check(tp->channel_readdress(tp, recv.get(), nrb, 2) == MERIDIAN_ERR_BAD_PARAM ||
+              recv.get() == nullptr,
+          "readdress of a started channel");
+    const int rc = wait_all({send.get(), recv.get()});
+    check(rc == MERIDIAN_SUCCESS, "readdress: wait " + code(rc));
+    check(rb[0] == 2 && rb[299] == 2 && ra[0] == 1, "readdress: data went to the old memory");
+}
+
+// Self channels: small (copied at once) and large (copied at match), sends first.
+void test_self()
+{
+    for (std::size_t size :
+         {std::size_t{0}, std::size_t{8}, std::size_t{5000}, std::size_t{300000}}) {
+        std::vector<unsigned char> out(size), in(size + 1, 0xee);
+        for (std::size_t i = 0; i < size; ++i) {
+            out[i] = pattern(job->rank, size, i, 77);
+        }
+        Chan send(MCA_MSG_SEND, job->rank, 17, out.data(), size);
+        Chan recv(MCA_MSG_RECV, job->rank, 17, in.data(), size);
+        check(send.start() == MERIDIAN_SUCCESS, "self start send");
+        check(recv.start() == MERIDIAN_SUCCESS, "self start recv");
+        const int rc = wait_all({send.get(), recv.get()});
+        check(rc == MERIDIAN_SUCCESS, "self " + std::to_string(size) + ": " + code(rc));
+        check(first_bad(in, job->rank, size, 77) == SIZE_MAX && in[size] == 0xee,
+              "self " + std::to_string(size) + ": data differs");
+    }
+    check(std::strcmp(tp->path_name(tp, job->rank), "self") == 0,
+          std::string("path to self: ") + tp->path_name(tp, job->rank));
+}
+
+void test_bad_input()
+{
+    char c = 0;
+    iovec b{&c, 1};
+    mca_msg_channel_spec_t spec{MCA_MSG_SEND, job->size, 1, &b, 1, 1, 0};
+    mca_msg_channel_t *ch = nullptr;
+    check(tp->channel_create(tp, &spec, &ch) == MERIDIAN_ERR_BAD_PARAM, "peer out of range");
+    spec.peer = 0;
+    spec.nbytes = 2;
+    check(tp->channel_create(tp, &spec, &ch) == MERIDIAN_ERR_BAD_PARAM, "size disagreeing");
+    Chan send(MCA_MSG_SEND, job->rank, 19, &c, 1);
+    Chan recv(MCA_MSG_RECV, job->rank, 19, &c, 1);
+    check(send.start() == MERIDIAN_SUCCESS, "start");
+    check(send.start() == MERIDIAN_ERR_BAD_PARAM, "starting a started channel");
+    check(recv.start() == MERIDIAN_SUCCESS, "start");
+    check(wait_all({send.get(), recv.get()}) == MERIDIAN_SUCCESS, "wait");
+    int complete = 0;
+    check(tp->test(tp, send.get(), &complete) == MERIDIAN_SUCCESS && complete == 1,
+          "test of an idle channel");
+}
+
+// A freed started channel does not disturb what follows.
+void test_free_started()
+{
+    std::vector<unsigned char> in(64, 0), out(64, 9);
+    {
+        Chan recv(MCA_MSG_RECV, prev_rank(), 21, in.data(), in.size());
+        check(recv.start() == MERIDIAN_SUCCESS, "start");
+    } // freed while started: nothing was sent to it
+    barrier();
+    Chan send(MCA_MSG_SEND, next_rank(), 21, out.data(), out.size());
+    Chan recv(MCA_MSG_RECV, prev_rank(), 21, in.data(), in.size());
+    check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
+    check(wait_all({send.get(), recv.get()}) == MERIDIAN_SUCCESS && in[63] == 9,
+          "after freeing a started receive");
+}
+
+int suite()
+{
+    test_bad_input();
+    test_self();
+    barrier();
+    test_sizes();
+    barrier();
+    test_strided();
+    barrier();
+    for (std::size_t size : {std::size_t{8}, std::size_t{20000}, std::size_t{200000}}) {
+        test_order(size, false);
+        barrier();
+        test_order(size, true);
+        barrier();
+    }
+    test_mismatch(16, 8);
+    test_mismatch(8, 16);
+    test_mismatch(100000, 50000);
+    test_mismatch(50000, 100000);
+    barrier();
+    test_readdress();
+    barrier();
+    test_free_started();
+    barrier();
+    if (failures == 0) {
+        std::printf("rank %d: ok (%d processes, path to rank %d: %s)\n", job->rank, job->size,
+                    next_rank(), tp->path_name(tp, next_rank()));
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+// Rank 1 dies while rank 0 waits for it.
+int kill_peer()
+{
+    if (job->size < 2) {
+        std::printf("rank 0: kill needs 2 processes\n");
+        return 1;
+    }
+    // mpirun sends SIGTERM to the survivors when rank 1 dies: rank 0 must
+    // live to say what its wait returned.
+    ::signal(SIGTERM, SIG_IGN);
+    barrier();
+    char c = 0;
+    if (job->rank == 1) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        ::raise(SIGKILL);
+    }
+    if (job->rank != 0) {
+        return 0;
+    }
+    Chan recv(MCA_MSG_RECV, 1, 23, &c, 1);
+    check(recv.start() == MERIDIAN_SUCCESS, "start");
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = recv.wait();
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    check(rc == MERIDIAN_ERR_UNREACH, "kill: wait gave " + code(rc));
+    check(ms < 5000, "kill: took " + std::to_string(ms) + " ms");
+    // A new start to the dead peer fails at once.
+    Chan again(MCA_MSG_SEND, 1, 24, &c, 1);
+    const int rs = again.start();
+    check(rs == MERIDIAN_ERR_UNREACH, "kill: start to the dead peer gave " + code(rs));
+    if (failures == 0) {
+        std::printf("rank 0: unreach after %lld ms: ok\n", static_cast<long long>(ms));
+    }
+    std::fflush(stdout);
+    // Leave before mpirun's SIGKILL, without finalizing against a dead job.
+    ::_exit(failures == 0 ? 0 : 1);
+}
+
+// Rank 0 waits for rank 1, which sends nothing until rank 0 gave up.
+int timeout()
+{
+    if (job->size < 2) {
+        std::printf("rank 0: timeout needs 2 processes\n");
+        return 1;
+    }
+    barrier();
+    char c = 0;
+    if (job->rank == 0) {
+        Chan recv(MCA_MSG_RECV, 1, 25, &c, 1);
+        check(recv.start() == MERIDIAN_SUCCESS, "start");
+        // A limit of the caller's: quiet, and the channel stays started.
+        auto t0 = std::chrono::steady_clock::now();
+        int rc = recv.wait(200);
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - t0)
+                      .count();
+        check(rc == MERIDIAN_ERR_TIMEOUT, "timeout(200 ms): wait gave " + code(rc));
+        check(ms >= 200 && ms < 1000, "timeout(200 ms) took " + std::to_string(ms) + " ms");
+        // The transport's limit, msg_ofi_timeout=1.
+        t0 = std::chrono::steady_clock::now();
+        rc = recv.wait();
+        ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::steady_clock::now() - t0)
+                 .count();
+        check(rc == MERIDIAN_ERR_TIMEOUT, "timeout: wait gave " + code(rc));
+        check(ms >= 1000 && ms < 3000, "timeout: took " + std::to_string(ms) + " ms");
+        // Release rank 1; then the late message still completes the receive.
+        Chan go(MCA_MSG_SEND, 1, 26, &c, 1);
+        check(go.start() == MERIDIAN_SUCCESS && go.wait(10000) == MERIDIAN_SUCCESS, "release");
+        rc = recv.wait(10000);
+        check(rc == MERIDIAN_SUCCESS, "the late message: " + code(rc));
+        if (failures == 0) {
+            std::printf("rank 0: timeout after %lld ms: ok\n", static_cast<long long>(ms));
+        }
+    } else if (job->rank == 1) {
+        Chan go(MCA_MSG_RECV, 0, 26, &c, 1);
+        check(go.start() == MERIDIAN_SUCCESS, "start");
+        check(go.wait(20000) == MERIDIAN_SUCCESS, "rank 1: release");
+        Chan late(MCA_MSG_SEND, 0, 25, &c, 1);
+        check(late.start() == MERIDIAN_SUCCESS && late.wait(10000) == MERIDIAN_SUCCESS, "late");
+    }
+    barrier();
+    return failures == 0 ? 0 : 1;
+}
+
+int pingpong(const std::vector<std::size_t> &chosen)
+{
+    if (job->size < 2) {
+        std::printf("pingpong needs 2 processes\n");
+        return 1;
+    }
+    if (job->rank > 1) {
+        return 0;
+    }
+    const int other = 1 - job->rank;
+    std::vector<std::size_t> sizes = {0,     8,     64,    256,    1024,    4096,   8192,
+                                      16384, 32768, 65536, 262144, 1 << 20, 4 << 20};
+    if (!chosen.empty()) {
+        sizes = chosen;
+    }
+    std::size_t largest = 0;
+    for (const std::size_t size : sizes) {
+        largest = std::max(largest, size);
+    }
+    std::vector<unsigned char> out(largest, 1), in(largest, 0);
+    if (job->rank == 0) {
+        std::printf("path %s\n%10s %12s %12s\n", tp->path_name(tp, other), "bytes", "half-RTT us",
+                    "MB/s");
+    }
+    for (const std::size_t size : sizes) {
+        Chan send(MCA_MSG_SEND, other, 31, out.data(), size);
+        Chan recv(MCA_MSG_RECV, other, 31, in.data(), size);
+        const int iters = size <= 16384 ? 20000 : size <= 262144 ? 2000 : 300;
+        double best = 1e30;
+        for (int rep = 0; rep < 3; ++rep) {
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < iters; ++i) {
+                if (job->rank == 0) {
+                    recv.start();
+                    send.start();
+                    send.wait();
+                    recv.wait();
+                } else {
+                    recv.start();
+                    recv.wait();
+                    send.start();
+                    send.wait();
+                }
+            }
+            const double us =
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                    .count() /
+                iters / 2;
+            best = std::min(best, us);
+        }
+        if (job->rank == 0) {
+            std::printf("%10zu %12.3f %12.1f\n", size, best,
+                        best > 0 ? static_cast<double>(size) / best : 0.0);
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (int rc = meridian_init(&argc, &argv); rc != MERIDIAN_SUCCESS) {
+        std::printf("FAIL: meridian_init: %s\n", meridian_strerror(rc));
+        return 1;
+    }
+    const std::string mode = argc > 1 ? argv[1] : "suite";
+    if (int rc = mca_msg_base_start(&tp, &job); rc != MERIDIAN_SUCCESS) {
+        std::printf("FAIL: mca_msg_base_start: %s\n", meridian_strerror(rc));
+        meridian_finalize();
+        return 1;
+    }
+    int status = 1;
+    if (mode == "suite") {
+        status = suite();
+    } else if (mode == "kill") {
+        status = kill_peer();
+    } else if (mode == "timeout") {
+        status = timeout();
+    } else if (mode == "pingpong") {
+        // ofi_driver pingpong [SIZE...]
+        std::vector<std::size_t> sizes;
+        for (int i = 2; i < argc; ++i) {
+            sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+        }
+        status = pingpong(sizes);
+    } else {
+        std::printf("usage: ofi_driver [suite|kill|timeout|pingpong]\n");
+    }
+    mca_msg_base_stop();
+    meridian_finalize();
+    return status;
+}

@@ -1,0 +1,163 @@
+#!/bin/sh
+# The msg transport "ofi": ofi_driver (see its header) under Open MPI's
+# mpirun with 1, 2 and 4 processes, on the shared-memory path (default; with
+# and without CMA) and on libfabric (msg_ofi_shm=off msg_ofi_provider=tcp:
+# tcp;ofi_rxm over this node's interfaces); a killed peer and a timeout on
+# both paths.  Each check reads the processes' output, not only mpirun's
+# exit code.
+if [ -z "$MPIRUN" ] || [ "$HAVE_PMIX" != yes ]; then
+    mpi=no
+else
+    mpi=yes
+fi
+if [ "$(id -u)" = 0 ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+fi
+setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
+unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
+# Every wait of the suite is short; a hang fails within a minute.
+setp msg_ofi_timeout 60
+
+status=0
+fail() {
+    echo "FAIL: $1"
+    echo "$out" | sed 's/^/  | /'
+    status=1
+}
+# expect NAME COUNT PATTERN: the last output has COUNT lines matching PATTERN.
+expect() {
+    got=$(echo "$out" | grep -c -e "$3")
+    if [ "$got" -ne "$2" ]; then
+        fail "$1: $got lines match '$3', expected $2"
+        return 1
+    fi
+    return 0
+}
+
+# suite NAME NP PATH-PATTERN [mpirun...]: every process reports ok, with the
+# path to its ring neighbour, and the transport's messages for the bad input.
+suite() {
+    name=$1 np=$2 path=$3
+    shift 3
+    out=$("$@" "$DRIVER" suite 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "$name (exit $rc)"
+        return
+    fi
+    expect "$name" "$np" "^rank [0-9]*: ok ($np processes, path to rank [0-9]*: $path)\$" || return
+    expect "$name" "$np" "^meridian: error: msg ofi: a channel to rank $np, but the job has ranks 0-$((np - 1))\$" || return
+    expect "$name" "$np" "^meridian: error: msg ofi: a channel's blocks hold 1 bytes, its size says 2\$" || return
+    # libfabric reports a larger message only as truncated (tcp;ofi_rxm a
+    # smaller rendezvous message too).
+    case $path in
+    ofi:*)
+        trunc="another size (libfabric reported a truncation)"
+        big16=$trunc big100000=$trunc small50000="\(50000\|$trunc\)"
+        ;;
+    *) big16=16 big100000=100000 small50000=50000 ;;
+    esac
+    expect "$name" "$np" "^meridian: error: msg ofi: rank [0-9]*: the receive from rank [0-9]* (node .*, path $path) with tag 0xd expects 8 bytes, the message has $big16\$" || return
+    expect "$name" "$np" "^meridian: error: msg ofi: rank [0-9]*: the receive from rank [0-9]* (node .*, path $path) with tag 0xd expects 16 bytes, the message has 8\$" || return
+    expect "$name" "$np" "^meridian: error: msg ofi: rank [0-9]*: the receive from rank [0-9]* (node .*, path $path) with tag 0xd expects 50000 bytes, the message has $big100000\$" || return
+    expect "$name" "$np" "^meridian: error: msg ofi: rank [0-9]*: the receive from rank [0-9]* (node .*, path $path) with tag 0xd expects 100000 bytes, the message has $small50000\$" || return
+    expect "$name" "$np" "^meridian: error: msg ofi: the send to rank [0-9]* (node .*, path self) with tag 0x13 is started already\$" || return
+    expect "$name" 0 "FAIL" || return
+    echo "ok: $name"
+}
+
+suite "one process" 1 self
+setp msg_ofi_shm off
+suite "one process, msg_ofi_shm=off" 1 self
+unsetp msg_ofi_shm
+
+if [ $mpi = yes ]; then
+    for np in 2 4; do
+        suite "shm, $np processes" $np "shm\(+cma\)\{0,1\}" "$MPIRUN" -np $np --oversubscribe
+    done
+    setp msg_ofi_cma off
+    suite "shm without CMA, 2 processes" 2 shm "$MPIRUN" -np 2 --oversubscribe
+    unsetp msg_ofi_cma
+    if [ "$HAVE_LIBFABRIC" = yes ]; then
+        setp msg_ofi_shm off
+        setp msg_ofi_provider tcp
+        for np in 2 4; do
+            suite "libfabric tcp, $np processes" $np "ofi:tcp;ofi_rxm" "$MPIRUN" -np $np --oversubscribe
+        done
+        unsetp msg_ofi_shm
+        unsetp msg_ofi_provider
+    fi
+
+    # The pnet assignment's endpoint (pnet tcp with a static port pool): the
+    # libfabric endpoint listens on the address and port pnet gave.
+    if [ "$HAVE_LIBFABRIC" = yes ]; then
+        saved_path=$(eval "echo \$${MCA_ENV_PREFIX}mca_base_component_path")
+        setp mca_base_component_path "$saved_path:$COMPONENTS/pnet_tcp/.libs:$COMPONENTS/coord_tcp/.libs:$COMPONENTS/carto_auto/.libs"
+        setp pnet tcp
+        setp coord tcp
+        setp pnet_base_requests "id=data,type=tcp,endpts=1"
+        setp pnet_tcp_static_ports "tcp:32100-32199"
+        setp msg_ofi_shm off
+        setp msg_ofi_provider tcp
+        setp msg_base_verbose info
+        name="libfabric tcp on the pnet endpoint"
+        out=$("$MPIRUN" -np 2 "$DRIVER" suite 2>&1)
+        if expect "$name" 2 "^rank [01]: ok (2 processes, path to rank [01]: ofi:tcp;ofi_rxm)\$" &&
+            expect "$name" 2 "^meridian: msg: msg ofi: libfabric provider tcp;ofi_rxm, .*, bound to the pnet endpoint [0-9.]*:321[0-9][0-9]\$"; then
+            echo "ok: $name"
+            echo "$out" | grep 'bound to' | sed 's/^/  /'
+        fi
+        for p in pnet coord pnet_base_requests pnet_tcp_static_ports msg_ofi_shm msg_ofi_provider msg_base_verbose; do
+            unsetp $p
+        done
+        setp mca_base_component_path "$saved_path"
+    fi
+
+    # A killed peer: rank 1 SIGKILLs itself while rank 0 waits on it.  mpirun
+    # then SIGTERMs rank 0 (which ignores it) and SIGKILLs it 2 s later; rank
+    # 0 must have said what its wait returned by then.
+    kill_case() {
+        name=$1 path=$2
+        out=$("$MPIRUN" -np 2 --mca odls_base_sigkill_timeout 2 "$DRIVER" kill 2>&1)
+        expect "$name" 1 "^rank 0: unreach after [0-9]* ms: ok\$" || return
+        expect "$name" 1 "^meridian: error: msg ofi: rank 0 on node .*: peer rank 1 (node .*, path $path) died: process [0-9]* \(exited\|was killed or exited (it is a zombie)\)\$" || return
+        expect "$name" 0 "FAIL" || return
+        echo "ok: $name"
+        echo "$out" | grep -e '^rank 0' -e 'died' | sed 's/^/  /'
+    }
+    kill_case "killed peer, shm" "shm\(+cma\)\{0,1\}"
+    if [ "$HAVE_LIBFABRIC" = yes ]; then
+        setp msg_ofi_shm off
+        setp msg_ofi_provider tcp
+        kill_case "killed peer, libfabric tcp" "ofi:tcp;ofi_rxm"
+        unsetp msg_ofi_shm
+        unsetp msg_ofi_provider
+    fi
+
+    # A peer that never sends: msg_ofi_timeout=1 ends rank 0's wait, with a
+    # message naming the channel.
+    timeout_case() {
+        name=$1 path=$2
+        out=$("$MPIRUN" -np 2 "$DRIVER" timeout 2>&1)
+        rc=$?
+        [ $rc -eq 0 ] || { fail "$name (exit $rc)"; return; }
+        expect "$name" 1 "^rank 0: timeout after [0-9]* ms: ok\$" || return
+        expect "$name" 1 "^meridian: error: msg ofi: rank 0: a wait timed out after 1 s (msg_ofi_timeout) with 1 of 1 channels incomplete: the receive from rank 1 (node .*, path $path) with tag 0x19\$" || return
+        expect "$name" 0 "FAIL" || return
+        echo "ok: $name"
+    }
+    setp msg_ofi_timeout 1
+    timeout_case "timeout, shm" "shm\(+cma\)\{0,1\}"
+    if [ "$HAVE_LIBFABRIC" = yes ]; then
+        setp msg_ofi_shm off
+        setp msg_ofi_provider tcp
+        timeout_case "timeout, libfabric tcp" "ofi:tcp;ofi_rxm"
+        unsetp msg_ofi_shm
+        unsetp msg_ofi_provider
+    fi
+    setp msg_ofi_timeout 60
+else
+    echo "SKIP: the mpirun cases (no mpirun, or Meridian built without PMIx)"
+fi
+exit $status
