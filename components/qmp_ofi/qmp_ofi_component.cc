@@ -32,6 +32,7 @@ int ofi_shm = 0;                   // 0 auto, 1 off
 int ofi_cma = 0;                   // 0 auto, 1 off
 int ofi_timeout = 300;             // seconds
 std::size_t ofi_eager_limit = 16384;
+std::size_t ofi_cma_split = 32768;
 unsigned ofi_shm_slots = 0; // automatic
 std::size_t ofi_shm_slot_size = 4096;
 int ofi_liveness = 5; // ms
@@ -76,6 +77,11 @@ int register_params(const mca_base_component_t *self)
          "Largest message (bytes) the shared-memory path copies through its rings; larger ones "
          "are copied once with CMA",
          MCA_BASE_PARAM_TYPE_SIZE, nullptr, 5, &ofi_eager_limit, 0, 1 << 30},
+        {"cma_split",
+         "Messages through CMA at least this large (bytes) are copied by both processes at "
+         "once: the receiver reads the first half, the sender writes the second (0: the "
+         "receiver copies all)",
+         MCA_BASE_PARAM_TYPE_SIZE, nullptr, 5, &ofi_cma_split, 0, 1 << 30},
         {"shm_slots",
          "Slots in each ring of the shared-memory path (rounded up to a power of two); a "
          "process's segment holds one ring per process of its node.  0: 64, fewer (down to 8) "
@@ -260,6 +266,7 @@ Params current_params()
     params.cma = ofi_cma == 0 ? CmaMode::automatic : CmaMode::off;
     params.timeout_s = ofi_timeout;
     params.eager_limit = ofi_eager_limit;
+    params.split_limit = ofi_cma_split;
     params.shm_slots = ofi_shm_slots == 0 ? 0 : round_up_power_of_two(std::max(2U, ofi_shm_slots));
     params.shm_slot_bytes = (ofi_shm_slot_size + 63) / 64 * 64;
     params.liveness_ms = ofi_liveness;

@@ -96,71 +96,87 @@ std::optional<std::string> gone(pid_t pid, std::uint64_t started)
     return std::nullopt;
 }
 
-int read_from(pid_t pid, std::span<const iovec> local, std::span<const iovec> remote, std::size_t n)
+namespace
 {
-    // Both lists are cut into calls of at most IOV_MAX blocks each, the
-    // first block of each call possibly a remainder of a block.
-    constexpr std::size_t max_blocks = IOV_MAX;
+
+// A position in a block list, as block index and offset in the block.
+struct Position {
+    std::size_t index = 0;
+    std::size_t offset = 0;
+
+    void advance(std::span<const iovec> list, std::size_t bytes)
+    {
+        while (index < list.size() && (bytes > 0 || offset == list[index].iov_len)) {
+            if (offset == list[index].iov_len) {
+                ++index;
+                offset = 0;
+                continue;
+            }
+            const std::size_t take = std::min(bytes, list[index].iov_len - offset);
+            bytes -= take;
+            offset += take;
+        }
+    }
+};
+
+// Up to IOV_MAX blocks of `list` from `at`, at most `limit` bytes.
+std::size_t collect(std::span<const iovec> list, Position at, std::size_t limit,
+                    std::vector<iovec> &out)
+{
+    out.clear();
+    std::size_t bytes = 0;
+    for (std::size_t i = at.index, off = at.offset;
+         i < list.size() && out.size() < IOV_MAX && bytes < limit; ++i, off = 0) {
+        const std::size_t len = std::min(list[i].iov_len - off, limit - bytes);
+        if (len > 0) {
+            out.push_back({static_cast<char *>(list[i].iov_base) + off, len});
+            bytes += len;
+        }
+    }
+    return bytes;
+}
+
+// Cut a collected list to its first `bytes` bytes.
+void trim(std::vector<iovec> &list, std::size_t bytes)
+{
+    std::size_t keep = 0;
+    while (keep < list.size() && bytes > 0) {
+        list[keep].iov_len = std::min(list[keep].iov_len, bytes);
+        bytes -= list[keep].iov_len;
+        ++keep;
+    }
+    list.resize(keep);
+}
+
+} // namespace
+
+int transfer(pid_t pid, std::span<const iovec> local, std::span<const iovec> remote,
+             std::size_t offset, std::size_t n, bool write)
+{
+    Position l, r;
+    l.advance(local, offset);
+    r.advance(remote, offset);
     std::vector<iovec> lv;
     std::vector<iovec> rv;
-    std::size_t li = 0, lo = 0, ri = 0, ro = 0; // block index and offset per side
     while (n > 0) {
-        lv.clear();
-        rv.clear();
-        std::size_t lbytes = 0, rbytes = 0;
-        for (std::size_t i = li, off = lo; i < local.size() && lv.size() < max_blocks && lbytes < n;
-             ++i, off = 0) {
-            const std::size_t len = std::min(local[i].iov_len - off, n - lbytes);
-            if (len > 0) {
-                lv.push_back({static_cast<char *>(local[i].iov_base) + off, len});
-                lbytes += len;
-            }
+        const std::size_t want = std::min(collect(local, l, n, lv), collect(remote, r, n, rv));
+        if (want == 0) {
+            return EFAULT; // the lists are shorter than n
         }
-        for (std::size_t i = ri, off = ro;
-             i < remote.size() && rv.size() < max_blocks && rbytes < n; ++i, off = 0) {
-            const std::size_t len = std::min(remote[i].iov_len - off, n - rbytes);
-            if (len > 0) {
-                rv.push_back({static_cast<char *>(remote[i].iov_base) + off, len});
-                rbytes += len;
-            }
-        }
-        // Trim both to the bytes both sides cover in this call.
-        std::size_t want = std::min(lbytes, rbytes);
-        for (auto *v : {&lv, &rv}) {
-            std::size_t left = want;
-            std::size_t keep = 0;
-            while (keep < v->size() && left > 0) {
-                if ((*v)[keep].iov_len > left) {
-                    (*v)[keep].iov_len = left;
-                }
-                left -= (*v)[keep].iov_len;
-                ++keep;
-            }
-            v->resize(keep);
-        }
-        const ssize_t got = ::process_vm_readv(pid, lv.data(), lv.size(), rv.data(), rv.size(), 0);
-        if (got < 0) {
+        trim(lv, want);
+        trim(rv, want);
+        const ssize_t moved =
+            write ? ::process_vm_writev(pid, lv.data(), lv.size(), rv.data(), rv.size(), 0)
+                  : ::process_vm_readv(pid, lv.data(), lv.size(), rv.data(), rv.size(), 0);
+        if (moved < 0) {
             return errno;
         }
-        if (got == 0) {
+        if (moved == 0) {
             return EFAULT;
         }
-        auto advance = [](std::span<const iovec> list, std::size_t &index, std::size_t &offset,
-                          std::size_t bytes) {
-            while (bytes > 0) {
-                const std::size_t take = std::min(bytes, list[index].iov_len - offset);
-                bytes -= take;
-                offset += take;
-                if (offset == list[index].iov_len) {
-                    ++index;
-                    offset = 0;
-                }
-            }
-        };
-        const auto moved = static_cast<std::size_t>(got);
-        advance(local, li, lo, moved);
-        advance(remote, ri, ro, moved);
-        n -= moved;
+        l.advance(local, static_cast<std::size_t>(moved));
+        r.advance(remote, static_cast<std::size_t>(moved));
+        n -= static_cast<std::size_t>(moved);
     }
     return 0;
 }

@@ -24,11 +24,18 @@ std::uint64_t start_time(pid_t pid);
 // the launcher may not have reaped it yet.
 std::optional<std::string> gone(pid_t pid, std::uint64_t start_time);
 
-// Copy n bytes from the blocks `remote` of process pid into `local`
-// (process_vm_readv, in pieces of at most IOV_MAX blocks per side).
-// Returns 0 or the errno of the failure.
-int read_from(pid_t pid, std::span<const iovec> local, std::span<const iovec> remote,
-              std::size_t n);
+// Copy n bytes between the blocks `local` of this process and `remote` of
+// process pid, both seen as one byte stream from byte `offset` on: from
+// remote to local (process_vm_readv), or from local to remote
+// (process_vm_writev) when `write`.  In calls of at most IOV_MAX blocks per
+// side.  Returns 0 or the errno of the failure.
+int transfer(pid_t pid, std::span<const iovec> local, std::span<const iovec> remote,
+             std::size_t offset, std::size_t n, bool write);
+inline int read_from(pid_t pid, std::span<const iovec> local, std::span<const iovec> remote,
+                     std::size_t n)
+{
+    return transfer(pid, local, remote, 0, n, false);
+}
 
 } // namespace meridian::msg_ofi::proc
 

@@ -91,7 +91,7 @@ Result<Segment> Segment::create(const std::string &name, std::uint32_t rings, st
                                 std::uint32_t slot_bytes)
 {
     const std::size_t bytes =
-        rings_offset + std::size_t{rings} * std::size_t{slots} * std::size_t{slot_bytes};
+        rings_offset + std::size_t{rings} * std::size_t{slots} * Ring::stride(slot_bytes);
     Fd fd;
     fd.fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd.fd < 0 && errno == EEXIST) {
@@ -158,8 +158,8 @@ Result<Segment> Segment::attach(const std::string &name)
     segment.base_ = static_cast<std::byte *>(base);
     segment.bytes_ = bytes;
     const auto *header = reinterpret_cast<const SegmentHeader *>(segment.base_);
-    const std::size_t expected =
-        rings_offset + std::size_t{header->rings} * header->slots * std::size_t{header->slot_bytes};
+    const std::size_t expected = rings_offset + std::size_t{header->rings} * header->slots *
+                                                    Ring::stride(header->slot_bytes);
     if (header->magic != segment_magic || expected != bytes) {
         return make_error(MERIDIAN_ERR_UNREACH, "msg ofi: shared-memory segment " + name +
                                                     " is not a Meridian ring segment");
@@ -175,7 +175,7 @@ std::uint32_t Segment::rings() const
 Ring Segment::ring(std::uint32_t index) const
 {
     const auto *header = reinterpret_cast<const SegmentHeader *>(base_);
-    const std::size_t ring_bytes = std::size_t{header->slots} * header->slot_bytes;
+    const std::size_t ring_bytes = std::size_t{header->slots} * Ring::stride(header->slot_bytes);
     return Ring(base_ + rings_offset + index * ring_bytes, header->slots, header->slot_bytes);
 }
 

@@ -14,6 +14,7 @@
 #ifndef MERIDIAN_QMP_OFI_SHM_HPP
 #define MERIDIAN_QMP_OFI_SHM_HPP
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -28,8 +29,10 @@ namespace meridian::msg_ofi::shm
 enum class Kind : std::uint32_t {
     first = 1, // a message's first (often only) fragment: tag, total, payload
     more = 2,  // the next fragment of the message in progress on this ring
-    rndv = 3,  // a large message to pull with CMA: RndvHeader + sender's iovecs
-    fin = 4,   // the receiver pulled a rendezvous message: FinBody
+    rndv = 3,  // a large message to pull with CMA: RndvBody + sender's iovecs
+    fin = 4,   // the receiver pulled (its part of) a rendezvous message: FinBody
+    cts = 5,   // the receiver asks the sender to write the message's tail: CtsBody + iovecs
+    done = 6,  // the sender wrote the tail: DoneBody
 };
 
 struct SlotHeader {
@@ -50,10 +53,26 @@ struct RndvBody {
     std::uint64_t iov_address;
     std::uint64_t iovcnt;       // blocks of the sender's message
     std::uint64_t inline_count; // of them copied after this struct
+    std::uint64_t flags;        // rndv_may_split: the sender can write into the receiver
 };
+inline constexpr std::uint64_t rndv_may_split = 1;
 struct FinBody {
     std::uint64_t send_id;
     std::int64_t status; // MERIDIAN_* of the pull
+};
+// Split copy: the receiver pulls bytes [0, split) while the sender writes
+// [split, total) into the receiver's blocks.
+struct CtsBody {
+    std::uint64_t send_id;
+    std::uint64_t recv_id; // the receiver's handle, echoed in the DONE
+    std::uint64_t split;
+    std::uint64_t iov_address; // the receiver's block list
+    std::uint64_t iovcnt;
+    std::uint64_t inline_count;
+};
+struct DoneBody {
+    std::uint64_t recv_id;
+    std::int64_t status; // MERIDIAN_* of the write
 };
 
 // One ring seen from one side (producer or consumer).
@@ -62,7 +81,8 @@ class Ring
   public:
     Ring() = default;
     Ring(std::byte *base, std::uint32_t slots, std::uint32_t slot_bytes)
-        : base_(base), mask_(slots - 1), slot_bytes_(slot_bytes), shift_(log2(slots))
+        : base_(base), mask_(slots - 1), slot_bytes_(slot_bytes), stride_(stride(slot_bytes)),
+          shift_(log2(slots))
     {
     }
     bool valid() const { return base_ != nullptr; }
@@ -76,8 +96,17 @@ class Ring
     }
     void publish(SlotHeader *slot)
     {
+        const std::size_t lines = (header_bytes + slot->length + 63) / 64;
         slot->seq.store(2 * (pos_ >> shift_) + 1, std::memory_order_release);
         ++pos_;
+        // Messages tend to repeat their size: take the lines after the first
+        // that this one used in the next slot for writing now, off the next
+        // send's critical path (up to 8; not the first line: the consumer
+        // polls it).
+        const char *next = reinterpret_cast<const char *>(at(pos_));
+        for (std::size_t line = 1; line < std::min<std::size_t>(lines, 9); ++line) {
+            prefetch_for_write(next + 64 * line);
+        }
     }
     // Consumer: the next full slot, or nullptr.
     SlotHeader *peek()
@@ -91,12 +120,28 @@ class Ring
         slot->seq.store(2 * (pos_ >> shift_) + 2, std::memory_order_release);
         ++pos_;
     }
+    // Slots a multiple of 4 KiB apart would put every slot header in one
+    // L1 cache set: such slots are spaced one cache line further.
+    static constexpr std::size_t stride(std::size_t slot_bytes)
+    {
+        return slot_bytes % 4096 == 0 ? slot_bytes + 64 : slot_bytes;
+    }
     static std::byte *payload(SlotHeader *slot)
     {
         return reinterpret_cast<std::byte *>(slot) + header_bytes;
     }
 
   private:
+    static void prefetch_for_write(const char *line)
+    {
+#if defined(__x86_64__)
+        // PREFETCHW (a NOP on x86 cores without it): the line arrives
+        // exclusive, so the write needs no second round with the consumer.
+        asm volatile("prefetchw %0" : : "m"(*line));
+#else
+        __builtin_prefetch(line, 1);
+#endif
+    }
     static std::uint32_t log2(std::uint32_t n)
     {
         std::uint32_t s = 0;
@@ -107,13 +152,14 @@ class Ring
     }
     SlotHeader *at(std::uint64_t pos) const
     {
-        return reinterpret_cast<SlotHeader *>(base_ + (pos & mask_) * slot_bytes_);
+        return reinterpret_cast<SlotHeader *>(base_ + (pos & mask_) * stride_);
     }
 
     std::byte *base_ = nullptr;
     std::uint64_t pos_ = 0;
     std::uint64_t mask_ = 0;
     std::uint64_t slot_bytes_ = 0;
+    std::uint64_t stride_ = 0;
     std::uint32_t shift_ = 0;
 };
 

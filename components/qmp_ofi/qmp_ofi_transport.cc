@@ -122,7 +122,7 @@ void Transport::channel_free(Channel *channel)
         return;
     }
     if (channel->phase == Phase::active) {
-        detach(*channel);
+        detach(*channel, true);
     }
     count_channel(channel->peer, false);
     channels_.erase(it);
@@ -130,7 +130,7 @@ void Transport::channel_free(Channel *channel)
 
 // Take an active channel out of every queue that refers to it (it is freed,
 // or its peer died).
-void Transport::detach(Channel &channel)
+void Transport::detach(Channel &channel, bool peer_alive)
 {
     Peer &peer = peers_[static_cast<std::size_t>(channel.peer)];
     if (channel.path == Path::ofi) {
@@ -144,6 +144,14 @@ void Transport::detach(Channel &channel)
     if (channel.rndv_id != 0) {
         rndv_sends_.erase(channel.rndv_id);
         channel.rndv_id = 0;
+    }
+    if (channel.recv_id != 0) {
+        // The sender may be writing into its memory right now.
+        if (peer_alive) {
+            await_done(channel);
+        }
+        split_recvs_.erase(channel.recv_id);
+        channel.recv_id = 0;
     }
     if (peer.incoming.recv == &channel) {
         peer.incoming.recv = nullptr; // the rest of its fragments are dropped
@@ -303,7 +311,7 @@ int Transport::progress()
     for (const int rank : (++polls_ & 63) == 0 ? shm_ranks_ : shm_active_) {
         Peer &peer = peers_[static_cast<std::size_t>(rank)];
         drain(rank, peer, 64);
-        if (!peer.outq.empty() || !peer.finq.empty()) {
+        if (!peer.outq.empty() || !peer.ctlq.empty()) {
             push_pending(peer);
         }
     }

@@ -57,9 +57,11 @@ struct Channel {
     Path path = Path::self;
     Phase phase = Phase::idle;
     int status = MERIDIAN_SUCCESS;
-    std::uint64_t rndv_id = 0;  // a shm rendezvous send waiting for its FIN
-    std::unique_ptr<OfiOp> ofi; // ofi path
-    bool ofi_retry = false;     // posting hit FI_EAGAIN; progress posts again
+    std::uint64_t rndv_id = 0;          // a shm rendezvous send waiting for its FIN
+    std::uint64_t recv_id = 0;          // a shm receive waiting for the sender's DONE (split copy)
+    int part_status = MERIDIAN_SUCCESS; // of the part of a split copy done here
+    std::unique_ptr<OfiOp> ofi;         // ofi path
+    bool ofi_retry = false;             // posting hit FI_EAGAIN; progress posts again
 };
 
 // A message that arrived before its receive was started.
@@ -90,6 +92,12 @@ struct OutMessage {
     IovCursor cursor;
 };
 
+// A control slot (FIN, CTS, DONE) waiting for space in a peer's ring.
+struct Control {
+    shm::Kind kind = shm::Kind::fin;
+    std::vector<std::byte> body;
+};
+
 // The message whose fragments are arriving on a peer's ring.
 struct Incoming {
     bool active = false;
@@ -107,11 +115,12 @@ struct Peer {
     pid_t pid = 0; // same node only
     std::uint64_t start_time = 0;
     bool dead = false;
-    bool cma = false; // the peer can pull from this process's memory
-    shm::Ring out;    // ours, in the peer's segment
-    shm::Ring in;     // the peer's, in our segment
+    bool cma = false;      // the peer can pull from this process's memory
+    bool cma_mine = false; // this process can read and write the peer's
+    shm::Ring out;         // ours, in the peer's segment
+    shm::Ring in;          // the peer's, in our segment
     std::deque<OutMessage> outq;
-    std::deque<shm::FinBody> finq;
+    std::deque<Control> ctlq; // FIN, CTS, DONE waiting for ring space
     Incoming incoming;
     std::unordered_map<std::uint64_t, Matching> match; // self and shm
     fi_addr_t address = FI_ADDR_UNSPEC;
@@ -152,7 +161,7 @@ class Transport
     void finish(Channel &channel, int status);
     std::string describe(int rank);
     const std::string &node_name(int rank);
-    void detach(Channel &channel);
+    void detach(Channel &channel, bool peer_alive);
     void count_channel(int rank, bool added);
     std::string channel_text(const Channel &channel);
     void size_mismatch(Channel &recv, std::uint64_t got);
@@ -164,13 +173,17 @@ class Transport
     void start_shm(Channel &channel);
     void start_recv_matched(Peer &peer, Channel &recv, Matching &matching);
     bool push_message(Peer &peer, OutMessage &message);
-    bool push_fin(Peer &peer, const shm::FinBody &fin);
+    bool push_control(Peer &peer, const Control &control);
+    void send_control(Peer &peer, Control control);
     void push_pending(Peer &peer);
     int drain(int rank, Peer &peer, int budget);
     void on_first(int rank, Peer &peer, shm::SlotHeader &slot);
     void on_more(Peer &peer, shm::SlotHeader &slot);
     void on_rndv(int rank, Peer &peer, shm::SlotHeader &slot);
     void on_fin(shm::SlotHeader &slot);
+    void on_cts(int rank, Peer &peer, shm::SlotHeader &slot);
+    void on_done(shm::SlotHeader &slot);
+    void await_done(Channel &recv);
     void deliver_eager(Channel &recv, Unexpected &message);
     void pull(int rank, Peer &peer, Channel &recv, const shm::RndvBody &body,
               std::vector<iovec> remote);
@@ -187,6 +200,7 @@ class Transport
     bool check_liveness(Channel *const *channels, std::size_t count);
     void peer_died(int rank, const std::string &why);
     void idle(Clock::time_point since);
+    static void relax(std::uint32_t idle_polls);
 
     Params params_;
     mca_msg_job_t job_{};
@@ -205,6 +219,7 @@ class Transport
     std::unordered_map<Channel *, std::unique_ptr<Channel>> channels_;
     std::unordered_map<OfiOp *, std::unique_ptr<OfiOp>> zombies_;
     std::unordered_map<std::uint64_t, Channel *> rndv_sends_;
+    std::unordered_map<std::uint64_t, Channel *> split_recvs_;
     std::uint64_t next_rndv_id_ = 1;
     std::vector<Channel *> ofi_retry_;
     std::vector<std::unique_ptr<Unexpected>> pool_; // eager buffers for reuse

@@ -4,8 +4,10 @@
 // runs a second exchange after which the segments' names are unlinked.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -73,6 +75,13 @@ Endpoint::Source pnet_endpoint()
 
 Transport::~Transport()
 {
+    // Channels still started are abandoned as channel_free would: a peer
+    // writing the tail of a split copy into one is waited for.
+    for (auto &[raw, channel] : channels_) {
+        if (channel->phase == Phase::active) {
+            detach(*channel, !peers_[static_cast<std::size_t>(channel->peer)].dead);
+        }
+    }
     // The endpoint stops first, so nothing writes into memory freed below;
     // registrations close before the domain.
     if (endpoint_) {
@@ -354,6 +363,7 @@ int Transport::connect()
         if (get_bytes(r, "ofi.cma", theirs) == MERIDIAN_SUCCESS &&
             theirs.size() == readable.size()) {
             peer.cma = theirs[static_cast<std::size_t>(job_.local_rank)] != 0;
+            peer.cma_mine = readable[static_cast<std::size_t>(peer.local_rank)] != 0;
         }
     }
     for (int r = 0; r < job_.size; ++r) {

@@ -4,7 +4,9 @@
 // ones send a rendezvous request through the ring, the receiver pulls the
 // data with one process_vm_readv copy when its receive has started, and
 // answers with a FIN.
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "components/qmp_ofi/qmp_ofi_proc.hpp"
@@ -161,6 +163,7 @@ bool Transport::push_message(Peer &peer, OutMessage &message)
         body.iovcnt = channel.iov.size();
         body.inline_count =
             std::min<std::uint64_t>(body.iovcnt, (capacity - sizeof body) / sizeof(WireIov));
+        body.flags = peer.cma_mine && params_.split_limit != 0 ? shm::rndv_may_split : 0;
         std::memcpy(payload, &body, sizeof body);
         std::memcpy(payload + sizeof body, channel.iov.data(), body.inline_count * sizeof(WireIov));
         slot->kind = static_cast<std::uint32_t>(shm::Kind::rndv);
@@ -178,7 +181,14 @@ bool Transport::push_message(Peer &peer, OutMessage &message)
             return false;
         }
         const std::size_t len = std::min(capacity, message.total - message.sent);
-        if (message.channel != nullptr) {
+        if (message.channel == nullptr) {
+            // freed while half pushed: padding
+        } else if (message.channel->iov.size() == 1) {
+            std::memcpy(shm::Ring::payload(slot),
+                        static_cast<const std::byte *>(message.channel->iov[0].iov_base) +
+                            message.sent,
+                        len);
+        } else {
             message.cursor.gather(shm::Ring::payload(slot), len);
         }
         slot->kind =
@@ -193,30 +203,38 @@ bool Transport::push_message(Peer &peer, OutMessage &message)
     return true;
 }
 
-bool Transport::push_fin(Peer &peer, const shm::FinBody &fin)
+bool Transport::push_control(Peer &peer, const Control &control)
 {
     shm::SlotHeader *slot = peer.out.claim();
     if (slot == nullptr) {
         return false;
     }
-    std::memcpy(shm::Ring::payload(slot), &fin, sizeof fin);
-    slot->kind = static_cast<std::uint32_t>(shm::Kind::fin);
+    std::memcpy(shm::Ring::payload(slot), control.body.data(), control.body.size());
+    slot->kind = static_cast<std::uint32_t>(control.kind);
     slot->tag = 0;
     slot->total = 0;
-    slot->length = sizeof fin;
+    slot->length = static_cast<std::uint32_t>(control.body.size());
     peer.out.publish(slot);
     return true;
 }
 
+// Control slots go out in order, ahead of queued messages.
+void Transport::send_control(Peer &peer, Control control)
+{
+    if (!peer.ctlq.empty() || !push_control(peer, control)) {
+        peer.ctlq.push_back(std::move(control));
+    }
+}
+
 void Transport::push_pending(Peer &peer)
 {
-    // FINs first: they do not disturb a message whose fragments are under
-    // way, and a sender waits on them.
-    while (!peer.finq.empty()) {
-        if (!push_fin(peer, peer.finq.front())) {
+    // Control slots first: they do not disturb a message whose fragments
+    // are under way, and the peer waits on them.
+    while (!peer.ctlq.empty()) {
+        if (!push_control(peer, peer.ctlq.front())) {
             return;
         }
-        peer.finq.pop_front();
+        peer.ctlq.pop_front();
     }
     while (!peer.outq.empty()) {
         OutMessage &message = peer.outq.front();
@@ -250,6 +268,12 @@ int Transport::drain(int rank, Peer &peer, int budget)
             break;
         case shm::Kind::fin:
             on_fin(*slot);
+            break;
+        case shm::Kind::cts:
+            on_cts(rank, peer, *slot);
+            break;
+        case shm::Kind::done:
+            on_done(*slot);
             break;
         }
         peer.in.release(slot);
@@ -342,33 +366,77 @@ void Transport::on_rndv(int rank, Peer &peer, shm::SlotHeader &slot)
     matching.unexpected.push_back(std::move(message));
 }
 
+namespace
+{
+
+template <typename T> Control make_control(shm::Kind kind, const T &body)
+{
+    Control control;
+    control.kind = kind;
+    control.body.resize(sizeof body);
+    std::memcpy(control.body.data(), &body, sizeof body);
+    return control;
+}
+
+// A block list sent inline after a body, or read from the peer when it
+// did not fit: 0 or the errno.
+int block_list(pid_t pid, std::uint64_t address, std::uint64_t count, std::vector<iovec> &list)
+{
+    if (list.size() >= count) {
+        return 0;
+    }
+    list.resize(count);
+    iovec local{list.data(), count * sizeof(WireIov)};
+    iovec remote{reinterpret_cast<void *>(address), local.iov_len};
+    return proc::read_from(pid, {&local, 1}, {&remote, 1}, local.iov_len);
+}
+
+std::size_t bytes_of(const std::vector<iovec> &list)
+{
+    std::size_t total = 0;
+    for (const iovec &block : list) {
+        total += block.iov_len;
+    }
+    return total;
+}
+
+} // namespace
+
+// A matched rendezvous: pull the message (or its head, when the sender
+// takes the tail: split copy), then tell the sender.
 void Transport::pull(int, Peer &peer, Channel &recv, const shm::RndvBody &body,
                      std::vector<iovec> remote)
 {
-    std::size_t total = 0;
-    for (const iovec &block : remote) {
-        total += block.iov_len;
+    int err = block_list(peer.pid, body.iov_address, body.iovcnt, remote);
+    const std::size_t total = err == 0 ? bytes_of(remote) : recv.nbytes;
+    std::size_t split = total;
+    if (err == 0 && total != recv.nbytes) {
+        size_mismatch(recv, total);
+    } else if (err == 0) {
+        if ((body.flags & shm::rndv_may_split) != 0 && params_.split_limit != 0 &&
+            total >= params_.split_limit) {
+            // The sender waits for our FIN anyway: let it write the second
+            // half into our blocks while we read the first.
+            split = total / 2 / 4096 * 4096;
+            shm::CtsBody cts{};
+            cts.send_id = body.send_id;
+            cts.recv_id = next_rndv_id_++;
+            cts.split = split;
+            cts.iov_address = reinterpret_cast<std::uint64_t>(recv.iov.data());
+            cts.iovcnt = recv.iov.size();
+            cts.inline_count = std::min<std::uint64_t>(
+                cts.iovcnt, (peer.out.capacity() - sizeof cts) / sizeof(WireIov));
+            Control control = make_control(shm::Kind::cts, cts);
+            control.body.resize(sizeof cts + cts.inline_count * sizeof(WireIov));
+            std::memcpy(control.body.data() + sizeof cts, recv.iov.data(),
+                        cts.inline_count * sizeof(WireIov));
+            send_control(peer, std::move(control));
+            recv.recv_id = cts.recv_id;
+            split_recvs_.emplace(cts.recv_id, &recv);
+        }
+        err = proc::transfer(peer.pid, recv.iov, remote, 0, split, false);
     }
     int status = MERIDIAN_SUCCESS;
-    int err = 0;
-    if (remote.size() < body.iovcnt) {
-        // The list did not fit the slot: read it from the sender first.
-        remote.resize(body.iovcnt);
-        iovec local{remote.data(), body.iovcnt * sizeof(WireIov)};
-        iovec list{reinterpret_cast<void *>(body.iov_address), local.iov_len};
-        err = proc::read_from(peer.pid, {&local, 1}, {&list, 1}, local.iov_len);
-        total = 0;
-        for (const iovec &block : remote) {
-            total += block.iov_len;
-        }
-    }
-    if (err == 0) {
-        if (total != recv.nbytes) {
-            size_mismatch(recv, total);
-        } else {
-            err = proc::read_from(peer.pid, recv.iov, remote, total);
-        }
-    }
     if (err != 0) {
         // ESRCH: the sender is gone; EFAULT: its memory went away under
         // the transfer (a freed channel).
@@ -377,14 +445,13 @@ void Transport::pull(int, Peer &peer, Channel &recv, const shm::RndvBody &body,
                                ": reading the message of " + channel_text(recv) + " from process " +
                                std::to_string(peer.pid) +
                                " (process_vm_readv): " + std::strerror(err));
-        finish(recv, status);
+    }
+    if (recv.recv_id != 0) {
+        recv.part_status = status; // complete when the sender's DONE comes
     } else if (recv.phase == Phase::active) {
-        finish(recv, MERIDIAN_SUCCESS);
+        finish(recv, status);
     }
-    const shm::FinBody fin{body.send_id, status};
-    if (!peer.finq.empty() || !push_fin(peer, fin)) {
-        peer.finq.push_back(fin);
-    }
+    send_control(peer, make_control(shm::Kind::fin, shm::FinBody{body.send_id, status}));
 }
 
 void Transport::on_fin(shm::SlotHeader &slot)
@@ -398,7 +465,82 @@ void Transport::on_fin(shm::SlotHeader &slot)
     Channel &send = *it->second;
     rndv_sends_.erase(it);
     send.rndv_id = 0;
-    finish(send, static_cast<int>(fin.status));
+    const int status =
+        send.part_status != MERIDIAN_SUCCESS ? send.part_status : static_cast<int>(fin.status);
+    send.part_status = MERIDIAN_SUCCESS;
+    finish(send, status);
+}
+
+// The receiver reads the head of our message; we write the tail into its
+// blocks, then say so.
+void Transport::on_cts(int, Peer &peer, shm::SlotHeader &slot)
+{
+    const std::byte *data = shm::Ring::payload(&slot);
+    shm::CtsBody cts;
+    std::memcpy(&cts, data, sizeof cts);
+    std::vector<iovec> remote(cts.inline_count);
+    std::memcpy(remote.data(), data + sizeof cts, cts.inline_count * sizeof(WireIov));
+    int status = MERIDIAN_ERROR; // the send was freed: the receiver must not wait
+    auto it = rndv_sends_.find(cts.send_id);
+    if (it != rndv_sends_.end()) {
+        Channel &send = *it->second;
+        int err = block_list(peer.pid, cts.iov_address, cts.iovcnt, remote);
+        if (err == 0) {
+            err = proc::transfer(peer.pid, send.iov, remote, cts.split, send.nbytes - cts.split,
+                                 true);
+        }
+        status = MERIDIAN_SUCCESS;
+        if (err != 0) {
+            status = err == ESRCH ? MERIDIAN_ERR_UNREACH : MERIDIAN_ERROR;
+            meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) +
+                                   ": writing the message of " + channel_text(send) +
+                                   " into process " + std::to_string(peer.pid) +
+                                   " (process_vm_writev): " + std::strerror(err));
+        }
+        send.part_status = status;
+    }
+    send_control(peer, make_control(shm::Kind::done, shm::DoneBody{cts.recv_id, status}));
+}
+
+void Transport::on_done(shm::SlotHeader &slot)
+{
+    shm::DoneBody done;
+    std::memcpy(&done, shm::Ring::payload(&slot), sizeof done);
+    auto it = split_recvs_.find(done.recv_id);
+    if (it == split_recvs_.end()) {
+        return;
+    }
+    Channel &recv = *it->second;
+    split_recvs_.erase(it);
+    recv.recv_id = 0;
+    const int status =
+        recv.part_status != MERIDIAN_SUCCESS ? recv.part_status : static_cast<int>(done.status);
+    recv.part_status = MERIDIAN_SUCCESS;
+    if (recv.phase == Phase::active) {
+        finish(recv, status);
+    }
+}
+
+// A receive whose tail the sender is writing cannot let go of its memory
+// before the sender's DONE (or the sender's death, or the time limit).
+void Transport::await_done(Channel &recv)
+{
+    const auto deadline = Clock::now() + std::chrono::seconds(std::max(1, params_.timeout_s));
+    Channel *one = &recv;
+    auto next_check = Clock::now();
+    while (recv.recv_id != 0) {
+        progress();
+        const auto now = Clock::now();
+        if (now >= deadline) {
+            break;
+        }
+        if (now >= next_check) {
+            next_check = now + std::chrono::milliseconds(params_.liveness_ms);
+            if (check_liveness(&one, 1)) {
+                break; // peer_died detached it
+            }
+        }
+    }
 }
 
 } // namespace meridian::msg_ofi

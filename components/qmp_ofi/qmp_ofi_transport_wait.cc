@@ -55,12 +55,30 @@ void Transport::peer_died(int rank, const std::string &why)
                            node_name(job_.rank) + ": peer " + describe(rank) + " " + why);
     for (auto &[raw, channel] : channels_) {
         if (channel->peer == rank && channel->phase == Phase::active) {
-            detach(*channel);
+            detach(*channel, false);
             if (channel->path == Path::ofi && !channel->ofi) {
                 prepare_ofi(*channel);
             }
             finish(*channel, MERIDIAN_ERR_UNREACH);
         }
+    }
+}
+
+// A poll that found nothing: after a few microseconds of them, leave the
+// core's execution resources to whoever shares it (the peer's CMA copy on a
+// hyperthread sibling ran at half speed beside a tight spin).
+void Transport::relax(std::uint32_t idle_polls)
+{
+    if (idle_polls < 256) {
+        return;
+    }
+    const int pauses = idle_polls < 4096 ? 1 : 8;
+    for (int i = 0; i < pauses; ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        asm volatile("yield");
+#endif
     }
 }
 
@@ -88,6 +106,7 @@ int Transport::wait(Channel *const *channels, std::size_t count, int timeout_ms)
     auto last_completion = begin;
     bool timed_out = false;
     bool unreachable = false;
+    std::uint32_t idle_polls = 0;
     for (std::uint32_t spin = 0;; ++spin) {
         bool pending = false;
         for (std::size_t i = 0; i < count && !pending; ++i) {
@@ -101,8 +120,10 @@ int Transport::wait(Channel *const *channels, std::size_t count, int timeout_ms)
         const bool moved = completed_ != before;
         if (moved) {
             last_completion = Clock::now();
+            idle_polls = 0;
             continue;
         }
+        relax(++idle_polls);
         if (oversubscribed_ || (spin & 63) == 0) {
             const auto now = Clock::now();
             if (now >= next_liveness_) {
