@@ -33,6 +33,7 @@ int ofi_cma = 0;                   // 0 auto, 1 off
 int ofi_timeout = 300;             // seconds
 std::size_t ofi_eager_limit = 16384;
 std::size_t ofi_cma_split = 32768;
+std::size_t ofi_cma_min_block = 2048;
 unsigned ofi_shm_slots = 0; // automatic
 std::size_t ofi_shm_slot_size = 4096;
 int ofi_liveness = 5; // ms
@@ -82,6 +83,12 @@ int register_params(const mca_base_component_t *self)
          "once: the receiver reads the first half, the sender writes the second (0: the "
          "receiver copies all)",
          MCA_BASE_PARAM_TYPE_SIZE, nullptr, 5, &ofi_cma_split, 0, 1 << 30},
+        {"cma_min_block",
+         "A message above msg_ofi_eager_limit moves with CMA only when the blocks of both the "
+         "sender's and the receiver's memory average at least this many bytes: the kernel "
+         "handles each block apart, so finely strided or indexed messages (a lattice face of "
+         "72-byte sites) are copied through the rings instead, whatever their size",
+         MCA_BASE_PARAM_TYPE_SIZE, nullptr, 6, &ofi_cma_min_block, 0, 1 << 30},
         {"shm_slots",
          "Slots in each ring of the shared-memory path (rounded up to a power of two); a "
          "process's segment holds one ring per process of its node.  0: 64, fewer (down to 8) "
@@ -267,6 +274,7 @@ Params current_params()
     params.timeout_s = ofi_timeout;
     params.eager_limit = ofi_eager_limit;
     params.split_limit = ofi_cma_split;
+    params.cma_min_block = ofi_cma_min_block;
     params.shm_slots = ofi_shm_slots == 0 ? 0 : round_up_power_of_two(std::max(2U, ofi_shm_slots));
     params.shm_slot_bytes = (ofi_shm_slot_size + 63) / 64 * 64;
     params.liveness_ms = ofi_liveness;

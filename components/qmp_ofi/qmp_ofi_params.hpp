@@ -19,6 +19,7 @@ struct Params {
     int timeout_s = 300;            // 0: no limit (dead local peers are still detected)
     std::size_t eager_limit = 0;    // bytes; larger shm messages use CMA
     std::size_t split_limit = 0;    // bytes; from this size both sides copy (0: never)
+    std::size_t cma_min_block = 0;  // bytes; CMA only for block lists this coarse on average
     std::size_t shm_slots = 0;      // slots per ring
     std::size_t shm_slot_bytes = 0; // bytes per slot (header included)
     int liveness_ms = 5;            // how often a wait checks local peers' pids

@@ -33,6 +33,8 @@ enum class Kind : std::uint32_t {
     fin = 4,   // the receiver pulled (its part of) a rendezvous message: FinBody
     cts = 5,   // the receiver asks the sender to write the message's tail: CtsBody + iovecs
     done = 6,  // the sender wrote the tail: DoneBody
+    data = 7,  // the first fragment of a rendezvous message sent through the ring after all
+               // (CtsBody::through_ring): tag is the receiver's recv_id; more fragments follow
 };
 
 struct SlotHeader {
@@ -55,13 +57,15 @@ struct RndvBody {
     std::uint64_t inline_count; // of them copied after this struct
     std::uint64_t flags;        // rndv_may_split: the sender can write into the receiver
 };
-inline constexpr std::uint64_t rndv_may_split = 1;
+inline constexpr std::uint64_t rndv_may_split = 1; // the sender can write into the receiver
 struct FinBody {
     std::uint64_t send_id;
     std::int64_t status; // MERIDIAN_* of the pull
 };
 // Split copy: the receiver pulls bytes [0, split) while the sender writes
-// [split, total) into the receiver's blocks.
+// [split, total) into the receiver's blocks.  With through_ring (the
+// receiver's blocks are too fine for CMA), the sender sends the message
+// through the ring instead, as Kind::data fragments addressed to recv_id.
 struct CtsBody {
     std::uint64_t send_id;
     std::uint64_t recv_id; // the receiver's handle, echoed in the DONE
@@ -69,6 +73,7 @@ struct CtsBody {
     std::uint64_t iov_address; // the receiver's block list
     std::uint64_t iovcnt;
     std::uint64_t inline_count;
+    std::uint64_t through_ring;
 };
 struct DoneBody {
     std::uint64_t recv_id;

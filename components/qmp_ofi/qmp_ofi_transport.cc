@@ -62,8 +62,13 @@ int Transport::channel_create(const mca_msg_channel_spec_t &spec, Channel **out)
     channel->wire_tag = spec.tag;
     channel->iov.assign(spec.iov, spec.iov + spec.iovcnt);
     channel->nbytes = spec.nbytes;
-    channel->path = peers_[static_cast<std::size_t>(spec.peer)].path;
-    if (channel->path == Path::ofi) {
+    Peer &peer = peers_[static_cast<std::size_t>(spec.peer)];
+    channel->path = peer.path;
+    if (channel->path != Path::ofi) {
+        // Elements of an unordered_map stay where they are: the queues are
+        // found once, here, not at every start.
+        channel->matching = &peer.match[spec.tag];
+    } else {
         const unsigned bits = endpoint_->tag_bits();
         if (bits < 64 && spec.tag >> bits != 0) {
             const std::uint64_t folded = fold(spec.tag, bits);
@@ -144,6 +149,7 @@ void Transport::detach(Channel &channel, bool peer_alive)
     if (channel.rndv_id != 0) {
         rndv_sends_.erase(channel.rndv_id);
         channel.rndv_id = 0;
+        --peer.rndv_out;
     }
     if (channel.recv_id != 0) {
         // The sender may be writing into its memory right now.
@@ -156,9 +162,9 @@ void Transport::detach(Channel &channel, bool peer_alive)
     if (peer.incoming.recv == &channel) {
         peer.incoming.recv = nullptr; // the rest of its fragments are dropped
     }
-    if (auto m = peer.match.find(channel.tag); m != peer.match.end()) {
-        std::erase(m->second.posted, &channel);
-        std::erase_if(m->second.unexpected, [&](const std::unique_ptr<Unexpected> &u) {
+    if (channel.matching != nullptr) {
+        std::erase(channel.matching->posted, &channel);
+        std::erase_if(channel.matching->unexpected, [&](const std::unique_ptr<Unexpected> &u) {
             return u->kind == Unexpected::Kind::self_send && u->sender == &channel;
         });
     }
@@ -166,6 +172,10 @@ void Transport::detach(Channel &channel, bool peer_alive)
         if (out->channel != &channel) {
             ++out;
         } else if (!out->started) {
+            if (out->recv_id != 0 && peer_alive) {
+                // The receive waits for this message: tell it that none comes.
+                send_done(peer, out->recv_id, MERIDIAN_ERROR);
+            }
             out = peer.outq.erase(out);
         } else {
             out->channel = nullptr; // the receiver gets the rest as padding
@@ -269,7 +279,7 @@ const char *Transport::path_name(int peer)
 void Transport::start_self(Channel &channel)
 {
     Peer &self = peers_[static_cast<std::size_t>(job_.rank)];
-    Matching &matching = self.match[channel.tag];
+    Matching &matching = *channel.matching;
     if (channel.direction == MCA_MSG_RECV) {
         start_recv_matched(self, channel, matching);
         return;

@@ -33,6 +33,7 @@ enum class Path : std::uint8_t { self, shm, ofi };
 enum class Phase : std::uint8_t { idle, active, done };
 
 struct Channel;
+struct Matching;
 
 // A libfabric operation's state: owned by its channel, and by the
 // transport (as a zombie) when the channel is freed while it is posted.
@@ -57,6 +58,7 @@ struct Channel {
     Path path = Path::self;
     Phase phase = Phase::idle;
     int status = MERIDIAN_SUCCESS;
+    Matching *matching = nullptr;       // self and shm: its tag's queues at its peer (stable)
     std::uint64_t rndv_id = 0;          // a shm rendezvous send waiting for its FIN
     std::uint64_t recv_id = 0;          // a shm receive waiting for the sender's DONE (split copy)
     int part_status = MERIDIAN_SUCCESS; // of the part of a split copy done here
@@ -85,6 +87,7 @@ struct Matching {
 struct OutMessage {
     Channel *channel = nullptr; // nullptr: freed while half pushed (the rest is padding)
     bool rndv = false;
+    std::uint64_t recv_id = 0; // a rendezvous message sent through the ring after all
     bool started = false; // the first fragment is in the ring
     std::uint64_t tag = 0;
     std::size_t total = 0;
@@ -122,7 +125,10 @@ struct Peer {
     std::deque<OutMessage> outq;
     std::deque<Control> ctlq; // FIN, CTS, DONE waiting for ring space
     Incoming incoming;
-    std::unordered_map<std::uint64_t, Matching> match; // self and shm
+    std::unordered_map<std::uint64_t, Matching> match; // self and shm (never erased)
+    std::uint64_t last_tag = 0;         // the tag of the last message that arrived,
+    Matching *last_matching = nullptr;  // and its queues: a halo's ring repeats few tags
+    std::size_t rndv_out = 0;           // our rendezvous sends to it waiting for its FIN
     fi_addr_t address = FI_ADDR_UNSPEC;
     std::string node_name;    // for messages, read when first needed
     std::size_t channels = 0; // declared to or from it (shm): its ring is polled every time
@@ -180,15 +186,34 @@ class Transport
     void on_first(int rank, Peer &peer, shm::SlotHeader &slot);
     void on_more(Peer &peer, shm::SlotHeader &slot);
     void on_rndv(int rank, Peer &peer, shm::SlotHeader &slot);
-    void on_fin(shm::SlotHeader &slot);
+    void on_fin(Peer &peer, shm::SlotHeader &slot);
     void on_cts(int rank, Peer &peer, shm::SlotHeader &slot);
     void on_done(shm::SlotHeader &slot);
+    void on_data(Peer &peer, shm::SlotHeader &slot);
+    void send_done(Peer &peer, std::uint64_t recv_id, int status);
+    void take_fragment(Peer &peer, Channel &recv, const std::byte *data, std::size_t len,
+                       std::size_t total);
     void await_done(Channel &recv);
     void deliver_eager(Channel &recv, Unexpected &message);
     void pull(int rank, Peer &peer, Channel &recv, const shm::RndvBody &body,
               std::vector<iovec> remote);
     std::unique_ptr<Unexpected> make_unexpected(std::size_t total);
     void recycle(Unexpected &message);
+    // CMA pins each block of the other process's list apart: worth it only
+    // for lists of coarse blocks (msg_ofi_cma_min_block on average).
+    // The queues of a tag at a peer, for an arriving message.
+    static Matching &matching_for(Peer &peer, std::uint64_t tag)
+    {
+        if (peer.last_matching == nullptr || peer.last_tag != tag) {
+            peer.last_matching = &peer.match[tag];
+            peer.last_tag = tag;
+        }
+        return *peer.last_matching;
+    }
+    bool coarse(const Channel &channel) const
+    {
+        return channel.nbytes >= params_.cma_min_block * channel.iov.size();
+    }
     // ofi (qmp_ofi_transport_ofi.cc)
     void start_ofi(Channel &channel);
     bool post_ofi(Channel &channel);
@@ -223,6 +248,7 @@ class Transport
     std::uint64_t next_rndv_id_ = 1;
     std::vector<Channel *> ofi_retry_;
     std::vector<std::unique_ptr<Unexpected>> pool_; // eager buffers for reuse
+    std::size_t pooled_bytes_ = 0;                  // their capacity
     std::size_t shm_payload_ = 0;
     std::size_t eager_limit_ = 0;
     bool oversubscribed_ = false;

@@ -31,9 +31,19 @@ static_assert(sizeof(WireIov) == sizeof(iovec));
 std::unique_ptr<Unexpected> Transport::make_unexpected(std::size_t total)
 {
     std::unique_ptr<Unexpected> message;
-    if (!pool_.empty() && pool_.back()->data_capacity >= total) {
-        message = std::move(pool_.back());
-        pool_.pop_back();
+    // The smallest kept buffer that holds the message: a channel that keeps
+    // arriving early reuses its own, with no allocation and no page faults.
+    auto best = pool_.end();
+    for (auto it = pool_.begin(); it != pool_.end(); ++it) {
+        if ((*it)->data_capacity >= total &&
+            (best == pool_.end() || (*it)->data_capacity < (*best)->data_capacity)) {
+            best = it;
+        }
+    }
+    if (best != pool_.end()) {
+        message = std::move(*best);
+        pool_.erase(best);
+        pooled_bytes_ -= message->data_capacity;
     } else {
         message = std::make_unique<Unexpected>();
         message->data_capacity = std::max(total, shm_payload_);
@@ -47,34 +57,47 @@ std::unique_ptr<Unexpected> Transport::make_unexpected(std::size_t total)
 
 void Transport::recycle(Unexpected &message)
 {
-    // Keep a few buffers of the common (small) size for the next ones.
-    constexpr std::size_t pooled_max = 64 * 1024;
-    if (message.data &&
-        message.data_capacity <= std::max(shm_payload_, std::min(eager_limit_, pooled_max)) &&
-        pool_.size() < 64) {
-        auto kept = std::make_unique<Unexpected>();
-        kept->data = std::move(message.data);
-        kept->data_capacity = message.data_capacity;
-        pool_.push_back(std::move(kept));
+    // Keep buffers for the next early messages, within a bound on the bytes
+    // kept: past it, the smallest kept buffers make room.
+    constexpr std::size_t pooled_max = 16 * 1024 * 1024;
+    constexpr std::size_t pooled_count = 64;
+    if (!message.data || message.data_capacity > pooled_max) {
+        return;
     }
+    while (!pool_.empty() &&
+           (pool_.size() >= pooled_count || pooled_bytes_ + message.data_capacity > pooled_max)) {
+        auto smallest = std::min_element(pool_.begin(), pool_.end(), [](auto &a, auto &b) {
+            return a->data_capacity < b->data_capacity;
+        });
+        pooled_bytes_ -= (*smallest)->data_capacity;
+        pool_.erase(smallest);
+    }
+    auto kept = std::make_unique<Unexpected>();
+    kept->data = std::move(message.data);
+    kept->data_capacity = message.data_capacity;
+    pooled_bytes_ += kept->data_capacity;
+    pool_.push_back(std::move(kept));
 }
 
 void Transport::start_shm(Channel &channel)
 {
     Peer &peer = peers_[static_cast<std::size_t>(channel.peer)];
     if (channel.direction == MCA_MSG_RECV) {
-        start_recv_matched(peer, channel, peer.match[channel.tag]);
+        start_recv_matched(peer, channel, *channel.matching);
         return;
     }
     OutMessage message;
     message.channel = &channel;
-    message.rndv = peer.cma && channel.nbytes > eager_limit_;
+    // Through CMA when the peer may read our blocks and they are coarse
+    // (its receive's blocks must be too: see pull).
+    message.rndv = peer.cma && channel.nbytes > eager_limit_ && coarse(channel);
     message.tag = channel.tag;
     message.total = channel.nbytes;
     message.cursor = IovCursor(channel.iov);
     if (message.rndv) {
         channel.rndv_id = next_rndv_id_++;
         rndv_sends_.emplace(channel.rndv_id, &channel);
+        ++peer.rndv_out;
     }
     if (peer.outq.empty() && push_message(peer, message)) {
         if (!message.rndv) {
@@ -163,7 +186,7 @@ bool Transport::push_message(Peer &peer, OutMessage &message)
         body.iovcnt = channel.iov.size();
         body.inline_count =
             std::min<std::uint64_t>(body.iovcnt, (capacity - sizeof body) / sizeof(WireIov));
-        body.flags = peer.cma_mine && params_.split_limit != 0 ? shm::rndv_may_split : 0;
+        body.flags = peer.cma_mine ? shm::rndv_may_split : 0;
         std::memcpy(payload, &body, sizeof body);
         std::memcpy(payload + sizeof body, channel.iov.data(), body.inline_count * sizeof(WireIov));
         slot->kind = static_cast<std::uint32_t>(shm::Kind::rndv);
@@ -191,8 +214,9 @@ bool Transport::push_message(Peer &peer, OutMessage &message)
         } else {
             message.cursor.gather(shm::Ring::payload(slot), len);
         }
-        slot->kind =
-            static_cast<std::uint32_t>(message.started ? shm::Kind::more : shm::Kind::first);
+        slot->kind = static_cast<std::uint32_t>(message.started      ? shm::Kind::more
+                                                : message.recv_id != 0 ? shm::Kind::data
+                                                                       : shm::Kind::first);
         slot->tag = message.tag;
         slot->total = message.total;
         slot->length = static_cast<std::uint32_t>(len);
@@ -267,13 +291,16 @@ int Transport::drain(int rank, Peer &peer, int budget)
             on_rndv(rank, peer, *slot);
             break;
         case shm::Kind::fin:
-            on_fin(*slot);
+            on_fin(peer, *slot);
             break;
         case shm::Kind::cts:
             on_cts(rank, peer, *slot);
             break;
         case shm::Kind::done:
             on_done(*slot);
+            break;
+        case shm::Kind::data:
+            on_data(peer, *slot);
             break;
         }
         peer.in.release(slot);
@@ -286,39 +313,63 @@ void Transport::on_first(int, Peer &peer, shm::SlotHeader &slot)
     const std::byte *data = shm::Ring::payload(&slot);
     const std::size_t len = slot.length;
     const std::size_t total = slot.total;
-    Matching &matching = peer.match[slot.tag];
-    Incoming &incoming = peer.incoming;
+    Matching &matching = matching_for(peer, slot.tag);
     if (!matching.posted.empty()) {
         Channel &recv = *matching.posted.front();
         matching.posted.pop_front();
-        if (total != recv.nbytes) {
-            size_mismatch(recv, total);
-            if (len < total) {
-                incoming = Incoming{true, nullptr, nullptr, total, len, {}};
-            }
-            return;
-        }
-        if (recv.iov.size() == 1 && len == total) {
-            std::memcpy(recv.iov[0].iov_base, data, len);
-            finish(recv, MERIDIAN_SUCCESS);
-            return;
-        }
-        IovCursor cursor(recv.iov);
-        cursor.scatter(data, len);
-        if (len == total) {
-            finish(recv, MERIDIAN_SUCCESS);
-        } else {
-            incoming = Incoming{true, &recv, nullptr, total, len, cursor};
-        }
+        take_fragment(peer, recv, data, len, total);
         return;
     }
     auto message = make_unexpected(total);
     std::memcpy(message->data.get(), data, len);
     message->arrived = len;
     if (len < total) {
-        incoming = Incoming{true, nullptr, message.get(), total, len, {}};
+        peer.incoming = Incoming{true, nullptr, message.get(), total, len, {}};
     }
     matching.unexpected.push_back(std::move(message));
+}
+
+// The first fragment of a message for a started receive.
+void Transport::take_fragment(Peer &peer, Channel &recv, const std::byte *data, std::size_t len,
+                              std::size_t total)
+{
+    Incoming &incoming = peer.incoming;
+    if (total != recv.nbytes) {
+        size_mismatch(recv, total);
+        if (len < total) {
+            incoming = Incoming{true, nullptr, nullptr, total, len, {}};
+        }
+        return;
+    }
+    if (recv.iov.size() == 1 && len == total) {
+        std::memcpy(recv.iov[0].iov_base, data, len);
+        finish(recv, MERIDIAN_SUCCESS);
+        return;
+    }
+    IovCursor cursor(recv.iov);
+    cursor.scatter(data, len);
+    if (len == total) {
+        finish(recv, MERIDIAN_SUCCESS);
+    } else {
+        incoming = Incoming{true, &recv, nullptr, total, len, cursor};
+    }
+}
+
+// A rendezvous message coming through the ring after all (CtsBody).
+void Transport::on_data(Peer &peer, shm::SlotHeader &slot)
+{
+    auto it = split_recvs_.find(slot.tag);
+    if (it == split_recvs_.end()) {
+        // The receive was freed: its fragments are dropped.
+        if (slot.length < slot.total) {
+            peer.incoming = Incoming{true, nullptr, nullptr, slot.total, slot.length, {}};
+        }
+        return;
+    }
+    Channel &recv = *it->second;
+    split_recvs_.erase(it);
+    recv.recv_id = 0;
+    take_fragment(peer, recv, shm::Ring::payload(&slot), slot.length, slot.total);
 }
 
 void Transport::on_more(Peer &peer, shm::SlotHeader &slot)
@@ -351,7 +402,7 @@ void Transport::on_rndv(int rank, Peer &peer, shm::SlotHeader &slot)
     std::memcpy(&body, data, sizeof body);
     std::vector<iovec> remote(body.inline_count);
     std::memcpy(remote.data(), data + sizeof body, body.inline_count * sizeof(WireIov));
-    Matching &matching = peer.match[slot.tag];
+    Matching &matching = matching_for(peer, slot.tag);
     if (!matching.posted.empty()) {
         Channel &recv = *matching.posted.front();
         matching.posted.pop_front();
@@ -409,23 +460,42 @@ void Transport::pull(int, Peer &peer, Channel &recv, const shm::RndvBody &body,
 {
     int err = block_list(peer.pid, body.iov_address, body.iovcnt, remote);
     const std::size_t total = err == 0 ? bytes_of(remote) : recv.nbytes;
+    // CMA costs per block on both sides (the kernel pins the pages of each
+    // remote block apart, and walks the local blocks one by one): measured
+    // on 72-byte blocks, a copy through the ring and out again is faster.
+    // So with coarse blocks on both sides we read the message (or its
+    // first half, while the sender writes the second: a large message, and
+    // the sender idle); otherwise the sender sends it through the ring.
+    const bool sender_coarse = total >= params_.cma_min_block * remote.size();
+    const bool may_write = (body.flags & shm::rndv_may_split) != 0;
     std::size_t split = total;
+    bool through_ring = false;
     if (err == 0 && total != recv.nbytes) {
         size_mismatch(recv, total);
     } else if (err == 0) {
-        if ((body.flags & shm::rndv_may_split) != 0 && params_.split_limit != 0 &&
-            total >= params_.split_limit) {
+        if (!sender_coarse || !coarse(recv)) {
+            split = 0;
+            through_ring = true;
+        } else if (may_write && params_.split_limit != 0 && total >= params_.split_limit &&
+                   coarse(recv) && peer.rndv_out == 0) {
             // The sender waits for our FIN anyway: let it write the second
-            // half into our blocks while we read the first.
+            // half into our blocks while we read the first.  Not when it
+            // has our own large messages to read (an exchange): it is busy
+            // then, and the halves would only add a round trip.
             split = total / 2 / 4096 * 4096;
+        }
+        if (split != total) {
             shm::CtsBody cts{};
             cts.send_id = body.send_id;
             cts.recv_id = next_rndv_id_++;
             cts.split = split;
+            cts.through_ring = through_ring ? 1 : 0;
             cts.iov_address = reinterpret_cast<std::uint64_t>(recv.iov.data());
             cts.iovcnt = recv.iov.size();
-            cts.inline_count = std::min<std::uint64_t>(
-                cts.iovcnt, (peer.out.capacity() - sizeof cts) / sizeof(WireIov));
+            cts.inline_count = through_ring ? 0
+                                            : std::min<std::uint64_t>(
+                                                  cts.iovcnt, (peer.out.capacity() - sizeof cts) /
+                                                                  sizeof(WireIov));
             Control control = make_control(shm::Kind::cts, cts);
             control.body.resize(sizeof cts + cts.inline_count * sizeof(WireIov));
             std::memcpy(control.body.data() + sizeof cts, recv.iov.data(),
@@ -433,6 +503,9 @@ void Transport::pull(int, Peer &peer, Channel &recv, const shm::RndvBody &body,
             send_control(peer, std::move(control));
             recv.recv_id = cts.recv_id;
             split_recvs_.emplace(cts.recv_id, &recv);
+            if (through_ring) {
+                return; // complete when the last fragment is in
+            }
         }
         err = proc::transfer(peer.pid, recv.iov, remote, 0, split, false);
     }
@@ -454,7 +527,7 @@ void Transport::pull(int, Peer &peer, Channel &recv, const shm::RndvBody &body,
     send_control(peer, make_control(shm::Kind::fin, shm::FinBody{body.send_id, status}));
 }
 
-void Transport::on_fin(shm::SlotHeader &slot)
+void Transport::on_fin(Peer &peer, shm::SlotHeader &slot)
 {
     shm::FinBody fin;
     std::memcpy(&fin, shm::Ring::payload(&slot), sizeof fin);
@@ -465,6 +538,7 @@ void Transport::on_fin(shm::SlotHeader &slot)
     Channel &send = *it->second;
     rndv_sends_.erase(it);
     send.rndv_id = 0;
+    --peer.rndv_out;
     const int status =
         send.part_status != MERIDIAN_SUCCESS ? send.part_status : static_cast<int>(fin.status);
     send.part_status = MERIDIAN_SUCCESS;
@@ -478,12 +552,34 @@ void Transport::on_cts(int, Peer &peer, shm::SlotHeader &slot)
     const std::byte *data = shm::Ring::payload(&slot);
     shm::CtsBody cts;
     std::memcpy(&cts, data, sizeof cts);
-    std::vector<iovec> remote(cts.inline_count);
-    std::memcpy(remote.data(), data + sizeof cts, cts.inline_count * sizeof(WireIov));
     int status = MERIDIAN_ERROR; // the send was freed: the receiver must not wait
     auto it = rndv_sends_.find(cts.send_id);
+    if (it != rndv_sends_.end() && cts.through_ring != 0) {
+        // Our blocks and the receiver's are too fine for CMA: the message
+        // goes through the ring like an eager one, addressed to the receive.
+        Channel &send = *it->second;
+        rndv_sends_.erase(it);
+        send.rndv_id = 0;
+        --peer.rndv_out;
+        OutMessage message;
+        message.channel = &send;
+        message.recv_id = cts.recv_id;
+        message.tag = cts.recv_id;
+        message.total = send.nbytes;
+        message.cursor = IovCursor(send.iov);
+        if (peer.outq.empty() && push_message(peer, message)) {
+            finish(send, MERIDIAN_SUCCESS);
+        } else {
+            peer.outq.push_back(std::move(message));
+        }
+        return;
+    }
     if (it != rndv_sends_.end()) {
         Channel &send = *it->second;
+        std::vector<iovec> remote(cts.inline_count);
+        if (!remote.empty()) {
+            std::memcpy(remote.data(), data + sizeof cts, cts.inline_count * sizeof(WireIov));
+        }
         int err = block_list(peer.pid, cts.iov_address, cts.iovcnt, remote);
         if (err == 0) {
             err = proc::transfer(peer.pid, send.iov, remote, cts.split, send.nbytes - cts.split,
@@ -499,7 +595,12 @@ void Transport::on_cts(int, Peer &peer, shm::SlotHeader &slot)
         }
         send.part_status = status;
     }
-    send_control(peer, make_control(shm::Kind::done, shm::DoneBody{cts.recv_id, status}));
+    send_done(peer, cts.recv_id, status);
+}
+
+void Transport::send_done(Peer &peer, std::uint64_t recv_id, int status)
+{
+    send_control(peer, make_control(shm::Kind::done, shm::DoneBody{recv_id, status}));
 }
 
 void Transport::on_done(shm::SlotHeader &slot)

@@ -98,46 +98,66 @@ void Transport::idle(Clock::time_point since)
 
 int Transport::wait(Channel *const *channels, std::size_t count, int timeout_ms)
 {
-    const auto begin = Clock::now();
+    // Often all is done already (an eager send, a message that was there):
+    // then not even the clock is read.
+    bool pending = false;
+    for (std::size_t i = 0; i < count && !pending; ++i) {
+        pending = channels[i] != nullptr && channels[i]->phase == Phase::active;
+    }
+    if (!pending && count == 1) {
+        // The common case, without the bookkeeping below.
+        Channel *channel = channels[0];
+        if (channel == nullptr || channel->phase != Phase::done) {
+            return MERIDIAN_SUCCESS;
+        }
+        channel->phase = Phase::idle;
+        return channel->status;
+    }
+    // The clock is read every 64th idle poll only: the limit counts from
+    // the first such reading (microseconds late at most).
     const bool own_limit = timeout_ms < 0;
     const long limit_ms = own_limit ? params_.timeout_s * 1000L : timeout_ms;
     const bool unlimited = own_limit && params_.timeout_s == 0;
-    const auto deadline = begin + std::chrono::milliseconds(limit_ms);
-    auto last_completion = begin;
+    Clock::time_point deadline{};
+    Clock::time_point last_completion{};
+    bool moved_lately = true;
     bool timed_out = false;
     bool unreachable = false;
     std::uint32_t idle_polls = 0;
-    for (std::uint32_t spin = 0;; ++spin) {
-        bool pending = false;
-        for (std::size_t i = 0; i < count && !pending; ++i) {
-            pending = channels[i] != nullptr && channels[i]->phase == Phase::active;
-        }
-        if (!pending) {
-            break;
-        }
+    for (std::uint32_t spin = 0; pending; ++spin) {
         const std::uint64_t before = completed_;
         progress();
-        const bool moved = completed_ != before;
-        if (moved) {
-            last_completion = Clock::now();
+        if (completed_ != before) {
+            moved_lately = true;
             idle_polls = 0;
-            continue;
-        }
-        relax(++idle_polls);
-        if (oversubscribed_ || (spin & 63) == 0) {
-            const auto now = Clock::now();
-            if (now >= next_liveness_) {
-                next_liveness_ = now + std::chrono::milliseconds(params_.liveness_ms);
-                if (check_liveness(channels, count)) {
-                    unreachable = true;
+        } else {
+            relax(++idle_polls);
+            if (oversubscribed_ || (spin & 63) == 0) {
+                const auto now = Clock::now();
+                if (deadline == Clock::time_point{}) {
+                    deadline = now + std::chrono::milliseconds(limit_ms);
+                }
+                if (moved_lately) {
+                    last_completion = now;
+                    moved_lately = false;
+                }
+                if (now >= next_liveness_) {
+                    next_liveness_ = now + std::chrono::milliseconds(params_.liveness_ms);
+                    if (check_liveness(channels, count)) {
+                        unreachable = true;
+                        break;
+                    }
+                }
+                if (!unlimited && now >= deadline) {
+                    timed_out = true;
                     break;
                 }
+                idle(last_completion);
             }
-            if (!unlimited && now >= deadline) {
-                timed_out = true;
-                break;
-            }
-            idle(last_completion);
+        }
+        pending = false;
+        for (std::size_t i = 0; i < count && !pending; ++i) {
+            pending = channels[i] != nullptr && channels[i]->phase == Phase::active;
         }
     }
     int status = MERIDIAN_SUCCESS;

@@ -114,7 +114,11 @@ typedef struct QMP_msgmem_struct *QMP_msgmem_t;
 typedef struct QMP_comm_struct *QMP_comm_t;
 typedef struct QMP_msghandle_struct *QMP_msghandle_t;
 
-/* User reduction: inout = inout (op) in, as MPI defines it. */
+/* User reduction: inout = inout (op) in.  As in QMP 2.5 (whose MPI operator
+ * is created commutative), the function must be associative and commutative:
+ * the order in which the processes' values are combined is not rank order.
+ * It is the same order on every process, so every process gets the same
+ * bits. */
 typedef void (*QMP_binary_func)(void *inout, void *in);
 
 /* 2002: called on errors QMP cannot return (a failed wait, a dead peer);
@@ -222,6 +226,13 @@ QMP_msgmem_t QMP_declare_indexed_msgmem(void *base, int blocklen[], int index[],
 void QMP_free_msgmem(QMP_msgmem_t m);
 
 /* ------------------------------------------------------------- channels */
+
+/* A send and the receive it meets must move the same number of bytes.
+ * Where QMP 2.5 over MPI fails only when the message is larger than the
+ * receive (and leaves the rest of a larger receive as it was), Meridian
+ * fails both ways: the wait returns QMP_MEMSIZE_ERR (whose generic string,
+ * QMP's, speaks of "larger"), QMP_get_error_string(handle) says that the
+ * sizes differ, and the error output gives both. */
 
 QMP_msghandle_t QMP_declare_receive_relative(QMP_msgmem_t m, int axis, int dir, int priority);
 QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis,

@@ -588,17 +588,13 @@ public:
     QMP_status_t declareSend(MessageMemory *mm, QMP_s32_t dimension, SIGN sign,
                              QMP_s32_t priority = DEFAULT_PRIORITY)
     {
-        if (QMP_status_t bad = check(mm))
-            return bad;
-        return adopt(QMP_declare_send_relative(mm->get(), dimension, sign, priority));
+        return declare(mm, QMP_declare_send_relative, dimension, sign, priority);
     }
     /* Send mm to node remoteHost (QMP_declare_send_to). */
     QMP_status_t declareSend(MessageMemory *mm, QMP_s32_t remoteHost,
                              QMP_s32_t priority = DEFAULT_PRIORITY)
     {
-        if (QMP_status_t bad = check(mm))
-            return bad;
-        return adopt(QMP_declare_send_to(mm->get(), remoteHost, priority));
+        return declare(mm, QMP_declare_send_to, remoteHost, priority);
     }
     /* Receive into mm from the neighbour at `sign` along `dimension`
      * (QMP_declare_receive_relative): the node that sends with the opposite
@@ -606,17 +602,13 @@ public:
     QMP_status_t declareReceive(MessageMemory *mm, QMP_s32_t dimension, SIGN sign,
                                 QMP_s32_t priority = DEFAULT_PRIORITY)
     {
-        if (QMP_status_t bad = check(mm))
-            return bad;
-        return adopt(QMP_declare_receive_relative(mm->get(), dimension, sign, priority));
+        return declare(mm, QMP_declare_receive_relative, dimension, sign, priority);
     }
     /* Receive into mm from node remoteHost (QMP_declare_receive_from). */
     QMP_status_t declareReceive(MessageMemory *mm, QMP_s32_t remoteHost,
                                 QMP_s32_t priority = DEFAULT_PRIORITY)
     {
-        if (QMP_status_t bad = check(mm))
-            return bad;
-        return adopt(QMP_declare_receive_from(mm->get(), remoteHost, priority));
+        return declare(mm, QMP_declare_receive_from, remoteHost, priority);
     }
 
     QMP_status_t start(void) override
@@ -665,13 +657,16 @@ private:
 
     QMP_msghandle_t handle() const { return slot_ ? slot_->handle : nullptr; }
 
-    QMP_status_t check(const MessageMemory *mm)
+    /* Declare this operation's handle with fn(mm's msgmem, args...),
+     * unless it has one, or mm is not usable. */
+    template <typename Declare, typename... Args>
+    QMP_status_t declare(MessageMemory *mm, Declare fn, Args... args)
     {
         if (handle() || (slot_ && slot_->in_multiple))
             return status_ = QMP_CHDEF_ERR;
         if (!mm || !mm->valid())
             return status_ = QMP_INVALID_ARG;
-        return QMP_SUCCESS;
+        return adopt(fn(mm->get(), args...));
     }
     QMP_status_t adopt(QMP_msghandle_t h)
     {

@@ -10,36 +10,11 @@
 #include <vector>
 
 #include "mca/msg/qmp.h"
+#include "test/qmp_base/qmp_args.hpp"
 #include "test/support/meridian_test.hpp"
 
 namespace
 {
-
-// An argv the test owns, NULL-terminated like main's.
-struct Args {
-    std::vector<std::string> text;
-    std::vector<char *> argv;
-    int argc = 0;
-    char **pointer = nullptr;
-
-    Args(std::initializer_list<const char *> args) : text(args.begin(), args.end())
-    {
-        for (auto &t : text) {
-            argv.push_back(t.data());
-        }
-        argv.push_back(nullptr);
-        argc = static_cast<int>(text.size());
-        pointer = argv.data();
-    }
-    std::string now() const
-    {
-        std::string out;
-        for (int i = 0; i < argc; ++i) {
-            out += (i == 0 ? "" : " ") + std::string(pointer[i]);
-        }
-        return out;
-    }
-};
 
 std::string join(const int *values, int n)
 {

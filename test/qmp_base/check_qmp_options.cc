@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mca/msg/base/qmp_internal.hpp"
+#include "test/qmp_base/qmp_args.hpp"
 #include "test/support/meridian_test.hpp"
 
 namespace qmp = meridian::qmp;
@@ -16,32 +17,6 @@ namespace qmp = meridian::qmp;
 namespace
 {
 
-// An argv the test owns, NULL-terminated like main's.
-struct Args {
-    std::vector<std::string> text;
-    std::vector<char *> argv;
-    int argc = 0;
-    char **pointer = nullptr;
-
-    Args(std::initializer_list<const char *> args) : text(args.begin(), args.end())
-    {
-        for (auto &t : text) {
-            argv.push_back(t.data());
-        }
-        argv.push_back(nullptr);
-        argc = static_cast<int>(text.size());
-        pointer = argv.data();
-    }
-    // What argv holds now, up to argc, with "|NULL" when argv[argc] is NULL.
-    std::string now() const
-    {
-        std::string out;
-        for (int i = 0; i < argc; ++i) {
-            out += (i == 0 ? "" : " ") + std::string(pointer[i]);
-        }
-        return out + (pointer[argc] == nullptr ? "|NULL" : "|not NULL");
-    }
-};
 
 std::string join(const std::vector<int> &values)
 {
@@ -58,6 +33,12 @@ std::string shown(const qmp::Options &o)
            " amap=" + join(o.alloc_map) + " lmap=" + join(o.logic_map) + " job=" + join(o.job_geom);
 }
 
+// What argv holds now, with "|NULL" when argv[argc] is NULL.
+std::string now(const Args &args)
+{
+    return args.now() + (args.terminated() ? "|NULL" : "|not NULL");
+}
+
 // Takes the options; "ok: options / argv" or "error STATUS: message / argv".
 std::string take(Args &args)
 {
@@ -67,9 +48,9 @@ std::string take(Args &args)
     if (status != QMP_SUCCESS) {
         ck_assert_int_eq(QMP_get_error_number(nullptr), status);
         return "error " + std::to_string(status) + ": " + QMP_get_error_string(nullptr) + " / " +
-               args.now();
+               now(args);
     }
-    return "ok: " + shown(options) + " / " + args.now();
+    return "ok: " + shown(options) + " / " + now(args);
 }
 
 const std::string invalid = "error " + std::to_string(QMP_INVALID_ARG) + ": ";

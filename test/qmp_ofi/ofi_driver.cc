@@ -220,8 +220,13 @@ void test_strided()
     const Shape shapes[] = {
         {3, 8, 16, 2, 12, 20},                // 24 B, within iov limits
         {100, 24, 40, 50, 48, 64},            // 2400 B: shm eager, ofi staging
-        {1000, 24, 40, 3000, 8, 9},           // 24000 B: above the eager limit
-        {4000, 1024, 1500, 2000, 2048, 2100}, // 4 MB, 4000 blocks: the list is read by CMA
+        {1000, 24, 40, 3000, 8, 9},           // 24000 B: above the eager limit, fine blocks
+        {4000, 1024, 1500, 2000, 2048, 2100}, // 4 MB from fine blocks: through the ring
+        {500, 8192, 8200, 4000, 1024, 1500},  // 4 MB of coarse blocks into fine ones: through
+                                              // the ring after the receiver's CTS
+        {1000, 4096, 4100, 2000, 2048, 2100}, // 4 MB, 1000 coarse blocks: the list is read by
+                                              // CMA; the receiver's are fine: it reads all
+        {1000, 4096, 4100, 500, 8192, 8200},  // both coarse: split copy, each list read by CMA
         {1, 65536, 65536, 64, 1024, 1030},    // contiguous into 64 blocks
     };
     int salt = 1;

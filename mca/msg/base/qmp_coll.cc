@@ -346,87 +346,72 @@ QMP_status_t ready(const char *call, Collectives &c)
     return finish_pending_barrier(call, c);
 }
 
+// Allreduce (with combine) and broadcast (without): the same rounds engine.
+QMP_status_t reduce_or_broadcast(const char *call, QMP_comm_t comm,
+                                 const std::vector<Round> &rounds, void *data, std::size_t n,
+                                 const Combine *combine)
+{
+    Collectives &c = *comm->coll;
+    if (QMP_status_t st = ready(call, c); st != QMP_SUCCESS) {
+        return st;
+    }
+    if (n == 0 || rounds.empty()) {
+        return QMP_SUCCESS;
+    }
+    auto *bytes = static_cast<std::byte *>(data);
+    // Only a broadcast's root has something to give, and only the others
+    // something to take.
+    const bool gives = combine != nullptr || comm->rank == 0;
+    const bool takes = combine != nullptr || comm->rank != 0;
+    if (n <= kSmallMax) {
+        const Pair *pairs = class_pairs(call, c, size_class(n));
+        if (pairs == nullptr) {
+            return QMP_get_error_number(nullptr);
+        }
+        if (gives) {
+            std::memcpy(c.acc->bytes, bytes, n);
+        }
+        const Outcome o = run(c, rounds, 0, false, pairs, c.acc->bytes, c.tmp->bytes, n, combine,
+                              Deadline(-1));
+        if (o.rc != MERIDIAN_SUCCESS) {
+            return failed(call, c, rounds, o);
+        }
+        if (takes) {
+            std::memcpy(bytes, c.acc->bytes, n);
+        }
+        return QMP_SUCCESS;
+    }
+    // Large: the running value is the caller's memory; a reduction's
+    // partners' parts arrive in a temporary, a broadcast's straight in it.
+    std::unique_ptr<std::byte[]> tmp;
+    std::byte *incoming = bytes;
+    if (combine != nullptr) {
+        tmp = std::make_unique_for_overwrite<std::byte[]>(n);
+        incoming = tmp.get();
+    }
+    CallPairs pairs(c);
+    if (QMP_status_t st = make_pairs(call, c, pairs.pairs(),
+                                     collective_tag(comm->context, CollectiveTraffic::large, 0),
+                                     bytes, incoming, n);
+        st != QMP_SUCCESS) {
+        return st;
+    }
+    const Outcome o =
+        run(c, rounds, 0, false, pairs.pairs().data(), bytes, incoming, n, combine, Deadline(-1));
+    return o.rc == MERIDIAN_SUCCESS ? QMP_SUCCESS : failed(call, c, rounds, o);
+}
+
 } // namespace
 
 QMP_status_t allreduce(const char *call, QMP_comm_t comm, void *data, std::size_t n,
                        const Combine &combine)
 {
-    Collectives &c = *comm->coll;
-    if (QMP_status_t st = ready(call, c); st != QMP_SUCCESS) {
-        return st;
-    }
-    if (n == 0 || c.allreduce.empty()) {
-        return QMP_SUCCESS;
-    }
-    auto *bytes = static_cast<std::byte *>(data);
-    if (n <= kSmallMax) {
-        const Pair *pairs = class_pairs(call, c, size_class(n));
-        if (pairs == nullptr) {
-            return QMP_get_error_number(nullptr);
-        }
-        std::memcpy(c.acc->bytes, bytes, n);
-        const Outcome o = run(c, c.allreduce, 0, false, pairs, c.acc->bytes, c.tmp->bytes, n,
-                              &combine, Deadline(-1));
-        if (o.rc != MERIDIAN_SUCCESS) {
-            return failed(call, c, c.allreduce, o);
-        }
-        std::memcpy(bytes, c.acc->bytes, n);
-        return QMP_SUCCESS;
-    }
-    // Large: the running value is the caller's memory; partners' parts
-    // arrive in a temporary.
-    auto tmp = std::make_unique_for_overwrite<std::byte[]>(n);
-    CallPairs pairs(c);
-    if (QMP_status_t st = make_pairs(call, c, pairs.pairs(),
-                                     collective_tag(comm->context, CollectiveTraffic::large, 0),
-                                     bytes, tmp.get(), n);
-        st != QMP_SUCCESS) {
-        return st;
-    }
-    const Outcome o = run(c, c.allreduce, 0, false, pairs.pairs().data(), bytes, tmp.get(), n,
-                          &combine, Deadline(-1));
-    return o.rc == MERIDIAN_SUCCESS ? QMP_SUCCESS : failed(call, c, c.allreduce, o);
+    return reduce_or_broadcast(call, comm, comm->coll->allreduce, data, n, &combine);
 }
 
 QMP_status_t broadcast(const char *call, QMP_comm_t comm, void *data, std::size_t n)
 {
-    Collectives &c = *comm->coll;
-    if (QMP_status_t st = ready(call, c); st != QMP_SUCCESS) {
-        return st;
-    }
-    if (n == 0 || c.broadcast.empty()) {
-        return QMP_SUCCESS;
-    }
-    auto *bytes = static_cast<std::byte *>(data);
-    if (n <= kSmallMax) {
-        const Pair *pairs = class_pairs(call, c, size_class(n));
-        if (pairs == nullptr) {
-            return QMP_get_error_number(nullptr);
-        }
-        if (comm->rank == 0) {
-            std::memcpy(c.acc->bytes, bytes, n);
-        }
-        const Outcome o = run(c, c.broadcast, 0, false, pairs, c.acc->bytes, c.tmp->bytes, n,
-                              nullptr, Deadline(-1));
-        if (o.rc != MERIDIAN_SUCCESS) {
-            return failed(call, c, c.broadcast, o);
-        }
-        if (comm->rank != 0) {
-            std::memcpy(bytes, c.acc->bytes, n);
-        }
-        return QMP_SUCCESS;
-    }
-    // Large: received into and forwarded from the caller's memory.
-    CallPairs pairs(c);
-    if (QMP_status_t st =
-            make_pairs(call, c, pairs.pairs(),
-                       collective_tag(comm->context, CollectiveTraffic::large, 0), bytes, bytes, n);
-        st != QMP_SUCCESS) {
-        return st;
-    }
-    const Outcome o =
-        run(c, c.broadcast, 0, false, pairs.pairs().data(), bytes, bytes, n, nullptr, Deadline(-1));
-    return o.rc == MERIDIAN_SUCCESS ? QMP_SUCCESS : failed(call, c, c.broadcast, o);
+    return reduce_or_broadcast(call, comm, comm->coll->broadcast, data, n, nullptr);
 }
 
 QMP_status_t barrier_call(const char *call, QMP_comm_t comm, int timeout_ms)
