@@ -477,7 +477,7 @@ void Transport::pull(int, Peer &peer, Channel &recv, const shm::RndvBody &body,
             split = 0;
             through_ring = true;
         } else if (may_write && params_.split_limit != 0 && total >= params_.split_limit &&
-                   coarse(recv) && peer.rndv_out == 0) {
+                   peer.rndv_out == 0) {
             // The sender waits for our FIN anyway: let it write the second
             // half into our blocks while we read the first.  Not when it
             // has our own large messages to read (an exchange): it is busy

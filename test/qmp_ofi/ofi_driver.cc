@@ -424,17 +424,42 @@ void test_free_started()
     check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
     check(wait_all({send.get(), recv.get()}) == MERIDIAN_SUCCESS && in[63] == 9,
           "after freeing a started receive");
-    // A large receive freed as soon as its send completed: on the shm path
-    // the partner may still be writing the tail into it (split copy); the
-    // free waits for that.  Between pairs of processes, so that the partner's
-    // request has been matched when the send completes (it came first).
+    // Pairs of processes (a process without a partner pairs with itself).
     const int partner = (job->rank ^ 1) < job->size ? job->rank ^ 1 : job->rank;
     std::vector<unsigned char> big_out(1 << 20, 3), big_in(1 << 20, 0);
-    {
+    unsigned char token_out = 1, token_in = 0;
+    Chan token_send(MCA_MSG_SEND, partner, 23, &token_out, 1);
+    Chan token_recv(MCA_MSG_RECV, partner, 23, &token_in, 1);
+    auto token = [&] {
+        check(token_recv.start() == MERIDIAN_SUCCESS && token_send.start() == MERIDIAN_SUCCESS &&
+                  wait_all({token_send.get(), token_recv.get()}) == MERIDIAN_SUCCESS,
+              "token");
+    };
+    if (partner != job->rank && std::string(tp->path_name(tp, partner)) == "shm+cma") {
+        // A large receive freed while the sender may still be writing the
+        // tail into it (split copy): the free waits for the sender's DONE.
+        // The lower rank sends; the token comes after its request on the
+        // ring, so the receive has matched it (and split: it has no large
+        // send of its own out) when the token is in.
+        if (job->rank < partner) {
+            Chan big_send(MCA_MSG_SEND, partner, 22, big_out.data(), big_out.size());
+            check(big_send.start() == MERIDIAN_SUCCESS, "start");
+            token();
+            const int rc = big_send.wait();
+            check(rc == MERIDIAN_SUCCESS, "large send to a receive freed early: " + code(rc));
+        } else {
+            Chan big_recv(MCA_MSG_RECV, partner, 22, big_in.data(), big_in.size());
+            check(big_recv.start() == MERIDIAN_SUCCESS, "start");
+            token();
+        }
+    } else {
+        // Elsewhere: both send, then free the receive once their own send
+        // is complete (the token says the partner's message has started).
         Chan big_recv(MCA_MSG_RECV, partner, 22, big_in.data(), big_in.size());
         Chan big_send(MCA_MSG_SEND, partner, 22, big_out.data(), big_out.size());
         check(big_recv.start() == MERIDIAN_SUCCESS && big_send.start() == MERIDIAN_SUCCESS,
               "start");
+        token();
         const int rc = big_send.wait();
         check(rc == MERIDIAN_SUCCESS, "large send to a receive freed early: " + code(rc));
     }
