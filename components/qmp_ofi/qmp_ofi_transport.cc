@@ -162,6 +162,15 @@ void Transport::detach(Channel &channel, bool peer_alive)
     if (peer.incoming.recv == &channel) {
         peer.incoming.recv = nullptr; // the rest of its fragments are dropped
     }
+    for (auto p = pulls_.begin(); p != pulls_.end(); ++p) {
+        if (p->recv == &channel) {
+            // Not copied yet: the request goes back, first in line, for the
+            // next receive of its tag.
+            channel.matching->unexpected.push_front(std::move(p->message));
+            pulls_.erase(p);
+            break;
+        }
+    }
     if (channel.matching != nullptr) {
         std::erase(channel.matching->posted, &channel);
         std::erase_if(channel.matching->unexpected, [&](const std::unique_ptr<Unexpected> &u) {
@@ -315,9 +324,23 @@ void Transport::start_self(Channel &channel)
 
 // ---------------------------------------------------------------- completion
 
+void Transport::run_pulls()
+{
+    auto pulls = std::move(pulls_);
+    pulls_.clear();
+    for (PendingPull &p : pulls) {
+        Unexpected &message = *p.message;
+        pull(p.rank, peers_[static_cast<std::size_t>(p.rank)], *p.recv, message.rndv,
+             std::move(message.remote_iov));
+    }
+}
+
 int Transport::progress()
 {
     const std::uint64_t before = completed_;
+    if (!pulls_.empty()) {
+        run_pulls();
+    }
     for (const int rank : (++polls_ & 63) == 0 ? shm_ranks_ : shm_active_) {
         Peer &peer = peers_[static_cast<std::size_t>(rank)];
         drain(rank, peer, 64);

@@ -245,6 +245,16 @@ class Transport
     std::unordered_map<OfiOp *, std::unique_ptr<OfiOp>> zombies_;
     std::unordered_map<std::uint64_t, Channel *> rndv_sends_;
     std::unordered_map<std::uint64_t, Channel *> split_recvs_;
+    // Receives started on a rendezvous request that was there already: the
+    // copy is made by the next progress, not inside start (a multiple's
+    // sends go out first, and the split rule sees them).
+    struct PendingPull {
+        int rank = 0;
+        Channel *recv = nullptr;
+        std::unique_ptr<Unexpected> message;
+    };
+    std::vector<PendingPull> pulls_;
+    void run_pulls();
     std::uint64_t next_rndv_id_ = 1;
     std::vector<Channel *> ofi_retry_;
     std::vector<std::unique_ptr<Unexpected>> pool_; // eager buffers for reuse

@@ -138,7 +138,7 @@ void Transport::start_recv_matched(Peer &peer, Channel &recv, Matching &matching
         recycle(*message);
         break;
     case Unexpected::Kind::rndv:
-        pull(rank, peer, recv, message->rndv, std::move(message->remote_iov));
+        pulls_.push_back({rank, &recv, std::move(message)});
         break;
     case Unexpected::Kind::self_send: {
         Channel &send = *message->sender;

@@ -98,6 +98,11 @@ void Transport::idle(Clock::time_point since)
 
 int Transport::wait(Channel *const *channels, std::size_t count, int timeout_ms)
 {
+    // Copies that starts left for later are made by any wait, even one for
+    // channels that are complete already.
+    if (!pulls_.empty()) {
+        run_pulls();
+    }
     // Often all is done already (an eager send, a message that was there):
     // then not even the clock is read.
     bool pending = false;
