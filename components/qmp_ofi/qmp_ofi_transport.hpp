@@ -199,8 +199,6 @@ class Transport
               std::vector<iovec> remote);
     std::unique_ptr<Unexpected> make_unexpected(std::size_t total);
     void recycle(Unexpected &message);
-    // CMA pins each block of the other process's list apart: worth it only
-    // for lists of coarse blocks (msg_ofi_cma_min_block on average).
     // The queues of a tag at a peer, for an arriving message.
     static Matching &matching_for(Peer &peer, std::uint64_t tag)
     {
@@ -210,6 +208,8 @@ class Transport
         }
         return *peer.last_matching;
     }
+    // CMA handles each block of both lists apart: worth it only for lists
+    // of coarse blocks (msg_ofi_cma_min_block on average).
     bool coarse(const Channel &channel) const
     {
         return channel.nbytes >= params_.cma_min_block * channel.iov.size();
