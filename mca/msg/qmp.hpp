@@ -60,6 +60,25 @@ namespace detail {
 
 // A negative or oversized count becomes QMP_INVALID_ARG, not a wrap-around.
 inline bool fits_int(QMP_u32_t n) { return n <= static_cast<QMP_u32_t>(INT_MAX); }
+/* A C collective on a copy of *x in the type it takes; *x gets the result
+ * back only on success. */
+template <typename Wide, typename Narrow>
+QMP_status_t through(Narrow *x, QMP_status_t (*call)(Wide *))
+{
+    Wide v = static_cast<Wide>(*x);
+    QMP_status_t status = call(&v);
+    if (status == QMP_SUCCESS)
+        *x = static_cast<Narrow>(v);
+    return status;
+}
+/* A C array collective, length checked against its int count. */
+template <typename T>
+QMP_status_t array(T *x, QMP_u32_t length, QMP_status_t (*call)(T *, int))
+{
+    if (!fits_int(length))
+        return QMP_INVALID_ARG;
+    return call(x, static_cast<int>(length));
+}
 
 inline const QMP_u32_t *as_u32(const int *p) { return reinterpret_cast<const QMP_u32_t *>(p); }
 inline const int *as_int(const QMP_u32_t *p) { return reinterpret_cast<const int *>(p); }
@@ -829,14 +848,7 @@ private:
 /* Over every node of the job, in place; the result is the same, bit for
  * bit, on every node.  QMP_SUCCESS or the reason. */
 
-inline QMP_status_t sumInt(QMP_s32_t *i)
-{
-    int v = *i;
-    QMP_status_t status = QMP_sum_int(&v);
-    if (status == QMP_SUCCESS)
-        *i = v;
-    return status;
-}
+inline QMP_status_t sumInt(QMP_s32_t *i) { return detail::through(i, QMP_sum_int); }
 inline QMP_status_t sumFloat(QMP_float_t *x) { return QMP_sum_float(x); }
 inline QMP_status_t sumDouble(QMP_double_t *x) { return QMP_sum_double(x); }
 /* Intermediate sums in extended precision where the machine has it. */
@@ -844,37 +856,19 @@ inline QMP_status_t sumDoubleExtended(QMP_double_t *x) { return QMP_sum_double_e
 /* Element by element, length elements. */
 inline QMP_status_t sumFloatArray(QMP_float_t *x, QMP_u32_t length)
 {
-    if (!detail::fits_int(length))
-        return QMP_INVALID_ARG;
-    return QMP_sum_float_array(x, static_cast<int>(length));
+    return detail::array(x, length, QMP_sum_float_array);
 }
 inline QMP_status_t sumDoubleArray(QMP_double_t *x, QMP_u32_t length)
 {
-    if (!detail::fits_int(length))
-        return QMP_INVALID_ARG;
-    return QMP_sum_double_array(x, static_cast<int>(length));
+    return detail::array(x, length, QMP_sum_double_array);
 }
 
 /* maxInt / minInt have no C call.  Decision: they go through QMP_max_double
  * / QMP_min_double, which is exact (every 32-bit integer is a double, and
  * the maximum of such doubles is one of them) and uses the optimised
  * collective instead of a user-function reduction. */
-inline QMP_status_t maxInt(QMP_s32_t *i)
-{
-    double v = *i;
-    QMP_status_t status = QMP_max_double(&v);
-    if (status == QMP_SUCCESS)
-        *i = static_cast<QMP_s32_t>(v);
-    return status;
-}
-inline QMP_status_t minInt(QMP_s32_t *i)
-{
-    double v = *i;
-    QMP_status_t status = QMP_min_double(&v);
-    if (status == QMP_SUCCESS)
-        *i = static_cast<QMP_s32_t>(v);
-    return status;
-}
+inline QMP_status_t maxInt(QMP_s32_t *i) { return detail::through(i, QMP_max_double); }
+inline QMP_status_t minInt(QMP_s32_t *i) { return detail::through(i, QMP_min_double); }
 inline QMP_status_t maxFloat(QMP_float_t *x) { return QMP_max_float(x); }
 inline QMP_status_t maxDouble(QMP_double_t *x) { return QMP_max_double(x); }
 inline QMP_status_t minFloat(QMP_float_t *x) { return QMP_min_float(x); }

@@ -1,6 +1,7 @@
 /* Checks and verdicts shared by the QMP integration tests (qmp_check.h). */
 #include "qmp_check.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -245,23 +246,28 @@ int qc_finish(const char *name, int finalize)
     return total == 0 && failures == 0 ? 0 : 1;
 }
 
-int qc_parse_dims(const char *text, int *dims, int max)
+int qc_parse_ints(const char *text, int *out, int max, int min)
 {
     int n = 0;
     const char *p = text;
     while (*p != '\0') {
         char *end = NULL;
         const long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || n == max) {
+        if (end == p || v < min || v > INT_MAX || n == max) {
             return 0;
         }
-        dims[n++] = (int)v;
+        out[n++] = (int)v;
         p = end;
-        if (*p == 'x') {
+        if (*p == 'x' || *p == ',') {
             ++p;
         } else if (*p != '\0') {
             return 0;
         }
     }
     return n;
+}
+
+int qc_parse_dims(const char *text, int *dims, int max)
+{
+    return qc_parse_ints(text, dims, max, 1);
 }

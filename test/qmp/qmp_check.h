@@ -55,7 +55,10 @@ int qc_gather_int(QMP_comm_t comm, int value, int *out);
  * returns the exit status. */
 int qc_finish(const char *name, int finalize);
 
-/* "2x2x1" -> {2,2,1}; returns the count (0 on bad text, at most max). */
+/* "2x2x1" or "1,0" -> {2,2,1} or {1,0}: whole numbers of at least min,
+ * separated by 'x' or ','; returns the count (0 on bad text, at most max). */
+int qc_parse_ints(const char *text, int *out, int max, int min);
+/* Dimensions: qc_parse_ints with min 1. */
 int qc_parse_dims(const char *text, int *dims, int max);
 /* Format n ints as "a,b,c" into buf. */
 const char *qc_format_ints(char *buf, size_t size, const int *v, int n);

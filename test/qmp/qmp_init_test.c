@@ -106,25 +106,40 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-static void threads_at_once(void)
+/* Thread t's buffers, message memory and channels to the next process and
+ * from the previous one, on comm (NULL: the default communicator, through
+ * the calls without a communicator).  0 (after a failure) when not made. */
+static int thread_channels(struct thread_work *w, int t, int buffers[2][THREAD_WORDS],
+                           QMP_msgmem_t mems[2], QMP_comm_t comm)
 {
     const int n = QMP_get_number_of_nodes();
     const int me = QMP_get_node_number();
+    memset(w, 0, sizeof *w);
+    w->id = t;
+    w->out = buffers[0];
+    w->in = buffers[1];
+    w->from = (me + n - 1) % n;
+    mems[0] = QMP_declare_msgmem(w->out, sizeof buffers[0]);
+    mems[1] = QMP_declare_msgmem(w->in, sizeof buffers[1]);
+    if (comm == NULL) {
+        w->send = QMP_declare_send_to(mems[0], (me + 1) % n, 0);
+        w->recv = QMP_declare_receive_from(mems[1], w->from, 0);
+    } else {
+        w->send = QMP_comm_declare_send_to(comm, mems[0], (me + 1) % n, 0);
+        w->recv = QMP_comm_declare_receive_from(comm, mems[1], w->from, 0);
+    }
+    return qc_true(comm == NULL ? "QMP_declare_send_to / receive_from for a thread"
+                                : "QMP_comm_declare_send_to / receive_from for a thread",
+                   w->send != NULL && w->recv != NULL);
+}
+
+static void threads_at_once(void)
+{
     struct thread_work work[2];
     int buffers[2][2][THREAD_WORDS];
     QMP_msgmem_t mems[2][2];
     for (int t = 0; t < 2; ++t) {
-        memset(&work[t], 0, sizeof work[t]);
-        work[t].id = t;
-        work[t].out = buffers[t][0];
-        work[t].in = buffers[t][1];
-        work[t].from = (me + n - 1) % n;
-        mems[t][0] = QMP_declare_msgmem(work[t].out, sizeof buffers[t][0]);
-        mems[t][1] = QMP_declare_msgmem(work[t].in, sizeof buffers[t][1]);
-        work[t].send = QMP_declare_send_to(mems[t][0], (me + 1) % n, 0);
-        work[t].recv = QMP_declare_receive_from(mems[t][1], work[t].from, 0);
-        if (!qc_true("QMP_declare_send_to / receive_from for a thread",
-                     work[t].send != NULL && work[t].recv != NULL)) {
+        if (!thread_channels(&work[t], t, buffers[t], mems[t], NULL)) {
             return;
         }
     }
@@ -163,7 +178,6 @@ static void threads_at_once(void)
  * distinct communicators), so matching does not depend on thread timing. */
 static void threads_concurrently(void)
 {
-    const int n = QMP_get_number_of_nodes();
     const int me = QMP_get_node_number();
     QMP_comm_t comms[2] = {NULL, NULL};
     for (int t = 0; t < 2; ++t) {
@@ -176,17 +190,7 @@ static void threads_concurrently(void)
     int buffers[2][2][THREAD_WORDS];
     QMP_msgmem_t mems[2][2];
     for (int t = 0; t < 2; ++t) {
-        memset(&work[t], 0, sizeof work[t]);
-        work[t].id = t;
-        work[t].out = buffers[t][0];
-        work[t].in = buffers[t][1];
-        work[t].from = (me + n - 1) % n;
-        mems[t][0] = QMP_declare_msgmem(work[t].out, sizeof buffers[t][0]);
-        mems[t][1] = QMP_declare_msgmem(work[t].in, sizeof buffers[t][1]);
-        work[t].send = QMP_comm_declare_send_to(comms[t], mems[t][0], (me + 1) % n, 0);
-        work[t].recv = QMP_comm_declare_receive_from(comms[t], mems[t][1], work[t].from, 0);
-        if (!qc_true("QMP_comm_declare_send_to / receive_from for a thread",
-                     work[t].send != NULL && work[t].recv != NULL)) {
+        if (!thread_channels(&work[t], t, buffers[t], mems[t], comms[t])) {
             return;
         }
     }

@@ -30,22 +30,6 @@ struct expect {
     int torus[MAXD], ntorus;
 };
 
-static int parse_list(const char *text, int *out)
-{
-    /* "1,0" or "2x2" */
-    int n = 0;
-    for (const char *p = text; *p != '\0' && n < MAXD;) {
-        char *end = NULL;
-        const long v = strtol(p, &end, 10);
-        if (end == p) {
-            break;
-        }
-        out[n++] = (int)v;
-        p = *end != '\0' ? end + 1 : end;
-    }
-    return n;
-}
-
 static void parse(int argc, char **argv, struct expect *e)
 {
     memset(e, 0, sizeof *e);
@@ -58,13 +42,13 @@ static void parse(int argc, char **argv, struct expect *e)
         } else if (strncmp(a, "app-smp=", 8) == 0) {
             e->smp = atoi(a + 8);
         } else if (strncmp(a, "app-geom=", 9) == 0) {
-            e->ngeom = parse_list(a + 9, e->geom);
+            e->ngeom = qc_parse_dims(a + 9, e->geom, MAXD);
         } else if (strncmp(a, "app-amap=", 9) == 0) {
-            e->namap = parse_list(a + 9, e->amap);
+            e->namap = qc_parse_ints(a + 9, e->amap, MAXD, 0);
         } else if (strncmp(a, "app-job=", 8) == 0) {
-            e->njob = parse_list(a + 8, e->job);
+            e->njob = qc_parse_dims(a + 8, e->job, MAXD);
         } else if (strncmp(a, "app-torus=", 10) == 0) {
-            e->ntorus = parse_list(a + 10, e->torus);
+            e->ntorus = qc_parse_dims(a + 10, e->torus, MAXD);
         }
     }
     if (e->smp < 0) {

@@ -21,21 +21,6 @@
 
 enum { MAXD = 8 };
 
-static int parse_list(const char *text, int *out)
-{
-    int n = 0;
-    for (const char *p = text; *p != '\0' && n < MAXD;) {
-        char *end = NULL;
-        const long v = strtol(p, &end, 10);
-        if (end == p) {
-            break;
-        }
-        out[n++] = (int)v;
-        p = *end != '\0' ? end + 1 : end;
-    }
-    return n;
-}
-
 static void coords_of(int node, const int *dims, const int *map, int nd, int *x)
 {
     for (int i = 0; i < nd; ++i) {
@@ -323,11 +308,11 @@ int main(int argc, char **argv)
     int dims[MAXD], nd = 0, lmap[MAXD], nlmap = 0, grid[MAXD], ngrid = 0;
     for (int i = 1; i < argc; ++i) {
         if (strncmp(argv[i], "app-dims=", 9) == 0) {
-            nd = parse_list(argv[i] + 9, dims);
+            nd = qc_parse_dims(argv[i] + 9, dims, MAXD);
         } else if (strncmp(argv[i], "app-lmap=", 9) == 0) {
-            nlmap = parse_list(argv[i] + 9, lmap);
+            nlmap = qc_parse_ints(argv[i] + 9, lmap, MAXD, 0);
         } else if (strncmp(argv[i], "app-jobgrid=", 12) == 0) {
-            ngrid = parse_list(argv[i] + 12, grid);
+            ngrid = qc_parse_dims(argv[i] + 12, grid, MAXD);
         }
     }
     QMP_thread_level_t provided;
