@@ -40,7 +40,9 @@ dnl second action should set mca_reason to say why not.
 AC_DEFUN([MERIDIAN_COMPONENT], [
     mca_reason=""
     mca_ok=no
-    MCA_$1_CONFIG([mca_ok=yes], [mca_ok=no])
+    AS_CASE([" $meridian_no_build "],
+        [*" $1 "*], [mca_reason="excluded by --enable-mca-no-build"],
+        [MCA_$1_CONFIG([mca_ok=yes], [mca_ok=no])])
     AM_CONDITIONAL([MCA_BUILD_$1], [test "$mca_ok" = yes])
     AS_IF([test "$mca_ok" = yes], [
         AS_IF([test "$meridian_enable_dlopen" = no], [
@@ -75,4 +77,115 @@ AC_DEFUN([MERIDIAN_STATIC_TABLE], [
     } > $meridian_table.tmp
     AS_IF([cmp -s $meridian_table.tmp $meridian_table], [rm -f $meridian_table.tmp],
           [mv -f $meridian_table.tmp $meridian_table])
+])
+
+dnl MERIDIAN_WITH_PKG(VAR, NAME, PKG-MODULE, MIN-VERSION, LABEL, DEBIAN-PACKAGE,
+dnl                   HEADER, LIBRARY, FUNCTION)
+dnl An optional dependency with --with-NAME[=DIR] and --without-NAME:
+dnl   (no option)        used when pkg-config finds PKG-MODULE >= MIN-VERSION;
+dnl   --with-NAME        required: configure fails when it is not found;
+dnl   --with-NAME=DIR    required from DIR: DIR's pkg-config file when it has
+dnl                      one, else DIR/include and DIR/lib (or lib64) checked
+dnl                      for HEADER and FUNCTION in -lLIBRARY;
+dnl   --without-NAME     not used: what needs it is not built.
+dnl Sets VAR_CFLAGS, VAR_LIBS, meridian_have_<var> (yes/no), meridian_why_<var>
+dnl (why not, for the components' summary lines) and AM_CONDITIONAL HAVE_VAR.
+AC_DEFUN([MERIDIAN_WITH_PKG], [
+    m4_pushdef([mw_have], [meridian_have_]m4_tolower([$1]))
+    m4_pushdef([mw_why], [meridian_why_]m4_tolower([$1]))
+    m4_pushdef([mw_with], [with_]m4_translit([$2], [-], [_]))
+    AC_ARG_WITH([$2],
+        [AS_HELP_STRING([--with-$2@<:@=DIR@:>@],
+            [use $5 (from DIR, its pkg-config file or DIR/include and DIR/lib); --without-$2 builds nothing that needs it (default: use it when found)])],
+        [], [mw_with=check])
+    mw_have=no
+    mw_why="$5 >= $4 was not found (Debian: $6)"
+    AS_CASE([$mw_with],
+    [no], [mw_why="configure was run --without-$2"
+           MERIDIAN_SUMMARY([$5], [no (--without-$2)])],
+    [yes|check], [
+        PKG_CHECK_MODULES([$1], [$3 >= $4], [mw_have=yes], [mw_have=no])
+        AS_IF([test "$mw_have" = yes],
+              [MERIDIAN_SUMMARY([$5], [yes ($($PKG_CONFIG --modversion $3 2>/dev/null))])],
+              [test "$mw_with" = yes],
+              [AC_MSG_ERROR([--with-$2: $5 >= $4 was not found by pkg-config ($3) (Debian: apt-get install $6; or give --with-$2=DIR)])],
+              [MERIDIAN_SUMMARY([$5], [no: $3 >= $4 not found (Debian: $6)])])],
+    [
+        AS_IF([test ! -d "$mw_with"],
+              [AC_MSG_ERROR([--with-$2=$mw_with: no such directory (expected the prefix $5 was installed under, holding include/$7)])])
+        mw_pcdirs=""
+        for mw_d in lib/pkgconfig lib64/pkgconfig lib/x86_64-linux-gnu/pkgconfig share/pkgconfig; do
+            AS_IF([test -f "$mw_with/$mw_d/$3.pc"], [mw_pcdirs="$mw_pcdirs${mw_pcdirs:+:}$mw_with/$mw_d"])
+        done
+        AS_IF([test -n "$mw_pcdirs"], [
+            meridian_save_PKG_CONFIG_PATH=$PKG_CONFIG_PATH
+            PKG_CONFIG_PATH="$mw_pcdirs${PKG_CONFIG_PATH:+:}$PKG_CONFIG_PATH"
+            export PKG_CONFIG_PATH
+            PKG_CHECK_MODULES([$1], [$3 >= $4], [mw_have=yes],
+                [AC_MSG_ERROR([--with-$2=$mw_with: $mw_pcdirs/$3.pc is not $3 >= $4 ($($PKG_CONFIG --modversion $3 2>/dev/null))])])
+            MERIDIAN_SUMMARY([$5], [yes ($($PKG_CONFIG --modversion $3 2>/dev/null), from $mw_with)])
+            PKG_CONFIG_PATH=$meridian_save_PKG_CONFIG_PATH
+        ], [
+            mw_libdir=$mw_with/lib
+            AS_IF([test -d "$mw_with/lib64" && test ! -d "$mw_with/lib"], [mw_libdir=$mw_with/lib64])
+            $1_CFLAGS="-I$mw_with/include"
+            $1_LIBS="-L$mw_libdir -Wl,-rpath,$mw_libdir -l$8"
+            meridian_save_CPPFLAGS=$CPPFLAGS
+            meridian_save_LIBS=$LIBS
+            CPPFLAGS="$CPPFLAGS $$1_CFLAGS"
+            LIBS="$$1_LIBS $LIBS"
+            AC_CHECK_HEADER([$7], [],
+                [AC_MSG_ERROR([--with-$2=$mw_with: $mw_with/include/$7 was not found or does not compile])])
+            AC_MSG_CHECKING([for $9 in $mw_libdir/lib$8])
+            AC_LINK_IFELSE([AC_LANG_CALL([], [$9])], [AC_MSG_RESULT([yes])],
+                [AC_MSG_RESULT([no])
+                 AC_MSG_ERROR([--with-$2=$mw_with: -l$8 in $mw_libdir does not provide $9])])
+            CPPFLAGS=$meridian_save_CPPFLAGS
+            LIBS=$meridian_save_LIBS
+            mw_have=yes
+            MERIDIAN_SUMMARY([$5], [yes (from $mw_with)])
+        ])
+    ])
+    AC_SUBST([$1_CFLAGS])
+    AC_SUBST([$1_LIBS])
+    AM_CONDITIONAL([HAVE_$1], [test "$mw_have" = yes])
+    m4_popdef([mw_with])
+    m4_popdef([mw_why])
+    m4_popdef([mw_have])
+])
+
+dnl MERIDIAN_MCA_NO_BUILD: --enable-mca-no-build=LIST, as Open MPI's: LIST holds
+dnl FRAMEWORK or FRAMEWORK-COMPONENT items (by component name, e.g. pnet-ucx,
+dnl or by directory, e.g. pnet_ucx); those components are not built.  An item
+dnl that names no framework or component is an error listing the known ones.
+AC_DEFUN([MERIDIAN_MCA_NO_BUILD], [
+    AC_ARG_ENABLE([mca-no-build],
+        [AS_HELP_STRING([--enable-mca-no-build=LIST],
+            [do not build the components in LIST (comma-separated FRAMEWORK or FRAMEWORK-COMPONENT, e.g. pnet-ucx,coord)])],
+        [], [enable_mca_no_build=""])
+    AS_CASE([$enable_mca_no_build], [yes],
+        [AC_MSG_ERROR([--enable-mca-no-build needs a list, e.g. --enable-mca-no-build=pnet-ucx,coord-torus])],
+        [no], [enable_mca_no_build=""])
+    meridian_no_build=""
+    for mnb_item in $(echo "$enable_mca_no_build" | tr ',' ' '); do
+        mnb_found=no
+        for mnb_known in $1; do
+            mnb_fw=${mnb_known%%:*}
+            mnb_rest=${mnb_known#*:}
+            mnb_comp=${mnb_rest%%:*}
+            mnb_dir=${mnb_rest#*:}
+            AS_CASE([$mnb_item],
+                ["$mnb_fw"|"$mnb_fw-$mnb_comp"|"$mnb_dir"],
+                [mnb_found=yes
+                 meridian_no_build="$meridian_no_build $mnb_dir"])
+        done
+        AS_IF([test "$mnb_found" = no], [
+            mnb_names=""
+            for mnb_known in $1; do
+                mnb_rest=${mnb_known#*:}
+                mnb_names="$mnb_names ${mnb_known%%:*}-${mnb_rest%%:*}"
+            done
+            AC_MSG_ERROR([--enable-mca-no-build: '$mnb_item' names no framework or component; known:$mnb_names])
+        ])
+    done
 ])

@@ -1,9 +1,9 @@
-#include "mca/frameworks.h"
+#include <meridian/mca/frameworks.h>
 
-#include "mca/carto/carto.h"
-#include "mca/coord/coord.h"
-#include "mca/msg/msg.h"
-#include "mca/pnet/pnet.h"
+#include <meridian/mca/carto/carto.h>
+#include <meridian/mca/coord/coord.h>
+#include <meridian/mca/msg/msg.h>
+#include <meridian/mca/pnet/pnet.h>
 
 extern "C" mca_base_framework_t *const *meridian_builtin_frameworks(void)
 {

@@ -4,7 +4,9 @@
 #ifndef MERIDIAN_MCA_FRAMEWORKS_H
 #define MERIDIAN_MCA_FRAMEWORKS_H
 
-#include "opal/mca/base/mca_base_framework.h"
+#include <meridian/rename.h>
+
+#include <meridian/opal/mca/base/mca_base_framework.h>
 
 #ifdef __cplusplus
 extern "C" {

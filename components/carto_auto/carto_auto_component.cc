@@ -10,10 +10,10 @@
 
 #include "components/carto_auto/carto_auto_map.hpp"
 #include "components/carto_auto/carto_auto_topology.hpp"
-#include "mca/carto/carto.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
-#include "opal/util/output.h"
+#include <meridian/mca/carto/carto.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.h>
 
 namespace
 {
@@ -26,7 +26,7 @@ const char *auto_xml = nullptr; // empty or unset: this machine
 
 int auto_register_params(const mca_base_component_t *self)
 {
-    int index = mca_base_component_param_register(
+    int index = meridian_mca_base_component_param_register(
         self, "priority",
         "Selection priority of carto_auto (higher wins; carto_file offers 50 when carto_file_path "
         "is set)",
@@ -34,10 +34,10 @@ int auto_register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    if ((index = mca_base_param_set_bounds(index, 0, 100)) < 0) {
+    if ((index = meridian_mca_base_param_set_bounds(index, 0, 100)) < 0) {
         return index;
     }
-    index = mca_base_component_param_register(
+    index = meridian_mca_base_component_param_register(
         self, "xml",
         "An hwloc XML topology (lstopo --of xml, hwloc-gather-topology) to map instead of this "
         "machine; empty: this machine",
@@ -76,7 +76,7 @@ int auto_close(const mca_base_component_t *)
 
 void verbose(int level, const std::string &text)
 {
-    mca_base_framework_verbose(&meridian_carto_base_framework, level, "%s", text.c_str());
+    meridian_mca_base_framework_verbose(&meridian_carto_base_framework, level, "%s", text.c_str());
 }
 
 int auto_map_host(const mca_carto_base_module_t *, mca_carto_graph_t *graph)
@@ -95,7 +95,7 @@ int auto_map_host(const mca_carto_base_module_t *, mca_carto_graph_t *graph)
     }
     for (const HostVertex &vertex : map->vertices) {
         // The graph reports its own errors (a name it refuses, say).
-        const int rc = mca_carto_graph_add_vertex(
+        const int rc = meridian_mca_carto_graph_add_vertex(
             graph, vertex.name.c_str(), static_cast<mca_carto_vertex_type_t>(vertex.type));
         if (rc != MERIDIAN_SUCCESS) {
             return rc;
@@ -105,7 +105,7 @@ int auto_map_host(const mca_carto_base_module_t *, mca_carto_graph_t *graph)
                                             "): " + vertex.origin);
     }
     for (const HostEdge &edge : map->edges) {
-        const int rc = mca_carto_graph_add_edge(graph, map->vertices[edge.from].name.c_str(),
+        const int rc = meridian_mca_carto_graph_add_edge(graph, map->vertices[edge.from].name.c_str(),
                                                 map->vertices[edge.to].name.c_str(), edge.weight);
         if (rc != MERIDIAN_SUCCESS) {
             return rc;

@@ -25,8 +25,8 @@
 #include <set>
 #include <utility>
 
-#include "opal/util/error.h"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::carto_auto
 {

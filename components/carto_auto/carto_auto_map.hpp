@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "opal/class/weighted_graph.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::carto_auto
 {

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <optional>
 
-#include "opal/util/error.h"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::carto_auto
 {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::carto_auto
 {

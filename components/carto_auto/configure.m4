@@ -3,6 +3,6 @@ m4_define([MCA_carto_auto_FRAMEWORK], [carto])
 m4_define([MCA_carto_auto_NAME], [auto])
 AC_DEFUN([MCA_carto_auto_CONFIG], [
     AS_IF([test "$meridian_have_hwloc" = yes], [$1],
-          [mca_reason="hwloc >= 2.0 was not found (Debian: libhwloc-dev)"
+          [mca_reason=$meridian_why_hwloc
            $2])
 ])

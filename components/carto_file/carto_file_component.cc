@@ -8,12 +8,12 @@
 
 #include "components/carto_file/carto_graph_build.hpp"
 #include "components/carto_file/carto_parser.hpp"
-#include "mca/carto/base/base.hpp"
-#include "mca/carto/carto.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/mca/carto/base/base.hpp>
+#include <meridian/mca/carto/carto.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace
 {
@@ -25,7 +25,7 @@ int carto_file_priority = 50;
 
 int register_params(const mca_base_component_t *self)
 {
-    int index = mca_base_component_param_register(
+    int index = meridian_mca_base_component_param_register(
         self, "path",
         "The carto file that describes this host's map (processors, memory nodes, ports and "
         "the weights between them).  Both carto formats are accepted: the adjacency format "
@@ -37,7 +37,7 @@ int register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    index = mca_base_component_param_register(
+    index = meridian_mca_base_component_param_register(
         self, "priority",
         "Selection priority of the file carto component when carto_file_path is set "
         "(higher wins)",
@@ -46,7 +46,7 @@ int register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    const int bounded = mca_base_param_set_bounds(index, 0, 100);
+    const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
     return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
 }
 
@@ -84,7 +84,7 @@ int map_host(const mca_carto_base_module_t *, mca_carto_graph_t *graph)
             meridian::report_error("carto_file: " + built.error().message);
             return built.error().status;
         }
-        mca_base_framework_verbose(
+        meridian_mca_base_framework_verbose(
             &meridian_carto_base_framework, MCA_BASE_VERBOSE_DEBUG,
             "carto_file: read %s (%s format): %zu vertices, %zu edges", path.c_str(),
             description->format == meridian::carto::CartoFormat::adjacency ? "adjacency"
@@ -105,7 +105,7 @@ const mca_carto_base_module_t module = {map_host};
 int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)
 {
     if (!path_is_set()) {
-        mca_base_framework_verbose(&meridian_carto_base_framework, MCA_BASE_VERBOSE_INFO,
+        meridian_mca_base_framework_verbose(&meridian_carto_base_framework, MCA_BASE_VERBOSE_INFO,
                                    "carto_file: declining: carto_file_path is not set, so there "
                                    "is no carto file to read");
         return MERIDIAN_ERR_NOT_AVAILABLE;

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "components/carto_file/carto_parser.hpp"
-#include "opal/class/weighted_graph.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::carto
 {

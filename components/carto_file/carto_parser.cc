@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "mca/carto/base/base.h"
-#include "mca/carto/base/base.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/mca/carto/base/base.h>
+#include <meridian/mca/carto/base/base.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::carto
 {
@@ -730,7 +730,7 @@ std::optional<mca_carto_vertex_type_t> open_mpi_vertex_type(std::string_view wor
 std::string_view vertex_type_name(mca_carto_vertex_type_t type)
 {
     // One spelling of the names for the whole project: the C API's.
-    const char *const name = mca_carto_type_name(type);
+    const char *const name = meridian_mca_carto_type_name(type);
     return name != nullptr ? name : "?";
 }
 

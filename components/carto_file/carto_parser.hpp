@@ -50,8 +50,8 @@
 #include <string_view>
 #include <vector>
 
-#include "mca/carto/carto.h"
-#include "opal/util/result.hpp"
+#include <meridian/mca/carto/carto.h>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::carto
 {

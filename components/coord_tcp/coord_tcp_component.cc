@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "mca/coord/base/base.hpp"
-#include "mca/coord/coord.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/coord/coord.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace
 {
@@ -30,7 +30,7 @@ constexpr std::uint64_t hops_routed = 6;
 
 int register_params(const mca_base_component_t *self)
 {
-    const int index = mca_base_component_param_register(
+    const int index = meridian_mca_base_component_param_register(
         self, "priority",
         "Selection priority of the TCP coord component, which places every plane (x = NIC index "
         "on its node, y = switch, z = subnet); components with a higher priority are asked "
@@ -40,7 +40,7 @@ int register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    const int bounded = mca_base_param_set_bounds(index, 0, 100);
+    const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
     return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
 }
 
@@ -63,7 +63,7 @@ int place(mca_coord_context_t *context, uint32_t plane_index)
     }
     const std::uint32_t shape[3] = {per_node, std::max<std::uint32_t>(1, switches + (unknown_switch ? 1 : 0)),
                                     std::max<std::uint32_t>(1, subnets + (unknown_subnet ? 1 : 0))};
-    if (const int rc = mca_coord_context_set_shape(context, plane_index, MERIDIAN_COORD_LOGICAL_VIEW,
+    if (const int rc = meridian_mca_coord_context_set_shape(context, plane_index, MERIDIAN_COORD_LOGICAL_VIEW,
                                                    shape, 3);
         rc != MERIDIAN_SUCCESS) {
         return rc;
@@ -76,7 +76,7 @@ int place(mca_coord_context_t *context, uint32_t plane_index)
             n.subnet == meridian::fabric::no_index ? subnets
                                                    : fabric.subnets()[n.subnet].index_in_plane};
         if (const int rc =
-                mca_coord_context_set_nic(context, nic, MERIDIAN_COORD_LOGICAL_VIEW, coord, 3);
+                meridian_mca_coord_context_set_nic(context, nic, MERIDIAN_COORD_LOGICAL_VIEW, coord, 3);
             rc != MERIDIAN_SUCCESS) {
             return rc;
         }

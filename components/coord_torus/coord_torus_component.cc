@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "components/coord_torus/coord_torus_shape.hpp"
-#include "mca/coord/base/base.hpp"
-#include "mca/coord/coord.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/coord/coord.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/output.hpp>
 
 namespace
 {
@@ -85,7 +85,7 @@ const Settings &parsed_settings()
 
 int register_params(const mca_base_component_t *self)
 {
-    int index = mca_base_component_param_register(
+    int index = meridian_mca_base_component_param_register(
         self, "shape",
         "The mesh/torus every plane without a shape of its own in the fabric is placed on: "
         "dimension sizes joined by x (e.g. 8x4x4x4).  Empty: only planes the fabric gives a "
@@ -95,7 +95,7 @@ int register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    index = mca_base_component_param_register(
+    index = meridian_mca_base_component_param_register(
         self, "periodic",
         "Which dimensions of coord_torus_shape wrap around: yes (all: a torus), no (none: a "
         "mesh), or 1/0 per dimension separated by commas (e.g. 1,1,0,1)",
@@ -104,7 +104,7 @@ int register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    index = mca_base_component_param_register(
+    index = meridian_mca_base_component_param_register(
         self, "priority",
         "Selection priority of the torus coord component (planes are offered to components in "
         "priority order; the torus component leaves planes without a shape to the next)",
@@ -113,7 +113,7 @@ int register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    const int bounded = mca_base_param_set_bounds(index, 0, 100);
+    const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
     return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
 }
 
@@ -170,7 +170,7 @@ int place(mca_coord_context_t *context, Index plane_index, const std::vector<std
     }
     const auto dims = shape.size();
     for (const auto view : {MERIDIAN_COORD_PHYSICAL_VIEW, MERIDIAN_COORD_LOGICAL_VIEW}) {
-        if (const int rc = mca_coord_context_set_shape(context, plane_index, view, shape.data(), dims);
+        if (const int rc = meridian_mca_coord_context_set_shape(context, plane_index, view, shape.data(), dims);
             rc != MERIDIAN_SUCCESS) {
             return rc;
         }
@@ -218,7 +218,7 @@ int place(mca_coord_context_t *context, Index plane_index, const std::vector<std
             return refuse(plane, "nodes " + fabric.nodes()[slot->second].name + " and " + node.name +
                                      " are both at " + meridian::format_coord(*position));
         }
-        if (const int rc = mca_coord_context_set_nic(context, nic, MERIDIAN_COORD_PHYSICAL_VIEW,
+        if (const int rc = meridian_mca_coord_context_set_nic(context, nic, MERIDIAN_COORD_PHYSICAL_VIEW,
                                                      position->data(), dims);
             rc != MERIDIAN_SUCCESS) {
             return rc;
@@ -242,7 +242,7 @@ int place(mca_coord_context_t *context, Index plane_index, const std::vector<std
     }
     for (const Index nic : plane.nics) {
         torus::position_of(logical[fabric.nics()[nic].node], shape, laid_out);
-        if (const int rc = mca_coord_context_set_nic(context, nic, MERIDIAN_COORD_LOGICAL_VIEW,
+        if (const int rc = meridian_mca_coord_context_set_nic(context, nic, MERIDIAN_COORD_LOGICAL_VIEW,
                                                      laid_out.data(), dims);
             rc != MERIDIAN_SUCCESS) {
             return rc;

@@ -5,8 +5,8 @@
 #include <cctype>
 #include <limits>
 
-#include "opal/util/error.h"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::coord_torus {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::coord_torus {
 

@@ -12,11 +12,11 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "mca/coord/base/base.hpp"
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet_tcp {
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "mca/pnet/base/base.hpp"
-#include "opal/class/port_ranges.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/class/port_ranges.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::pnet_tcp {
 

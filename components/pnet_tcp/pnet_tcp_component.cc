@@ -9,12 +9,12 @@
 
 #include "components/pnet_tcp/pnet_tcp_allocate.hpp"
 #include "components/pnet_tcp/pnet_tcp_inventory.hpp"
-#include "mca/pnet/base/base.hpp"
-#include "mca/pnet/pnet.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_registry.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/mca/pnet/pnet.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace {
 
@@ -28,7 +28,7 @@ std::optional<meridian::Result<std::vector<meridian::fabric::PortPoolSpec>>> par
 
 int register_params(const mca_base_component_t *self)
 {
-    int index = mca_base_component_param_register(
+    int index = meridian_mca_base_component_param_register(
         self, "static_ports",
         "Static ports the launcher may hand out on nodes whose fabric description names none, "
         "in PMIx's syntax: PROTOCOL[:CIDR]:RANGES;... e.g. "
@@ -39,7 +39,7 @@ int register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    index = mca_base_component_param_register(
+    index = meridian_mca_base_component_param_register(
         self, "fabric_file",
         "A fabric file (nodes, NICs, planes, subnets, switches, port pools) used as the "
         "inventory where no fabric manager is present; empty: this host's interfaces",
@@ -48,13 +48,13 @@ int register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    index = mca_base_component_param_register(
+    index = meridian_mca_base_component_param_register(
         self, "priority", "Order of the tcp pnet component among the active ones (higher first)",
         MCA_BASE_PARAM_TYPE_INT, nullptr, 6, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &priority);
     if (index < 0) {
         return index;
     }
-    const int bounded = mca_base_param_set_bounds(index, 0, 100);
+    const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
     return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
 }
 

@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "components/pnet_tcp/pnet_tcp_allocate.hpp"
-#include "mca/carto/base/base.hpp"
-#include "mca/pnet/pnet.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/util/error.h"
-#include "opal/util/strings.hpp"
+#include <meridian/mca/carto/base/base.hpp>
+#include <meridian/mca/pnet/pnet.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet_tcp {
 
@@ -175,7 +175,7 @@ Result<fabric::Fabric> host_fabric()
     if (auto map = carto::host_graph(); map) {
         graph = *map;
     } else {
-        mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
+        meridian_mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
                                    "pnet_tcp: no carto map, NIC packages unknown: %s",
                                    map.error().message.c_str());
     }
@@ -214,7 +214,7 @@ Result<fabric::Fabric> host_fabric()
         nic.speed_mbps = link_speed(interface.name);
         nic.package = nic_package(graph, interface.name);
         if (auto added = host.add_nic(std::move(nic)); !added) {
-            mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
+            meridian_mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
                                        "pnet_tcp: interface %s left out: %s",
                                        interface.name.c_str(), added.error().message.c_str());
         }

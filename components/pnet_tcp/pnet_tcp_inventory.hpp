@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "opal/class/fabric.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::pnet_tcp {
 

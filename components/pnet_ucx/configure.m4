@@ -3,6 +3,6 @@ m4_define([MCA_pnet_ucx_FRAMEWORK], [pnet])
 m4_define([MCA_pnet_ucx_NAME], [ucx])
 AC_DEFUN([MCA_pnet_ucx_CONFIG], [
     AS_IF([test "$meridian_have_ucx" = yes], [$1],
-          [mca_reason="UCX >= 1.9 was not found (Debian: libucx-dev)"
+          [mca_reason=$meridian_why_ucx
            $2])
 ])

@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "components/pnet_ucx/pnet_ucx_devices.hpp"
-#include "mca/carto/base/base.hpp"
-#include "mca/pnet/base/base.hpp"
-#include "mca/pnet/pnet.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/mca/carto/base/base.hpp>
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/mca/pnet/pnet.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace
 {
@@ -36,7 +36,7 @@ int pnet_ucx_priority = 20;
 
 int register_params(const mca_base_component_t *self)
 {
-    const int index = mca_base_component_param_register(
+    const int index = meridian_mca_base_component_param_register(
         self, "priority",
         "Order of the UCX pnet component among the active pnet components (higher is asked "
         "first); it serves requests of type ucx",
@@ -45,7 +45,7 @@ int register_params(const mca_base_component_t *self)
     if (index < 0) {
         return index;
     }
-    const int bounded = mca_base_param_set_bounds(index, 0, 100);
+    const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
     return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
 }
 
@@ -130,7 +130,7 @@ int collect_inventory(const mca_pnet_base_module_t *, mca_pnet_blob_t *inventory
     try {
         const auto resources = ucx::query_uct_resources();
         if (!resources) {
-            mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
+            meridian_mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
                                        "%s", resources.error().message.c_str());
             return MERIDIAN_ERR_TAKE_NEXT_OPTION;
         }
@@ -336,9 +336,9 @@ int setup_fork(const mca_pnet_base_module_t *, const mca_pnet_job_t *handle, uin
             }
         }
         const std::string tls = ucx::transports_for(devices, node.local_transports);
-        int status = mca_pnet_env_set(env, "UCX_NET_DEVICES", meridian::util::join(names, ",").c_str());
+        int status = meridian_mca_pnet_env_set(env, "UCX_NET_DEVICES", meridian::util::join(names, ",").c_str());
         if (status == MERIDIAN_SUCCESS) {
-            status = mca_pnet_env_set(env, "UCX_TLS", tls.c_str());
+            status = meridian_mca_pnet_env_set(env, "UCX_TLS", tls.c_str());
         }
         return status;
     } catch (const std::bad_alloc &) {

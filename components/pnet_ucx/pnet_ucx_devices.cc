@@ -9,8 +9,8 @@
 #include <net/if.h>
 #include <uct/api/uct.h>
 
-#include "opal/util/error.h"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet_ucx {
 

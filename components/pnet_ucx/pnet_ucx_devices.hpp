@@ -13,11 +13,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "mca/pnet/base/base.hpp"
-#include "opal/class/fabric.hpp"
-#include "opal/class/job_map.hpp"
-#include "opal/class/weighted_graph.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/class/weighted_graph.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::pnet_ucx {
 

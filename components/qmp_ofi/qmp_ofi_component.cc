@@ -12,10 +12,10 @@
 #include "components/qmp_ofi/qmp_ofi_fabric.hpp"
 #include "components/qmp_ofi/qmp_ofi_params.hpp"
 #include "components/qmp_ofi/qmp_ofi_transport.hpp"
-#include "mca/msg/msg.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/mca/msg/msg.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 
 namespace
@@ -105,14 +105,14 @@ int register_params(const mca_base_component_t *self)
          nullptr, 6, &ofi_priority, 0, 100},
     };
     for (const Spec &spec : specs) {
-        const int index = mca_base_component_param_register(
+        const int index = meridian_mca_base_component_param_register(
             self, spec.name, spec.help, spec.type, spec.values, spec.level,
             MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, spec.storage);
         if (index < 0) {
             return index;
         }
         if (spec.max > spec.min) {
-            if (const int rc = mca_base_param_set_bounds(index, spec.min, spec.max); rc < 0) {
+            if (const int rc = meridian_mca_base_param_set_bounds(index, spec.min, spec.max); rc < 0) {
                 return rc;
             }
         }
@@ -241,7 +241,7 @@ int query(const mca_base_component_t *, mca_base_module_t **selected, int *prior
     // Within a node the rings always work; only when they are turned off
     // must libfabric offer something.
     if (ofi_shm != 0 && !ofi::Endpoint::any_provider()) {
-        mca_base_framework_verbose(&meridian_msg_base_framework, MCA_BASE_VERBOSE_INFO,
+        meridian_mca_base_framework_verbose(&meridian_msg_base_framework, MCA_BASE_VERBOSE_INFO,
                                    "msg ofi: declines: msg_ofi_shm=off and no libfabric provider "
                                    "offers reliable tagged messages");
         return MERIDIAN_ERR_NOT_AVAILABLE;

@@ -9,31 +9,31 @@
 #include <string>
 #include <vector>
 
-#include "mca/msg/msg.h"
-#include "opal/util/error.h"
+#include <meridian/mca/msg/msg.h>
+#include <meridian/opal/util/error.h>
 
 namespace meridian::msg_ofi
 {
 
 template <typename T> inline int put(const char *key, const T &value)
 {
-    return mca_msg_base_modex_put(key, &value, sizeof value);
+    return meridian_mca_msg_base_modex_put(key, &value, sizeof value);
 }
 
 template <typename T> inline int get(int rank, const char *key, T &value)
 {
     std::size_t len = sizeof value;
-    const int rc = mca_msg_base_modex_get(rank, key, &value, &len);
+    const int rc = meridian_mca_msg_base_modex_get(rank, key, &value, &len);
     return rc == MERIDIAN_SUCCESS && len != sizeof value ? MERIDIAN_ERR_BAD_PARAM : rc;
 }
 
 inline int get_bytes(int rank, const char *key, std::vector<std::uint8_t> &value)
 {
     std::size_t len = value.size();
-    int rc = mca_msg_base_modex_get(rank, key, value.data(), &len);
+    int rc = meridian_mca_msg_base_modex_get(rank, key, value.data(), &len);
     if (rc == MERIDIAN_ERR_BAD_PARAM && len > value.size()) {
         value.resize(len);
-        rc = mca_msg_base_modex_get(rank, key, value.data(), &len);
+        rc = meridian_mca_msg_base_modex_get(rank, key, value.data(), &len);
     }
     if (rc == MERIDIAN_SUCCESS) {
         value.resize(len);
@@ -50,7 +50,7 @@ inline std::string hex(std::uint64_t value)
 
 // Verbose output at msg_base_verbose's levels.
 #define VERBOSE(level, ...)                                                                        \
-    mca_base_framework_verbose(&meridian_msg_base_framework, MCA_BASE_VERBOSE_##level, __VA_ARGS__)
+    meridian_mca_base_framework_verbose(&meridian_msg_base_framework, MCA_BASE_VERBOSE_##level, __VA_ARGS__)
 
 } // namespace meridian::msg_ofi
 

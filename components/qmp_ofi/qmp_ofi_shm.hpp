@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::msg_ofi::shm
 {

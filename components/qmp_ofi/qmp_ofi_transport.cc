@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "components/qmp_ofi/qmp_ofi_modex.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::msg_ofi
 {

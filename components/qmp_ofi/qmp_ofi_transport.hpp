@@ -24,7 +24,7 @@
 #include "components/qmp_ofi/qmp_ofi_iov.hpp"
 #include "components/qmp_ofi/qmp_ofi_params.hpp"
 #include "components/qmp_ofi/qmp_ofi_shm.hpp"
-#include "mca/msg/msg.h"
+#include <meridian/mca/msg/msg.h>
 
 namespace meridian::msg_ofi
 {

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "components/qmp_ofi/qmp_ofi_transport.hpp"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::msg_ofi
 {

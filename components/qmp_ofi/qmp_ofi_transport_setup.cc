@@ -14,9 +14,9 @@
 #include "components/qmp_ofi/qmp_ofi_modex.hpp"
 #include "components/qmp_ofi/qmp_ofi_proc.hpp"
 #include "components/qmp_ofi/qmp_ofi_transport.hpp"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/output.hpp"
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::msg_ofi
 {
@@ -174,7 +174,7 @@ int Transport::init(const mca_msg_job_t &job)
         VERBOSE(DEBUG, "msg ofi: shared-memory segment %s: %u rings of %zu slots of %zu bytes",
                 name.c_str(), static_cast<unsigned>(job.local_size), params_.shm_slots,
                 params_.shm_slot_bytes);
-        if (int rc = mca_msg_base_modex_put("ofi.shm", name.data(), name.size());
+        if (int rc = meridian_mca_msg_base_modex_put("ofi.shm", name.data(), name.size());
             rc != MERIDIAN_SUCCESS) {
             return fail_setup(rc, "msg ofi: cannot publish the shared-memory segment's name");
         }
@@ -206,12 +206,12 @@ int Transport::init(const mca_msg_job_t &job)
             return fail_setup(MERIDIAN_ERR_NOT_AVAILABLE,
                               "msg ofi: fi_getname gave no address for " + ofi_path_);
         }
-        if (int rc = mca_msg_base_modex_put("ofi.addr", address.data(), address.size());
+        if (int rc = meridian_mca_msg_base_modex_put("ofi.addr", address.data(), address.size());
             rc != MERIDIAN_SUCCESS) {
             return fail_setup(rc, "msg ofi: cannot publish the endpoint's address");
         }
         const std::string &prov = endpoint_->provider();
-        if (int rc = mca_msg_base_modex_put("ofi.prov", prov.data(), prov.size());
+        if (int rc = meridian_mca_msg_base_modex_put("ofi.prov", prov.data(), prov.size());
             rc != MERIDIAN_SUCCESS) {
             return fail_setup(rc, "msg ofi: cannot publish the provider's name");
         }
@@ -346,11 +346,11 @@ int Transport::connect()
     // Second round, in every process even after an error (the others wait
     // in it): who may pull from whom; afterwards every segment is mapped by
     // everyone who needs it, so the names can go.
-    if (int rc = mca_msg_base_modex_put("ofi.cma", readable.data(), readable.size());
+    if (int rc = meridian_mca_msg_base_modex_put("ofi.cma", readable.data(), readable.size());
         rc != MERIDIAN_SUCCESS && status == MERIDIAN_SUCCESS) {
         status = fail_setup(rc, "msg ofi: cannot publish the CMA results");
     }
-    if (int rc = mca_msg_base_modex_exchange(); rc != MERIDIAN_SUCCESS) {
+    if (int rc = meridian_mca_msg_base_modex_exchange(); rc != MERIDIAN_SUCCESS) {
         return status != MERIDIAN_SUCCESS ? status : rc;
     }
     segment_.unlink();

@@ -11,7 +11,7 @@
 
 #include "components/qmp_ofi/qmp_ofi_proc.hpp"
 #include "components/qmp_ofi/qmp_ofi_transport.hpp"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::msg_ofi
 {

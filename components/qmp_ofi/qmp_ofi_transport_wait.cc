@@ -10,8 +10,8 @@
 
 #include "components/qmp_ofi/qmp_ofi_proc.hpp"
 #include "components/qmp_ofi/qmp_ofi_transport.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::msg_ofi
 {

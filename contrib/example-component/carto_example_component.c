@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "mca/carto/carto.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/mca/carto/carto.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 
 /* Only the component struct leaves the DSO; the Makefile hides the rest
  * (-fvisibility=hidden), so two components never clash on a helper's name. */
@@ -41,21 +41,21 @@ static int example_map_host(const mca_carto_base_module_t *self, mca_carto_graph
     for (int i = 0; i < example_slots; ++i) {
         snprintf(slot, sizeof slot, "Slot%d", i);
         snprintf(mem, sizeof mem, "MEM%d", i);
-        if ((rc = mca_carto_graph_add_vertex(graph, slot, MCA_CARTO_SLOT)) != MERIDIAN_SUCCESS ||
-            (rc = mca_carto_graph_add_vertex(graph, mem, MCA_CARTO_MEM)) != MERIDIAN_SUCCESS) {
+        if ((rc = meridian_mca_carto_graph_add_vertex(graph, slot, MCA_CARTO_SLOT)) != MERIDIAN_SUCCESS ||
+            (rc = meridian_mca_carto_graph_add_vertex(graph, mem, MCA_CARTO_MEM)) != MERIDIAN_SUCCESS) {
             return rc; /* the graph reported why */
         }
     }
     for (int i = 0; i < example_slots; ++i) {
         snprintf(slot, sizeof slot, "Slot%d", i);
         snprintf(mem, sizeof mem, "MEM%d", i);
-        if ((rc = mca_carto_graph_add_edge(graph, slot, mem, 10)) != MERIDIAN_SUCCESS ||
-            (rc = mca_carto_graph_add_edge(graph, mem, slot, 10)) != MERIDIAN_SUCCESS) {
+        if ((rc = meridian_mca_carto_graph_add_edge(graph, slot, mem, 10)) != MERIDIAN_SUCCESS ||
+            (rc = meridian_mca_carto_graph_add_edge(graph, mem, slot, 10)) != MERIDIAN_SUCCESS) {
             return rc;
         }
         for (int j = 0; j < example_slots; ++j) {
             snprintf(other, sizeof other, "Slot%d", j);
-            if (j != i && (rc = mca_carto_graph_add_edge(graph, slot, other, 20)) != MERIDIAN_SUCCESS) {
+            if (j != i && (rc = meridian_mca_carto_graph_add_edge(graph, slot, other, 20)) != MERIDIAN_SUCCESS) {
                 return rc;
             }
         }
@@ -74,28 +74,28 @@ static mca_carto_base_module_t example_module = {
  * and component names are taken from self). */
 static int example_register_params(const mca_base_component_t *self)
 {
-    int index = mca_base_component_param_register(
+    int index = meridian_mca_base_component_param_register(
         self, "priority", "Selection priority of the example carto component (higher wins)",
         MCA_BASE_PARAM_TYPE_INT, NULL, 5, MCA_BASE_PARAM_FLAG_NONE, &example_priority);
     if (index < 0) {
         return index;
     }
-    if ((index = mca_base_param_set_bounds(index, 0, 100)) < 0) {
+    if ((index = meridian_mca_base_param_set_bounds(index, 0, 100)) < 0) {
         return index;
     }
-    index = mca_base_component_param_register(
+    index = meridian_mca_base_component_param_register(
         self, "enable", "Offer the example module at all (false: decline in query)",
         MCA_BASE_PARAM_TYPE_BOOL, NULL, 2, MCA_BASE_PARAM_FLAG_NONE, &example_enable);
     if (index < 0) {
         return index;
     }
-    index = mca_base_component_param_register(
+    index = meridian_mca_base_component_param_register(
         self, "slots", "Number of made-up packages (Slot<n>), each with its memory node (MEM<n>)",
         MCA_BASE_PARAM_TYPE_INT, NULL, 2, MCA_BASE_PARAM_FLAG_NONE, &example_slots);
     if (index < 0) {
         return index;
     }
-    index = mca_base_param_set_bounds(index, 1, 64);
+    index = meridian_mca_base_param_set_bounds(index, 1, 64);
     return index < 0 ? index : MERIDIAN_SUCCESS;
 }
 

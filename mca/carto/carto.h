@@ -19,11 +19,13 @@
 #ifndef MERIDIAN_MCA_CARTO_H
 #define MERIDIAN_MCA_CARTO_H
 
+#include <meridian/rename.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/mca.h"
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/mca.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,9 +62,9 @@ typedef struct mca_carto_graph mca_carto_graph_t;
  *   add_edge:   MERIDIAN_ERR_NOT_FOUND for an endpoint not added yet.
  * An edge is directed (from -> to); add both for a link that works both
  * ways.  Weights are any uint64_t; path lengths saturate at UINT64_MAX. */
-int mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *name,
+int meridian_mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *name,
                                mca_carto_vertex_type_t type);
-int mca_carto_graph_add_edge(mca_carto_graph_t *graph, const char *from, const char *to,
+int meridian_mca_carto_graph_add_edge(mca_carto_graph_t *graph, const char *from, const char *to,
                              uint64_t weight);
 
 typedef struct mca_carto_base_module mca_carto_base_module_t;

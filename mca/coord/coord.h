@@ -20,12 +20,14 @@
 #ifndef MERIDIAN_MCA_COORD_H
 #define MERIDIAN_MCA_COORD_H
 
+#include <meridian/rename.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "opal/class/coordinate.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/mca.h"
+#include <meridian/opal/class/coordinate.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/mca.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,9 +49,9 @@ typedef struct mca_coord_context mca_coord_context_t;
  * view must all have the plane's dims in that view, set first with
  * set_shape.  MERIDIAN_ERR_BAD_PARAM (reported) for a NIC not on the plane
  * being placed or dims that disagree with the shape. */
-int mca_coord_context_set_shape(mca_coord_context_t *context, uint32_t plane,
+int meridian_mca_coord_context_set_shape(mca_coord_context_t *context, uint32_t plane,
                                 meridian_coord_view_t view, const uint32_t *shape, size_t dims);
-int mca_coord_context_set_nic(mca_coord_context_t *context, uint32_t nic,
+int meridian_mca_coord_context_set_nic(mca_coord_context_t *context, uint32_t nic,
                               meridian_coord_view_t view, const uint32_t *coord, size_t dims);
 
 typedef struct mca_coord_base_module mca_coord_base_module_t;

@@ -26,12 +26,14 @@
 #ifndef MERIDIAN_MCA_MSG_H
 #define MERIDIAN_MCA_MSG_H
 
+#include <meridian/rename.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/mca.h"
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/mca.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,12 +85,12 @@ typedef struct mca_msg_base_module mca_msg_base_module_t;
 struct mca_msg_base_module {
     /* Phase 1: the job is whole (the base exchanged node names first).
      * Open endpoints and publish what peers need to reach this process with
-     * mca_msg_base_modex_put.  The base then exchanges every
+     * meridian_mca_msg_base_modex_put.  The base then exchanges every
      * process's data (one fence) and calls connect. */
     int (*init)(mca_msg_base_module_t *self, const mca_msg_job_t *job);
-    /* Phase 2: read peers' data (mca_msg_base_modex_get) and get ready to
+    /* Phase 2: read peers' data (meridian_mca_msg_base_modex_get) and get ready to
      * move bytes to any rank.  A transport may call
-     * mca_msg_base_modex_exchange again if it needs a second round. */
+     * meridian_mca_msg_base_modex_exchange again if it needs a second round. */
     int (*connect)(mca_msg_base_module_t *self);
     /* Release everything (channels still open are freed). */
     void (*finalize)(mca_msg_base_module_t *self);
@@ -140,13 +142,13 @@ typedef struct mca_msg_base_component {
 
 /* The exchange the base gives transports (valid between init and
  * finalize).  Keys are short names; the base scopes them to msg. */
-int mca_msg_base_modex_put(const char *key, const void *data, size_t len);
+int meridian_mca_msg_base_modex_put(const char *key, const void *data, size_t len);
 /* Commit and fence: afterwards every process's puts are readable. */
-int mca_msg_base_modex_exchange(void);
+int meridian_mca_msg_base_modex_exchange(void);
 /* Copy rank's value for key into data (capacity *len); *len becomes its
  * size.  MERIDIAN_ERR_NOT_FOUND when rank published nothing under key,
  * MERIDIAN_ERR_BAD_PARAM (with *len set) when the capacity is too small. */
-int mca_msg_base_modex_get(int rank, const char *key, void *data, size_t *len);
+int meridian_mca_msg_base_modex_get(int rank, const char *key, void *data, size_t *len);
 
 extern mca_base_framework_t meridian_msg_base_framework;
 

@@ -27,11 +27,13 @@
 #ifndef MERIDIAN_MCA_PNET_H
 #define MERIDIAN_MCA_PNET_H
 
+#include <meridian/rename.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/mca.h"
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/mca.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,7 +63,7 @@ typedef struct mca_pnet_env mca_pnet_env_t;
 
 /* Set NAME=VALUE in the environment being built (replacing an earlier
  * value).  MERIDIAN_ERR_BAD_PARAM for an empty name or one with '='. */
-int mca_pnet_env_set(mca_pnet_env_t *env, const char *name, const char *value);
+int meridian_mca_pnet_env_set(mca_pnet_env_t *env, const char *name, const char *value);
 
 typedef struct mca_pnet_base_module mca_pnet_base_module_t;
 

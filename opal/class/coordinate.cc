@@ -1,13 +1,13 @@
 // Network coordinates: the C struct's life cycle (malloc/free, so that C
 // callers may free what we hand out the PMIx way) and the C++ value type.
-#include "opal/class/coordinate.h"
+#include <meridian/opal/class/coordinate.h>
 
 #include <cstdlib>
 #include <cstring>
 
-#include "opal/class/coordinate.hpp"
-#include "opal/util/error.h"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/class/coordinate.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace
 {

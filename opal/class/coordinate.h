@@ -11,10 +11,12 @@
 #ifndef MERIDIAN_CLASS_COORDINATE_H
 #define MERIDIAN_CLASS_COORDINATE_H
 
+#include <meridian/rename.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "opal/util/error.h"
+#include <meridian/opal/util/error.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,12 +2,14 @@
 #ifndef MERIDIAN_CLASS_COORDINATE_HPP
 #define MERIDIAN_CLASS_COORDINATE_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "opal/class/coordinate.h"
+#include <meridian/opal/class/coordinate.h>
 
 namespace meridian {
 

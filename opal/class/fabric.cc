@@ -1,6 +1,6 @@
 // The fabric model: building it with its checks, merging, the per-node
 // carto view and the NIC order by distance, and rates.
-#include "opal/class/fabric.hpp"
+#include <meridian/opal/class/fabric.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::fabric
 {

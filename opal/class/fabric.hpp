@@ -43,6 +43,8 @@
 #ifndef MERIDIAN_CLASS_FABRIC_HPP
 #define MERIDIAN_CLASS_FABRIC_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -53,10 +55,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "opal/class/fabric_address.hpp"
-#include "opal/class/port_ranges.hpp"
-#include "opal/class/weighted_graph.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/class/fabric_address.hpp>
+#include <meridian/opal/class/port_ranges.hpp>
+#include <meridian/opal/class/weighted_graph.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::fabric {
 

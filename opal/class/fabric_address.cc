@@ -1,8 +1,8 @@
 // IPv4 addresses and CIDR blocks, strictly: a typo must be an error, not a
 // different network.
-#include "opal/class/fabric_address.hpp"
+#include <meridian/opal/class/fabric_address.hpp>
 
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::fabric
 {

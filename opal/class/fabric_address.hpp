@@ -3,6 +3,8 @@
 #ifndef MERIDIAN_CLASS_FABRIC_ADDRESS_HPP
 #define MERIDIAN_CLASS_FABRIC_ADDRESS_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "opal/class/fabric.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::fabric
 {

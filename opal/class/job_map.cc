@@ -1,9 +1,9 @@
 // Job maps from a hosts list ("node01:4,node02:4"), as mpirun's -H writes it.
-#include "opal/class/job_map.hpp"
+#include <meridian/opal/class/job_map.hpp>
 
 #include <unordered_map>
 
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::fabric
 {

@@ -3,13 +3,15 @@
 #ifndef MERIDIAN_CLASS_JOB_MAP_HPP
 #define MERIDIAN_CLASS_JOB_MAP_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "opal/class/fabric.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::fabric {
 

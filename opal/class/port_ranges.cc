@@ -1,10 +1,10 @@
 // Static port pools in PMIx's syntax, and the free ports of one pool.
-#include "opal/class/port_ranges.hpp"
+#include <meridian/opal/class/port_ranges.hpp>
 
 #include <algorithm>
 #include <tuple>
 
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::fabric
 {

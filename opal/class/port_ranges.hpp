@@ -9,6 +9,8 @@
 #ifndef MERIDIAN_CLASS_PORT_RANGES_HPP
 #define MERIDIAN_CLASS_PORT_RANGES_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -16,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "opal/class/fabric_address.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/class/fabric_address.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::fabric {
 

@@ -1,4 +1,4 @@
-#include "opal/class/weighted_graph.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
 
 #include <algorithm>
 #include <array>
@@ -7,8 +7,8 @@
 #include <functional>
 #include <utility>
 
-#include "mca/carto/carto.h"
-#include "opal/util/strings.hpp"
+#include <meridian/mca/carto/carto.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian
 {

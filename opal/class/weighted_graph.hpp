@@ -30,6 +30,8 @@
 #ifndef MERIDIAN_CLASS_WEIGHTED_GRAPH_HPP
 #define MERIDIAN_CLASS_WEIGHTED_GRAPH_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -42,7 +44,7 @@
 #include <utility>
 #include <vector>
 
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian
 {

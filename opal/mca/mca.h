@@ -13,6 +13,8 @@
 #ifndef MERIDIAN_MCA_MCA_H
 #define MERIDIAN_MCA_MCA_H
 
+#include <meridian/rename.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -2,7 +2,7 @@
 // of the process's store (mca_base_datastore).
 #include "config.h"
 
-#include "opal/runtime/datastore.hpp"
+#include <meridian/opal/runtime/datastore.hpp>
 
 #include <unistd.h>
 
@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "opal/mca/base/base_params.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::datastore {
 

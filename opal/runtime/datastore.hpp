@@ -17,6 +17,8 @@
 #ifndef MERIDIAN_RUNTIME_DATASTORE_HPP
 #define MERIDIAN_RUNTIME_DATASTORE_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,8 +27,8 @@
 #include <variant>
 #include <vector>
 
-#include "opal/class/coordinate.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/class/coordinate.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::datastore {
 

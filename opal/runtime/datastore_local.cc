@@ -2,7 +2,7 @@
 // job of one, so there is nobody to exchange with and fence returns at once;
 // tools that model a whole job (meridian_netmap) give a job size and store()
 // values about every process.
-#include "opal/runtime/datastore.hpp"
+#include <meridian/opal/runtime/datastore.hpp>
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::datastore {
 

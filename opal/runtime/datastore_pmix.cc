@@ -22,8 +22,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::datastore {
 

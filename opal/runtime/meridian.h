@@ -4,6 +4,8 @@
 #ifndef MERIDIAN_RUNTIME_MERIDIAN_H
 #define MERIDIAN_RUNTIME_MERIDIAN_H
 
+#include <meridian/rename.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif

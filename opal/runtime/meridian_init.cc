@@ -1,14 +1,14 @@
 #include "config.h"
 
-#include "opal/runtime/meridian.h"
+#include <meridian/opal/runtime/meridian.h>
 
-#include "mca/coord/base/base.hpp"
-#include "mca/frameworks.h"
-#include "mca/pnet/base/base.hpp"
-#include "opal/mca/base/mca_base.h"
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/frameworks.h>
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::pnet::detail {
 // pnet_base_injob.cc: let in_job() run the pipeline on its first call.
@@ -26,9 +26,9 @@ int fail(int rc)
     meridian::coord::forget_context();
     meridian::datastore::shutdown();
     for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
-        mca_base_framework_close(*framework);
+        meridian_mca_base_framework_close(*framework);
     }
-    mca_base_close();
+    meridian_mca_base_close();
     return rc;
 }
 
@@ -70,19 +70,19 @@ extern "C" int meridian_init(int *argc, char ***argv)
         return MERIDIAN_SUCCESS;
     }
     if (argc != nullptr && argv != nullptr) {
-        if (const int rc = mca_base_cmdline_apply(argc, argv); rc != MERIDIAN_SUCCESS) {
+        if (const int rc = meridian_mca_base_cmdline_apply(argc, argv); rc != MERIDIAN_SUCCESS) {
             return rc;
         }
     }
-    if (const int rc = mca_base_open(); rc != MERIDIAN_SUCCESS) {
+    if (const int rc = meridian_mca_base_open(); rc != MERIDIAN_SUCCESS) {
         return fail(rc);
     }
     for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
-        if (const int rc = mca_base_framework_register(*framework); rc != MERIDIAN_SUCCESS) {
+        if (const int rc = meridian_mca_base_framework_register(*framework); rc != MERIDIAN_SUCCESS) {
             return fail(rc);
         }
     }
-    if (const int rc = mca_base_check_params(); rc != MERIDIAN_SUCCESS) {
+    if (const int rc = meridian_mca_base_check_params(); rc != MERIDIAN_SUCCESS) {
         return fail(rc);
     }
     if (const int rc = start_in_job(); rc != MERIDIAN_SUCCESS) {
@@ -106,9 +106,9 @@ extern "C" int meridian_finalize(void)
     meridian::coord::forget_context();
     meridian::datastore::shutdown();
     for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
-        mca_base_framework_close(*framework);
+        meridian_mca_base_framework_close(*framework);
     }
-    return mca_base_close();
+    return meridian_mca_base_close();
 }
 
 extern "C" const char *meridian_version(void) { return PACKAGE_VERSION; }

@@ -1,5 +1,5 @@
 // The command-line style every Meridian tool parses its own options with
-// (after mca_base_cmdline_apply has taken --mca / --tune out of argv).
+// (after meridian_mca_base_cmdline_apply has taken --mca / --tune out of argv).
 #ifndef MERIDIAN_TOOLS_TOOL_COMMAND_LINE_HPP
 #define MERIDIAN_TOOLS_TOOL_COMMAND_LINE_HPP
 

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <string>
 
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::tools
 {

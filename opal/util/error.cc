@@ -1,4 +1,4 @@
-#include "opal/util/error.h"
+#include <meridian/opal/util/error.h>
 
 extern "C" const char *meridian_strerror(int status)
 {

@@ -5,6 +5,8 @@
 #ifndef MERIDIAN_UTIL_ERROR_H
 #define MERIDIAN_UTIL_ERROR_H
 
+#include <meridian/rename.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif

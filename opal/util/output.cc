@@ -1,4 +1,4 @@
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/output.hpp>
 
 #include <cstdarg>
 #include <cstdio>

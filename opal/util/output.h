@@ -6,6 +6,8 @@
 #ifndef MERIDIAN_UTIL_OUTPUT_H
 #define MERIDIAN_UTIL_OUTPUT_H
 
+#include <meridian/rename.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif

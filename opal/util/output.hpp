@@ -2,9 +2,11 @@
 #ifndef MERIDIAN_UTIL_OUTPUT_HPP
 #define MERIDIAN_UTIL_OUTPUT_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <string_view>
 
-#include "opal/util/output.h"
+#include <meridian/opal/util/output.h>
 
 namespace meridian {
 

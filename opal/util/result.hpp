@@ -3,11 +3,13 @@
 #ifndef MERIDIAN_UTIL_RESULT_HPP
 #define MERIDIAN_UTIL_RESULT_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <string>
 #include <utility>
 #include <variant>
 
-#include "opal/util/error.h"
+#include <meridian/opal/util/error.h>
 
 namespace meridian {
 

@@ -1,4 +1,4 @@
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 #include <algorithm>
 #include <cctype>

@@ -2,6 +2,8 @@
 #ifndef MERIDIAN_UTIL_STRINGS_HPP
 #define MERIDIAN_UTIL_STRINGS_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>

@@ -46,11 +46,11 @@
 #include <string_view>
 #include <vector>
 
-#include "mca/pnet/base/base.hpp"
-#include "mca/pnet/base/request.hpp"
-#include "opal/class/fabric.hpp"
-#include "opal/class/job_map.hpp"
-#include "opal/runtime/meridian.h"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/mca/pnet/base/request.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/runtime/meridian.h>
 #include "test/bench/bench_child.hpp"
 
 namespace fab = meridian::fabric;

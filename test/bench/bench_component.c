@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "mca/carto/carto.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/mca/carto/carto.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 
 #ifndef BENCH_NAME
 #error "compile with -DBENCH_NAME=<component name>"
@@ -49,40 +49,40 @@ static int bench_register_params(const mca_base_component_t *self)
         switch (i % 6) {
         case 0:
             slots[i].number = i;
-            index = mca_base_component_param_register(self, name, "An integer of the benchmark",
+            index = meridian_mca_base_component_param_register(self, name, "An integer of the benchmark",
                                                       MCA_BASE_PARAM_TYPE_INT, NULL, 1 + i % 9,
                                                       MCA_BASE_PARAM_FLAG_NONE, &slots[i].number);
             if (index >= 0) {
-                index = mca_base_param_set_bounds(index, 0, 1000);
+                index = meridian_mca_base_param_set_bounds(index, 0, 1000);
             }
             break;
         case 1:
             slots[i].flag = true;
-            index = mca_base_component_param_register(self, name, "A switch of the benchmark",
+            index = meridian_mca_base_component_param_register(self, name, "A switch of the benchmark",
                                                       MCA_BASE_PARAM_TYPE_BOOL, NULL, 1 + i % 9,
                                                       MCA_BASE_PARAM_FLAG_NONE, &slots[i].flag);
             break;
         case 2:
             slots[i].text = "eth0,ib0";
-            index = mca_base_component_param_register(self, name, "A string of the benchmark",
+            index = meridian_mca_base_component_param_register(self, name, "A string of the benchmark",
                                                       MCA_BASE_PARAM_TYPE_STRING, NULL, 1 + i % 9,
                                                       MCA_BASE_PARAM_FLAG_NONE, &slots[i].text);
             break;
         case 3:
             slots[i].size = 65536;
-            index = mca_base_component_param_register(self, name, "A size of the benchmark",
+            index = meridian_mca_base_component_param_register(self, name, "A size of the benchmark",
                                                       MCA_BASE_PARAM_TYPE_SIZE, NULL, 1 + i % 9,
                                                       MCA_BASE_PARAM_FLAG_NONE, &slots[i].size);
             break;
         case 4:
             slots[i].number = 1;
-            index = mca_base_component_param_register(self, name, "A mode of the benchmark",
+            index = meridian_mca_base_component_param_register(self, name, "A mode of the benchmark",
                                                       MCA_BASE_PARAM_TYPE_ENUM, modes, 1 + i % 9,
                                                       MCA_BASE_PARAM_FLAG_NONE, &slots[i].number);
             break;
         default:
             slots[i].ratio = 0.5;
-            index = mca_base_component_param_register(self, name, "A ratio of the benchmark",
+            index = meridian_mca_base_component_param_register(self, name, "A ratio of the benchmark",
                                                       MCA_BASE_PARAM_TYPE_DOUBLE, NULL, 1 + i % 9,
                                                       MCA_BASE_PARAM_FLAG_NONE, &slots[i].ratio);
             break;

@@ -49,7 +49,7 @@
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/property_map/property_map.hpp>
 
-#include "opal/class/weighted_graph.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
 #include "test/bench/bench_child.hpp"
 
 using meridian::OutEdge;

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <vector>
 
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 
 namespace carto_auto_test
 {
@@ -75,8 +75,8 @@ void init_with(std::initializer_list<std::pair<std::string_view, std::string>> p
 CGraph host_graph_c(unsigned types)
 {
     mca_carto_graph_t *graph = nullptr;
-    const int rc = mca_carto_base_get_host_graph(types, &graph);
-    ck_assert_msg(rc == MERIDIAN_SUCCESS, "mca_carto_base_get_host_graph(0x%x): %s\n%s", types,
+    const int rc = meridian_mca_carto_base_get_host_graph(types, &graph);
+    ck_assert_msg(rc == MERIDIAN_SUCCESS, "meridian_mca_carto_base_get_host_graph(0x%x): %s\n%s", types,
                   meridian_strerror(rc), meridian_test::compare_messages({}).c_str());
     ck_assert_ptr_nonnull(graph);
     return CGraph(graph);
@@ -85,9 +85,9 @@ CGraph host_graph_c(unsigned types)
 std::string vertices_of(const mca_carto_graph_t *graph)
 {
     std::string out;
-    for (std::size_t i = 0; i < mca_carto_graph_vertex_count(graph); ++i) {
-        out += std::string(mca_carto_graph_vertex_name(graph, i)) + " " +
-               mca_carto_type_name(mca_carto_graph_vertex_type(graph, i)) + "\n";
+    for (std::size_t i = 0; i < meridian_mca_carto_graph_vertex_count(graph); ++i) {
+        out += std::string(meridian_mca_carto_graph_vertex_name(graph, i)) + " " +
+               meridian_mca_carto_type_name(meridian_mca_carto_graph_vertex_type(graph, i)) + "\n";
     }
     return out;
 }
@@ -96,7 +96,7 @@ std::string distances_of(const mca_carto_graph_t *graph, const char *from, unsig
 {
     mca_carto_distance_t *list = nullptr;
     std::size_t count = 0;
-    const int rc = mca_carto_graph_distance_list(graph, from, types, &list, &count);
+    const int rc = meridian_mca_carto_graph_distance_list(graph, from, types, &list, &count);
     if (rc != MERIDIAN_SUCCESS) {
         return "error " + std::to_string(rc);
     }
@@ -105,7 +105,7 @@ std::string distances_of(const mca_carto_graph_t *graph, const char *from, unsig
         out += (i == 0 ? "" : ", ") +
                distance_entry(list[i].vertex, list[i].reachable != 0, list[i].distance);
     }
-    mca_carto_distance_list_free(list, count);
+    meridian_mca_carto_distance_list_free(list, count);
     return out;
 }
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <utility>
 
-#include "mca/carto/base/base.h"
-#include "mca/carto/base/base.hpp"
+#include <meridian/mca/carto/base/base.h>
+#include <meridian/mca/carto/base/base.hpp>
 #include "test/support/meridian_test.hpp"
 
 namespace carto_auto_test
@@ -33,17 +33,17 @@ void init_with(std::initializer_list<std::pair<std::string_view, std::string>> p
 // ------------------------------------------------------------ C API
 
 struct CGraphDeleter {
-    void operator()(mca_carto_graph_t *graph) const { mca_carto_graph_free(graph); }
+    void operator()(mca_carto_graph_t *graph) const { meridian_mca_carto_graph_free(graph); }
 };
 using CGraph = std::unique_ptr<mca_carto_graph_t, CGraphDeleter>;
 
-// mca_carto_base_get_host_graph(types), which must succeed.
+// meridian_mca_carto_base_get_host_graph(types), which must succeed.
 CGraph host_graph_c(unsigned types);
 
 // "NAME TYPE" per vertex, one line each, in order.
 std::string vertices_of(const mca_carto_graph_t *graph);
 
-// mca_carto_graph_distance_list(from, types) as "NAME DISTANCE, ..." in the
+// meridian_mca_carto_graph_distance_list(from, types) as "NAME DISTANCE, ..." in the
 // list's order ("NAME unreachable" for an unreachable one), or the error
 // code as "error N".
 std::string distances_of(const mca_carto_graph_t *graph, const char *from, unsigned types);

@@ -4,8 +4,8 @@
 // this machine's topology.
 #include <string>
 
-#include "opal/util/error.h"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 #include "test/carto_auto/carto_auto_test.hpp"
 
 using namespace carto_auto_test;
@@ -29,10 +29,10 @@ void expect_failure(const std::string &path, int status, const std::string &mess
 {
     init_with({{"carto_auto_xml", path}});
     mca_carto_graph_t *graph = reinterpret_cast<mca_carto_graph_t *>(&graph);
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), status);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), status);
     ck_assert_ptr_null(graph);
     ck_assert_messages(ERROR_MSG(message));
-    ck_assert_ptr_null(mca_carto_base_selected_component());
+    ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
 
     meridian_test::clear_messages();
     const auto again = meridian::carto::host_graph();

@@ -2,7 +2,7 @@
 // is true of any machine, checked against hwloc's own view of it.
 #include <string>
 
-#include "opal/util/error.h"
+#include <meridian/opal/util/error.h>
 #include "test/carto_auto/carto_auto_test.hpp"
 
 using namespace carto_auto_test;
@@ -65,7 +65,7 @@ START_TEST(this_machine)
 {
     init_with({});
     const meridian::WeightedGraph &graph = host_graph();
-    ck_assert_text_eq(mca_carto_base_selected_component(), "auto");
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "auto");
 
     const HwlocCounts hwloc = count_with_hwloc();
     const int slots = count_of(graph, meridian::VertexType::slot);

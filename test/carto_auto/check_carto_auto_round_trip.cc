@@ -5,8 +5,8 @@
 // the vertices, their types and the edges.
 #include <string>
 
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 #include "test/carto_auto/carto_auto_test.hpp"
 
 using namespace carto_auto_test;
@@ -30,7 +30,7 @@ void round_trip(const std::string &xml)
 {
     init_with({{"carto_auto_xml", xml}});
     const meridian::WeightedGraph &mapped = host_graph();
-    ck_assert_text_eq(mca_carto_base_selected_component(), "auto");
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "auto");
     const Snapshot before = snapshot_of(mapped);
     const auto text = meridian::carto::format_carto_text(mapped);
     ck_assert_msg(text.ok(), "format_carto_text: %s",
@@ -41,7 +41,7 @@ void round_trip(const std::string &xml)
     // A second start, as the next run of the program would make it.
     init_with({{"carto_file_path", file}});
     const meridian::WeightedGraph &read = host_graph();
-    ck_assert_text_eq(mca_carto_base_selected_component(), "file");
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "file");
     const Snapshot after = snapshot_of(read);
     ck_assert_text_eq(after.structure, before.structure);
     ck_assert_text_eq(after.distances, before.distances);

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "opal/util/error.h"
+#include <meridian/opal/util/error.h>
 #include "test/carto_auto/carto_auto_test.hpp"
 
 using namespace carto_auto_test;
@@ -40,12 +40,12 @@ START_TEST(two_packages_with_numa_latencies)
                       "eth0 ETH: Slot0:10 MEM0:10\n"
                       "mlx5_0 IB: Slot1:10 MEM1:10\n"
                       "ib0 IB: Slot1:10 MEM1:10\n");
-    ck_assert_text_eq(mca_carto_base_selected_component(), "auto");
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "auto");
 
     // The same through the C API, as a C program asks.
     const CGraph graph = host_graph_c(all);
-    ck_assert_uint_eq(mca_carto_graph_vertex_count(graph.get()), 7);
-    ck_assert_uint_eq(mca_carto_graph_edge_count(graph.get()), 22);
+    ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(graph.get()), 7);
+    ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(graph.get()), 22);
     // From Slot0 its own memory and its own NIC are nearest; package 1's
     // ports are a package away (21 + 10), in name order on the tie.
     ck_assert_text_eq(distances_of(graph.get(), "Slot0", all),
@@ -73,13 +73,13 @@ START_TEST(graph_of_one_interconnect)
 
     const CGraph ib_graph = host_graph_c(ib);
     ck_assert_text_eq(vertices_of(ib_graph.get()), "Slot0 SLOT\nSlot1 SLOT\nmlx5_0 IB\nib0 IB\n");
-    ck_assert_uint_eq(mca_carto_graph_edge_count(ib_graph.get()), 6);
+    ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(ib_graph.get()), 6);
     ck_assert_text_eq(distances_of(ib_graph.get(), "Slot0", all),
                       "Slot0 0, Slot1 21, ib0 31, mlx5_0 31");
 
     const CGraph mem_graph = host_graph_c(mem);
     ck_assert_text_eq(vertices_of(mem_graph.get()), "Slot0 SLOT\nSlot1 SLOT\nMEM0 MEM\nMEM1 MEM\n");
-    ck_assert_uint_eq(mca_carto_graph_edge_count(mem_graph.get()), 10);
+    ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(mem_graph.get()), 10);
 
     // No port of package 0 in the ETH graph but eth0: package 1 reaches it
     // through package 0 only.
@@ -196,7 +196,7 @@ START_TEST(reads_what_hwloc_reads)
     if (WEXITSTATUS(status) == 1) {
         // This hwloc has no libxml2 importer: carto_auto cannot do better.
         mca_carto_graph_t *graph = nullptr;
-        ck_assert_int_eq(mca_carto_base_get_host_graph(all, &graph), MERIDIAN_ERR_BAD_PARAM);
+        ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(all, &graph), MERIDIAN_ERR_BAD_PARAM);
         return;
     }
     ck_assert_text_eq(structure_of(host_graph()), "Slot0 SLOT: MEM0:10 enp1s0:10\n"
@@ -242,8 +242,8 @@ START_TEST(selected_by_default)
 {
     init_with({{"carto_auto_xml", test_xml("nopackage.xml")}});
     ck_assert_text_eq(meridian_test::value_of("carto_auto_priority"), "20");
-    ck_assert_int_eq(mca_carto_base_select(), MERIDIAN_SUCCESS);
-    ck_assert_text_eq(mca_carto_base_selected_component(), "auto");
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "auto");
     ck_assert_no_messages();
 }
 END_TEST
@@ -251,9 +251,9 @@ END_TEST
 START_TEST(selected_by_name)
 {
     init_with({{"carto", "auto"}, {"carto_auto_xml", test_xml("nopackage.xml")}});
-    ck_assert_int_eq(mca_carto_base_select(), MERIDIAN_SUCCESS);
-    ck_assert_text_eq(mca_carto_base_selected_component(), "auto");
-    ck_assert_uint_eq(mca_carto_graph_vertex_count(host_graph_c(all).get()), 3);
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "auto");
+    ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(host_graph_c(all).get()), 3);
     ck_assert_no_messages();
 }
 END_TEST
@@ -264,8 +264,8 @@ START_TEST(priority_outranks_a_carto_file)
     init_with({{"carto_file_path", file},
                {"carto_auto_xml", test_xml("nopackage.xml")},
                {"carto_auto_priority", "60"}});
-    ck_assert_int_eq(mca_carto_base_select(), MERIDIAN_SUCCESS);
-    ck_assert_text_eq(mca_carto_base_selected_component(), "auto");
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "auto");
     ck_assert_no_messages();
 }
 END_TEST
@@ -274,8 +274,8 @@ START_TEST(a_carto_file_outranks_it_by_default)
 {
     const std::string file = write_scratch_file("host.carto", "Slot0 MEM0:1\nMEM0 Slot0:1\n");
     init_with({{"carto_file_path", file}, {"carto_auto_xml", test_xml("nopackage.xml")}});
-    ck_assert_int_eq(mca_carto_base_select(), MERIDIAN_SUCCESS);
-    ck_assert_text_eq(mca_carto_base_selected_component(), "file");
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "file");
     ck_assert_no_messages();
 }
 END_TEST

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "mca/carto/base/base.h"
-#include "mca/carto/base/base.hpp"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/mca/carto/base/base.h>
+#include <meridian/mca/carto/base/base.hpp>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 #include "test/support/meridian_test.hpp"
 
 namespace
@@ -23,22 +23,22 @@ namespace
 
 void add_vertex(mca_carto_graph_t *graph, const char *name, mca_carto_vertex_type_t type)
 {
-    const int rc = mca_carto_graph_add_vertex(graph, name, type);
+    const int rc = meridian_mca_carto_graph_add_vertex(graph, name, type);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "add_vertex(%s): %s", name, meridian_strerror(rc));
 }
 
 void add_link(mca_carto_graph_t *graph, const char *a, const char *b, std::uint64_t weight)
 {
-    int rc = mca_carto_graph_add_edge(graph, a, b, weight);
+    int rc = meridian_mca_carto_graph_add_edge(graph, a, b, weight);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "add_edge(%s, %s): %s", a, b, meridian_strerror(rc));
-    rc = mca_carto_graph_add_edge(graph, b, a, weight);
+    rc = meridian_mca_carto_graph_add_edge(graph, b, a, weight);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "add_edge(%s, %s): %s", b, a, meridian_strerror(rc));
 }
 
 // The seed's figure 3 (contrib/carto/figure3.carto), built through the C API.
 mca_carto_graph_t *figure3()
 {
-    mca_carto_graph_t *graph = mca_carto_graph_new();
+    mca_carto_graph_t *graph = meridian_mca_carto_graph_new();
     ck_assert_ptr_nonnull(graph);
     for (const char *name : {"Slot0", "Slot1", "Slot2", "Slot3"}) {
         add_vertex(graph, name, MCA_CARTO_SLOT);
@@ -70,7 +70,7 @@ std::string distances(const mca_carto_graph_t *graph, const char *from, unsigned
 {
     mca_carto_distance_t *list = nullptr;
     std::size_t count = 0;
-    const int rc = mca_carto_graph_distance_list(graph, from, types, &list, &count);
+    const int rc = meridian_mca_carto_graph_distance_list(graph, from, types, &list, &count);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "distance_list(%s): %s", from, meridian_strerror(rc));
     std::string text;
     for (std::size_t i = 0; i < count; ++i) {
@@ -81,21 +81,21 @@ std::string distances(const mca_carto_graph_t *graph, const char *from, unsigned
         }
         text += '\n';
     }
-    mca_carto_distance_list_free(list, count);
+    meridian_mca_carto_distance_list_free(list, count);
     return text;
 }
 
 std::string path_text(const mca_carto_graph_t *graph, const char *a, const char *b)
 {
     mca_carto_path_t *path = nullptr;
-    const int rc = mca_carto_graph_shortest_path(graph, a, b, &path);
+    const int rc = meridian_mca_carto_graph_shortest_path(graph, a, b, &path);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "shortest_path(%s, %s): %s", a, b, meridian_strerror(rc));
     std::string text = path->reachable != 0 ? "length " + std::to_string(path->length) + ":" : "none";
     for (std::size_t i = 0; i < path->count; ++i) {
         text += ' ';
         text += path->vertices[i];
     }
-    mca_carto_path_free(path);
+    meridian_mca_carto_path_free(path);
     return text;
 }
 
@@ -125,30 +125,30 @@ START_TEST(seed_distance_list_through_c)
                       "Eth0 2\nEth1 2\nMTHCA0 2\nMTHCA1 2\n");
     ck_assert_text_eq(distances(graph, "Slot1", MCA_CARTO_SLOT),
                       "Slot1 0\nSlot0 1\nSlot3 1\nSlot2 2\n");
-    ck_assert_uint_eq(mca_carto_graph_vertex_count(graph), 12);
-    ck_assert_uint_eq(mca_carto_graph_edge_count(graph), 24);
-    mca_carto_graph_free(graph);
+    ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(graph), 12);
+    ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(graph), 24);
+    meridian_mca_carto_graph_free(graph);
     ck_assert_no_messages();
 }
 END_TEST
 
 START_TEST(unreachable_vertices_come_last)
 {
-    mca_carto_graph_t *graph = mca_carto_graph_new();
+    mca_carto_graph_t *graph = meridian_mca_carto_graph_new();
     add_vertex(graph, "Slot0", MCA_CARTO_SLOT);
     add_vertex(graph, "MEM10", MCA_CARTO_MEM);
     add_vertex(graph, "MEM2", MCA_CARTO_MEM);
     add_vertex(graph, "MEM1", MCA_CARTO_MEM);
     add_vertex(graph, "MEM0", MCA_CARTO_MEM);
     // MEM1 reaches Slot0 but not the other way: edges are directed.
-    ck_assert_int_eq(mca_carto_graph_add_edge(graph, "Slot0", "MEM0", 5), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_carto_graph_add_edge(graph, "MEM1", "Slot0", 1), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "Slot0", "MEM0", 5), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "MEM1", "Slot0", 1), MERIDIAN_SUCCESS);
     ck_assert_text_eq(distances(graph, "Slot0", MCA_CARTO_MEM),
                       "MEM0 5\nMEM1 unreachable\nMEM2 unreachable\nMEM10 unreachable\n");
     ck_assert_text_eq(path_text(graph, "MEM1", "MEM0"), "length 6: MEM1 Slot0 MEM0");
     ck_assert_text_eq(path_text(graph, "MEM0", "MEM1"), "none");
     ck_assert_text_eq(path_text(graph, "MEM2", "MEM2"), "length 0: MEM2");
-    mca_carto_graph_free(graph);
+    meridian_mca_carto_graph_free(graph);
     ck_assert_no_messages();
 }
 END_TEST
@@ -158,11 +158,11 @@ START_TEST(answers_outlive_the_graph)
     mca_carto_graph_t *graph = figure3();
     mca_carto_distance_t *list = nullptr;
     std::size_t count = 0;
-    ck_assert_int_eq(mca_carto_graph_distance_list(graph, "Slot0", MCA_CARTO_IB, &list, &count),
+    ck_assert_int_eq(meridian_mca_carto_graph_distance_list(graph, "Slot0", MCA_CARTO_IB, &list, &count),
                      MERIDIAN_SUCCESS);
     mca_carto_path_t *path = nullptr;
-    ck_assert_int_eq(mca_carto_graph_shortest_path(graph, "Eth0", "MTHCA1", &path), MERIDIAN_SUCCESS);
-    mca_carto_graph_free(graph);
+    ck_assert_int_eq(meridian_mca_carto_graph_shortest_path(graph, "Eth0", "MTHCA1", &path), MERIDIAN_SUCCESS);
+    meridian_mca_carto_graph_free(graph);
     ck_assert_uint_eq(count, 2);
     ck_assert_str_eq(list[0].vertex, "MTHCA0");
     ck_assert_int_eq(list[0].type, MCA_CARTO_IB);
@@ -173,8 +173,8 @@ START_TEST(answers_outlive_the_graph)
     ck_assert_uint_eq(path->count, 5);
     ck_assert_str_eq(path->vertices[0], "Eth0");
     ck_assert_str_eq(path->vertices[4], "MTHCA1");
-    mca_carto_distance_list_free(list, count);
-    mca_carto_path_free(path);
+    meridian_mca_carto_distance_list_free(list, count);
+    meridian_mca_carto_path_free(path);
 }
 END_TEST
 
@@ -182,20 +182,20 @@ START_TEST(vertices_by_index_and_name)
 {
     mca_carto_graph_t *graph = figure3();
     std::size_t index = 99;
-    ck_assert_int_eq(mca_carto_graph_find_vertex(graph, "MTHCA1", &index), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(graph, "MTHCA1", &index), MERIDIAN_SUCCESS);
     ck_assert_uint_eq(index, 11);
-    ck_assert_str_eq(mca_carto_graph_vertex_name(graph, index), "MTHCA1");
-    ck_assert_int_eq(mca_carto_graph_vertex_type(graph, index), MCA_CARTO_IB);
-    ck_assert_int_eq(mca_carto_graph_vertex_type(graph, 4), MCA_CARTO_MEM);
+    ck_assert_str_eq(meridian_mca_carto_graph_vertex_name(graph, index), "MTHCA1");
+    ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(graph, index), MCA_CARTO_IB);
+    ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(graph, 4), MCA_CARTO_MEM);
     // Looking for a vertex that is not there is not an error.
-    ck_assert_int_eq(mca_carto_graph_find_vertex(graph, "mthca1", &index), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(graph, "mthca1", &index), MERIDIAN_ERR_NOT_FOUND);
     ck_assert_uint_eq(index, 11);
-    ck_assert_ptr_null(mca_carto_graph_vertex_name(graph, 12));
-    ck_assert_int_eq(mca_carto_graph_vertex_type(graph, 12), 0);
-    ck_assert_ptr_null(mca_carto_graph_vertex_name(nullptr, 0));
-    ck_assert_uint_eq(mca_carto_graph_vertex_count(nullptr), 0);
-    mca_carto_graph_free(graph);
-    mca_carto_graph_free(nullptr);
+    ck_assert_ptr_null(meridian_mca_carto_graph_vertex_name(graph, 12));
+    ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(graph, 12), 0);
+    ck_assert_ptr_null(meridian_mca_carto_graph_vertex_name(nullptr, 0));
+    ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(nullptr), 0);
+    meridian_mca_carto_graph_free(graph);
+    meridian_mca_carto_graph_free(nullptr);
     ck_assert_no_messages();
 }
 END_TEST
@@ -205,24 +205,24 @@ START_TEST(errors_are_reported_with_their_reason)
     mca_carto_graph_t *graph = figure3();
     mca_carto_distance_t *list = reinterpret_cast<mca_carto_distance_t *>(&graph);
     std::size_t count = 7;
-    ck_assert_int_eq(mca_carto_graph_distance_list(graph, "slot1", MCA_CARTO_MEM, &list, &count),
+    ck_assert_int_eq(meridian_mca_carto_graph_distance_list(graph, "slot1", MCA_CARTO_MEM, &list, &count),
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(list);
     ck_assert_uint_eq(count, 0);
-    ck_assert_int_eq(mca_carto_graph_distance_list(graph, "Slot1", 0x20, &list, &count),
+    ck_assert_int_eq(meridian_mca_carto_graph_distance_list(graph, "Slot1", 0x20, &list, &count),
                      MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(mca_carto_graph_distance_list(graph, "Slot1", 0, &list, &count),
+    ck_assert_int_eq(meridian_mca_carto_graph_distance_list(graph, "Slot1", 0, &list, &count),
                      MERIDIAN_ERR_BAD_PARAM);
     mca_carto_path_t *path = nullptr;
-    ck_assert_int_eq(mca_carto_graph_shortest_path(graph, "Slot0", "MEM7", &path),
+    ck_assert_int_eq(meridian_mca_carto_graph_shortest_path(graph, "Slot0", "MEM7", &path),
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(path);
-    ck_assert_int_eq(mca_carto_graph_add_vertex(graph, "MEM0", MCA_CARTO_MEM), MERIDIAN_ERR_EXISTS);
-    ck_assert_int_eq(mca_carto_graph_add_vertex(graph, "X", MCA_CARTO_ALL), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(mca_carto_graph_add_edge(graph, "Slot0", "Slot9", 1), MERIDIAN_ERR_NOT_FOUND);
-    ck_assert_int_eq(mca_carto_graph_add_vertex(graph, nullptr, MCA_CARTO_MEM), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_uint_eq(mca_carto_graph_vertex_count(graph), 12);
-    ck_assert_uint_eq(mca_carto_graph_edge_count(graph), 24);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "MEM0", MCA_CARTO_MEM), MERIDIAN_ERR_EXISTS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "X", MCA_CARTO_ALL), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "Slot0", "Slot9", 1), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, nullptr, MCA_CARTO_MEM), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(graph), 12);
+    ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(graph), 24);
     ck_assert_messages(
         ERROR_MSG("unknown vertex \"slot1\" (did you mean \"Slot1\"?)"),
         ERROR_MSG("bad carto vertex type mask 0x20: expected an OR of MCA_CARTO_SLOT, MCA_CARTO_MEM, "
@@ -234,21 +234,21 @@ START_TEST(errors_are_reported_with_their_reason)
         ERROR_MSG("bad vertex type 0x1f for \"X\": expected one of SLOT (0x1), MEM (0x2), ETH (0x4), "
                   "IB (0x8), OTHER (0x10)"),
         ERROR_MSG("unknown vertex \"Slot9\" (did you mean \"Slot0\"?)"));
-    mca_carto_graph_free(graph);
+    meridian_mca_carto_graph_free(graph);
 }
 END_TEST
 
 START_TEST(type_names_both_ways)
 {
-    ck_assert_str_eq(mca_carto_type_name(MCA_CARTO_SLOT), "SLOT");
-    ck_assert_str_eq(mca_carto_type_name(MCA_CARTO_OTHER), "OTHER");
-    ck_assert_str_eq(mca_carto_type_name(MCA_CARTO_ALL), "ALL");
-    ck_assert_ptr_null(mca_carto_type_name(MCA_CARTO_MEM | MCA_CARTO_IB));
-    ck_assert_uint_eq(mca_carto_type_from_name("ib"), MCA_CARTO_IB);
-    ck_assert_uint_eq(mca_carto_type_from_name("Mem"), MCA_CARTO_MEM);
-    ck_assert_uint_eq(mca_carto_type_from_name("all"), MCA_CARTO_ALL);
-    ck_assert_uint_eq(mca_carto_type_from_name("NIC"), 0);
-    ck_assert_uint_eq(mca_carto_type_from_name(nullptr), 0);
+    ck_assert_str_eq(meridian_mca_carto_type_name(MCA_CARTO_SLOT), "SLOT");
+    ck_assert_str_eq(meridian_mca_carto_type_name(MCA_CARTO_OTHER), "OTHER");
+    ck_assert_str_eq(meridian_mca_carto_type_name(MCA_CARTO_ALL), "ALL");
+    ck_assert_ptr_null(meridian_mca_carto_type_name(MCA_CARTO_MEM | MCA_CARTO_IB));
+    ck_assert_uint_eq(meridian_mca_carto_type_from_name("ib"), MCA_CARTO_IB);
+    ck_assert_uint_eq(meridian_mca_carto_type_from_name("Mem"), MCA_CARTO_MEM);
+    ck_assert_uint_eq(meridian_mca_carto_type_from_name("all"), MCA_CARTO_ALL);
+    ck_assert_uint_eq(meridian_mca_carto_type_from_name("NIC"), 0);
+    ck_assert_uint_eq(meridian_mca_carto_type_from_name(nullptr), 0);
     ck_assert_text_eq(meridian::carto::type_name_choices(), "SLOT, MEM, ETH, IB, OTHER, ALL");
 }
 END_TEST
@@ -293,7 +293,7 @@ START_TEST(text_in_the_adjacency_format)
                              "Eth1 Slot3:1\n"
                              "MTHCA0 Slot0:1\n"
                              "MTHCA1 Slot3:1\n");
-    mca_carto_graph_free(graph);
+    meridian_mca_carto_graph_free(graph);
 }
 END_TEST
 
@@ -358,32 +358,32 @@ void use_fixture(const char *mode)
 START_TEST(host_map_is_made_once_and_copied_out)
 {
     use_fixture("ok");
-    ck_assert_ptr_null(mca_carto_base_selected_component());
-    ck_assert_int_eq(mca_base_framework_is_open(&meridian_carto_base_framework), 0);
+    ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&meridian_carto_base_framework), 0);
     mca_carto_graph_t *whole = nullptr;
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_ALL, &whole), MERIDIAN_SUCCESS);
-    ck_assert_str_eq(mca_carto_base_selected_component(), "fixture");
-    ck_assert_int_eq(mca_base_framework_is_open(&meridian_carto_base_framework), 1);
-    ck_assert_uint_eq(mca_carto_graph_vertex_count(whole), 4);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &whole), MERIDIAN_SUCCESS);
+    ck_assert_str_eq(meridian_mca_carto_base_selected_component(), "fixture");
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&meridian_carto_base_framework), 1);
+    ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(whole), 4);
     ck_assert_text_eq(distances(whole, "Slot0", MCA_CARTO_ALL),
                       "Slot0 0\nMEM0 1\neth0 2\nMEM9 unreachable\n");
     // The copy is the caller's: changing it leaves the map alone.
-    ck_assert_int_eq(mca_carto_graph_add_vertex(whole, "Slot1", MCA_CARTO_SLOT), MERIDIAN_SUCCESS);
-    mca_carto_graph_free(whole);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(whole, "Slot1", MCA_CARTO_SLOT), MERIDIAN_SUCCESS);
+    meridian_mca_carto_graph_free(whole);
 
     mca_carto_graph_t *mem = nullptr;
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_MEM, &mem), MERIDIAN_SUCCESS);
-    ck_assert_uint_eq(mca_carto_graph_vertex_count(mem), 3); // Slot0, MEM0, MEM9
-    ck_assert_uint_eq(mca_carto_graph_edge_count(mem), 2);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_MEM, &mem), MERIDIAN_SUCCESS);
+    ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(mem), 3); // Slot0, MEM0, MEM9
+    ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(mem), 2);
     std::size_t index = 0;
-    ck_assert_int_eq(mca_carto_graph_find_vertex(mem, "eth0", &index), MERIDIAN_ERR_NOT_FOUND);
-    mca_carto_graph_free(mem);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(mem, "eth0", &index), MERIDIAN_ERR_NOT_FOUND);
+    meridian_mca_carto_graph_free(mem);
 
     // C++: the same map, by pointer.
     const auto map = meridian::carto::host_graph();
     ck_assert(map.ok());
     ck_assert_uint_eq((*map)->vertex_count(), 4);
-    ck_assert_int_eq(mca_carto_base_get_host_graph(0x40, &mem), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(0x40, &mem), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_ptr_null(mem);
     ck_assert_messages(ERROR_MSG("bad carto vertex type mask 0x40: expected an OR of MCA_CARTO_SLOT, "
                                  "MCA_CARTO_MEM, MCA_CARTO_ETH, MCA_CARTO_IB, MCA_CARTO_OTHER (or "
@@ -391,8 +391,8 @@ START_TEST(host_map_is_made_once_and_copied_out)
 
     // The framework the base opened is closed by finalize, and the map forgotten.
     ck_assert_int_eq(meridian_finalize(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_is_open(&meridian_carto_base_framework), 0);
-    ck_assert_ptr_null(mca_carto_base_selected_component());
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&meridian_carto_base_framework), 0);
+    ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
 }
 END_TEST
 
@@ -400,10 +400,10 @@ START_TEST(a_failed_map_is_dropped_and_reported_once)
 {
     use_fixture("fail");
     mca_carto_graph_t *graph = reinterpret_cast<mca_carto_graph_t *>(&graph);
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), MERIDIAN_ERR_IO);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), MERIDIAN_ERR_IO);
     ck_assert_ptr_null(graph);
-    ck_assert_int_eq(mca_carto_base_select(), MERIDIAN_ERR_IO);
-    ck_assert_ptr_null(mca_carto_base_selected_component());
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_ERR_IO);
+    ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
     ck_assert_messages(ERROR_MSG("fixture: the host is on fire"));
     const auto map = meridian::carto::host_graph();
     ck_assert(!map.ok());
@@ -414,8 +414,8 @@ START_TEST(a_failed_map_is_dropped_and_reported_once)
     // After the last close (here finalize's) the next query maps again.
     ck_assert_int_eq(meridian_finalize(), MERIDIAN_SUCCESS);
     use_fixture("ok");
-    ck_assert_int_eq(mca_carto_base_select(), MERIDIAN_SUCCESS);
-    ck_assert_str_eq(mca_carto_base_selected_component(), "fixture");
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_SUCCESS);
+    ck_assert_str_eq(meridian_mca_carto_base_selected_component(), "fixture");
     meridian_finalize();
 }
 END_TEST
@@ -424,8 +424,8 @@ START_TEST(no_component_accepts)
 {
     use_fixture("decline");
     mca_carto_graph_t *graph = nullptr;
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), MERIDIAN_ERR_NOT_FOUND);
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), MERIDIAN_ERR_NOT_FOUND);
     ck_assert_messages(ERROR_MSG("no carto component is available (open: fixture)"));
     meridian_finalize();
 }

@@ -4,7 +4,7 @@
 // from names.
 #include <string>
 
-#include "mca/carto/base/base.hpp"
+#include <meridian/mca/carto/base/base.hpp>
 #include "test/carto_file/carto_test_support.hpp"
 
 using meridian::carto::CartoFormat;

@@ -8,13 +8,13 @@
 #include <utility>
 #include <vector>
 
-#include "mca/carto/base/base.h"
-#include "mca/carto/base/base.hpp"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_registry.hpp"
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/mca/carto/base/base.h>
+#include <meridian/mca/carto/base/base.hpp>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 #include "test/carto_file/carto_test_support.hpp"
 
 using namespace carto_test;
@@ -59,13 +59,13 @@ struct GraphHandle {
     GraphHandle() = default;
     GraphHandle(const GraphHandle &) = delete;
     GraphHandle &operator=(const GraphHandle &) = delete;
-    ~GraphHandle() { mca_carto_graph_free(graph); }
+    ~GraphHandle() { meridian_mca_carto_graph_free(graph); }
 };
 
 // The host graph of some types; fails the test when there is none.
 void get_graph(unsigned int types, GraphHandle &handle)
 {
-    const int rc = mca_carto_base_get_host_graph(types, &handle.graph);
+    const int rc = meridian_mca_carto_base_get_host_graph(types, &handle.graph);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "no host graph: %s", meridian_strerror(rc));
     ck_assert_ptr_nonnull(handle.graph);
 }
@@ -74,10 +74,10 @@ void get_graph(unsigned int types, GraphHandle &handle)
 std::string structure_of(const mca_carto_graph_t *graph)
 {
     std::string out;
-    for (size_t i = 0; i < mca_carto_graph_vertex_count(graph); ++i) {
-        out += mca_carto_graph_vertex_name(graph, i);
+    for (size_t i = 0; i < meridian_mca_carto_graph_vertex_count(graph); ++i) {
+        out += meridian_mca_carto_graph_vertex_name(graph, i);
         out += " ";
-        out += mca_carto_type_name(mca_carto_graph_vertex_type(graph, i));
+        out += meridian_mca_carto_type_name(meridian_mca_carto_graph_vertex_type(graph, i));
         out += ":";
         // The C handle is the C++ graph (base.hpp), which lists the edges.
         const meridian::WeightedGraph &cxx = graph->graph;
@@ -94,14 +94,14 @@ std::string structure_of(const mca_carto_graph_t *graph)
 std::string distances(const char *from, unsigned int types)
 {
     GraphHandle host;
-    const int got = mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph);
+    const int got = meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph);
     if (got != MERIDIAN_SUCCESS) {
         ck_assert_ptr_null(host.graph);
         return std::string("error: ") + meridian_strerror(got);
     }
     mca_carto_distance_t *list = nullptr;
     size_t count = 0;
-    const int rc = mca_carto_graph_distance_list(host.graph, from, types, &list, &count);
+    const int rc = meridian_mca_carto_graph_distance_list(host.graph, from, types, &list, &count);
     if (rc != MERIDIAN_SUCCESS) {
         ck_assert_ptr_null(list);
         ck_assert_uint_eq(count, 0);
@@ -121,7 +121,7 @@ std::string distances(const char *from, unsigned int types)
         }
         out += "\n";
     }
-    mca_carto_distance_list_free(list, count);
+    meridian_mca_carto_distance_list_free(list, count);
     return out;
 }
 
@@ -131,7 +131,7 @@ std::string path_between(const char *a, const char *b)
     GraphHandle host;
     get_graph(MCA_CARTO_ALL, host);
     mca_carto_path_t *path = nullptr;
-    const int rc = mca_carto_graph_shortest_path(host.graph, a, b, &path);
+    const int rc = meridian_mca_carto_graph_shortest_path(host.graph, a, b, &path);
     if (rc != MERIDIAN_SUCCESS) {
         ck_assert_ptr_null(path);
         return std::string("error: ") + meridian_strerror(rc);
@@ -146,7 +146,7 @@ std::string path_between(const char *a, const char *b)
         }
         out += " (" + std::to_string(path->length) + ")";
     }
-    mca_carto_path_free(path);
+    meridian_mca_carto_path_free(path);
     return out;
 }
 
@@ -213,15 +213,15 @@ END_TEST
 START_TEST(priority_is_offered)
 {
     start({{"carto_file_path", figure3}, {"carto", "file"}, {"carto_file_priority", "77"}});
-    ck_assert_int_eq(mca_base_framework_open(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
     mca_base_selected_t offers[4];
     size_t count = 0;
-    ck_assert_int_eq(mca_base_select_all(&meridian_carto_base_framework, offers, 4, &count),
+    ck_assert_int_eq(meridian_mca_base_select_all(&meridian_carto_base_framework, offers, 4, &count),
                      MERIDIAN_SUCCESS);
     ck_assert_uint_eq(count, 1);
     ck_assert_str_eq(offers[0].component->component_name, "file");
     ck_assert_int_eq(offers[0].priority, 77);
-    ck_assert_int_eq(mca_base_framework_close(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 }
 END_TEST
@@ -246,7 +246,7 @@ START_TEST(figure3_slot1_to_memory)
     // The seed (004, 2.3.4): running on slot 1, the memory nodes are MEM1:0,
     // MEM0:1, MEM3:1, MEM2:2, in that order.
     ck_assert_text_eq(distances("Slot1", MCA_CARTO_MEM), "MEM1 0\nMEM0 1\nMEM3 1\nMEM2 2\n");
-    ck_assert_str_eq(mca_carto_base_selected_component(), "file");
+    ck_assert_str_eq(meridian_mca_carto_base_selected_component(), "file");
     ck_assert_no_messages();
 }
 END_TEST
@@ -256,7 +256,7 @@ START_TEST(figure3_whole_graph)
     start_with_file(figure3);
     GraphHandle all;
     get_graph(MCA_CARTO_ALL, all);
-    ck_assert_uint_eq(mca_carto_graph_edge_count(all.graph), 24);
+    ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(all.graph), 24);
     ck_assert_text_eq(structure_of(all.graph),
                       "MEM0 MEM: Slot0:0\n"
                       "Eth0 ETH: Slot0:1\n"
@@ -298,10 +298,10 @@ START_TEST(memory_graph)
                                                "MEM2 MEM: Slot2:0\n"
                                                "Slot3 SLOT: MEM3:0 Slot1:1 Slot2:1\n"
                                                "MEM3 MEM: Slot3:0\n");
-    ck_assert_uint_eq(mca_carto_graph_edge_count(mem.graph), 16);
+    ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(mem.graph), 16);
     // A port is not in it, so a distance list from one is refused.
     size_t index = 0;
-    ck_assert_int_eq(mca_carto_graph_find_vertex(mem.graph, "Eth0", &index),
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(mem.graph, "Eth0", &index),
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_no_messages();
 }
@@ -402,15 +402,15 @@ START_TEST(find_vertex)
     GraphHandle all;
     get_graph(MCA_CARTO_ALL, all);
     size_t index = 99;
-    ck_assert_int_eq(mca_carto_graph_find_vertex(all.graph, "Slot3", &index), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(all.graph, "Slot3", &index), MERIDIAN_SUCCESS);
     ck_assert_uint_eq(index, 8); // the ninth vertex of the file
-    ck_assert_str_eq(mca_carto_graph_vertex_name(all.graph, index), "Slot3");
-    ck_assert_int_eq(mca_carto_graph_vertex_type(all.graph, index), MCA_CARTO_SLOT);
-    ck_assert_int_eq(mca_carto_graph_find_vertex(all.graph, "MTHCA1", &index), MERIDIAN_SUCCESS);
+    ck_assert_str_eq(meridian_mca_carto_graph_vertex_name(all.graph, index), "Slot3");
+    ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(all.graph, index), MCA_CARTO_SLOT);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(all.graph, "MTHCA1", &index), MERIDIAN_SUCCESS);
     ck_assert_uint_eq(index, 11);
-    ck_assert_int_eq(mca_carto_graph_vertex_type(all.graph, index), MCA_CARTO_IB);
+    ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(all.graph, index), MCA_CARTO_IB);
     // Looking for a name that is not there is not an error: no message.
-    ck_assert_int_eq(mca_carto_graph_find_vertex(all.graph, "Slot4", &index),
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(all.graph, "Slot4", &index),
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_no_messages();
 }
@@ -436,11 +436,11 @@ START_TEST(no_path_declines)
 {
     // Only the file component may be selected, and it has no file to read.
     start({{"carto", "file"}, {"carto_base_verbose", "info"}});
-    ck_assert_int_eq(mca_base_framework_open(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
     meridian_test::clear_messages();
     mca_base_module_t *module = nullptr;
     const mca_base_component_t *component = nullptr;
-    ck_assert_int_eq(mca_base_select(&meridian_carto_base_framework, &module, &component),
+    ck_assert_int_eq(meridian_mca_base_select(&meridian_carto_base_framework, &module, &component),
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(component);
     // Why, at verbosity info, and that nothing was left.
@@ -450,7 +450,7 @@ START_TEST(no_path_declines)
                                    std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) +
                                    ")"),
                        ERROR_MSG("no carto component is available (open: file)"));
-    ck_assert_int_eq(mca_base_framework_close(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
 }
 END_TEST
 
@@ -459,20 +459,20 @@ START_TEST(no_path_no_map)
     // An empty value is no path either; the user's queries answer the error.
     start({{"carto", "file"}, {"carto_file_path", ""}});
     GraphHandle host;
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph),
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph),
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(host.graph);
-    ck_assert_ptr_null(mca_carto_base_selected_component());
+    ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
     ck_assert_messages(ERROR_MSG("no carto component is available (open: file)"));
-    ck_assert_int_eq(mca_carto_base_select(), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_ERR_NOT_FOUND);
 }
 END_TEST
 
 START_TEST(path_set_accepts)
 {
     start({{"carto", "file"}, {"carto_file_path", figure3}, {"carto_base_verbose", "info"}});
-    ck_assert_int_eq(mca_carto_base_select(), MERIDIAN_SUCCESS);
-    ck_assert_str_eq(mca_carto_base_selected_component(), "file");
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_SUCCESS);
+    ck_assert_str_eq(meridian_mca_carto_base_selected_component(), "file");
     // The query did not read the file: the framework says it mapped the host
     // only after selecting.
     std::vector<std::string> texts;
@@ -504,11 +504,11 @@ START_TEST(bad_file_through_the_framework)
     // Reported once: every later query answers the same error quietly.
     meridian_test::clear_messages();
     GraphHandle host;
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_MEM, &host.graph),
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_MEM, &host.graph),
                      MERIDIAN_ERR_BAD_PARAM);
     ck_assert_ptr_null(host.graph);
-    ck_assert_int_eq(mca_carto_base_select(), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_ptr_null(mca_carto_base_selected_component());
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
     ck_assert_no_messages();
 }
 END_TEST
@@ -519,7 +519,7 @@ START_TEST(unknown_vertex_in_file)
         "typo.carto", "EDGE slot Slot0\nEDGE Memory MEM0\nBRANCH Slot0 MEMO:0\n");
     start_with_file(path);
     GraphHandle host;
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph),
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph),
                      MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG("carto_file: " + path +
                                  ":3:14: expected a declared vertex, found \"MEMO\" (no line "
@@ -532,7 +532,7 @@ START_TEST(missing_file)
     const std::string path = meridian_test::scratch() + "/no-such.carto";
     start_with_file(path);
     GraphHandle host;
-    ck_assert_int_eq(mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph), MERIDIAN_ERR_IO);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph), MERIDIAN_ERR_IO);
     ck_assert_messages(ERROR_MSG("carto_file: " + path + ": No such file or directory"));
 }
 END_TEST

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "components/carto_file/carto_graph_build.hpp"
-#include "mca/carto/base/base.hpp"
+#include <meridian/mca/carto/base/base.hpp>
 #include "test/carto_file/carto_test_support.hpp"
 
 using meridian::VertexId;

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "opal/class/weighted_graph.hpp"
-#include "opal/util/error.h"
+#include <meridian/opal/class/weighted_graph.hpp>
+#include <meridian/opal/util/error.h>
 #include "test/support/meridian_test.hpp"
 
 using meridian::all_vertex_types;

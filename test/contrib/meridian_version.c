@@ -2,7 +2,7 @@
  * installed headers and library are enough for a program. */
 #include <stdio.h>
 
-#include "opal/runtime/meridian.h"
+#include <meridian/meridian.h> /* the C API in one header */
 
 int main(void)
 {

@@ -12,9 +12,9 @@
  */
 #include <stdio.h>
 
-#include "mca/carto/base/base.h"
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/mca/carto/base/base.h>
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 
 int main(int argc, char **argv)
 {
@@ -24,26 +24,26 @@ int main(int argc, char **argv)
         return 1;
     }
     mca_carto_graph_t *graph = NULL;
-    rc = mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph);
+    rc = meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph);
     if (rc != MERIDIAN_SUCCESS) {
         printf("selected: none (%s)\n", meridian_strerror(rc));
         meridian_finalize();
         return 2;
     }
-    printf("selected: %s\n", mca_carto_base_selected_component());
-    printf("vertices: %zu\n", mca_carto_graph_vertex_count(graph));
+    printf("selected: %s\n", meridian_mca_carto_base_selected_component());
+    printf("vertices: %zu\n", meridian_mca_carto_graph_vertex_count(graph));
     mca_carto_distance_t *list = NULL;
     size_t count = 0;
-    rc = mca_carto_graph_distance_list(graph, "Slot0", MCA_CARTO_MEM, &list, &count);
+    rc = meridian_mca_carto_graph_distance_list(graph, "Slot0", MCA_CARTO_MEM, &list, &count);
     if (rc == MERIDIAN_SUCCESS) {
         printf("Slot0 to MEM:");
         for (size_t i = 0; i < count; ++i) {
             printf(" %s:%llu", list[i].vertex, (unsigned long long) list[i].distance);
         }
         printf("\n");
-        mca_carto_distance_list_free(list, count);
+        meridian_mca_carto_distance_list_free(list, count);
     }
-    mca_carto_graph_free(graph);
+    meridian_mca_carto_graph_free(graph);
     meridian_finalize();
     return rc == MERIDIAN_SUCCESS ? 0 : 1;
 }

@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "mca/coord/base/base.h"
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/error.h"
+#include <meridian/mca/coord/base/base.h>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/error.h>
 #include "test/coord/coord_test_support.hpp"
 
 using namespace coord_test;

@@ -6,7 +6,7 @@
 // torus places one plane and coord_tcp the other.
 #include <string>
 
-#include "opal/util/error.h"
+#include <meridian/opal/util/error.h>
 #include "test/coord/coord_test_support.hpp"
 
 using namespace coord_test;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "mca/coord/base/base.h"
-#include "opal/util/error.h"
+#include <meridian/mca/coord/base/base.h>
+#include <meridian/opal/util/error.h>
 #include "test/coord/coord_test_support.hpp"
 
 using namespace coord_test;

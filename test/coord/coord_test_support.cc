@@ -1,7 +1,7 @@
 #include "test/coord/coord_test_support.hpp"
 
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 
 namespace coord_test
 {

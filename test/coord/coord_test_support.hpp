@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "mca/coord/base/base.hpp"
-#include "opal/class/fabric.hpp"
-#include "opal/class/job_map.hpp"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/job_map.hpp>
 #include "test/support/meridian_test.hpp"
 
 namespace coord_test

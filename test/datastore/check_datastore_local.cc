@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "opal/runtime/datastore.hpp"
-#include "opal/runtime/meridian.h"
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/runtime/meridian.h>
 #include "test/support/meridian_test.hpp"
 
 using namespace meridian;

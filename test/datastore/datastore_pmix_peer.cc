@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
-#include "opal/runtime/datastore.hpp"
-#include "opal/runtime/meridian.h"
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/runtime/meridian.h>
 
 using namespace meridian;
 using namespace meridian::datastore;

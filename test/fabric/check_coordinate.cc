@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "opal/class/coordinate.hpp"
+#include <meridian/opal/class/coordinate.hpp>
 #include "test/support/meridian_test.hpp"
 
 using namespace meridian;

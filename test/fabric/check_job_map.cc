@@ -2,7 +2,7 @@
 // or packages, and every message with its column.
 #include <string>
 
-#include "opal/class/job_map.hpp"
+#include <meridian/opal/class/job_map.hpp>
 #include "test/fabric/fabric_test_support.hpp"
 
 using namespace fabric_test;

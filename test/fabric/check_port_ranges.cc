@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "opal/class/port_ranges.hpp"
+#include <meridian/opal/class/port_ranges.hpp>
 #include "test/support/meridian_test.hpp"
 
 using namespace meridian::fabric;

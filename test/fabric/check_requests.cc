@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "mca/pnet/base/request.hpp"
-#include "opal/class/fabric.hpp"
+#include <meridian/mca/pnet/base/request.hpp>
+#include <meridian/opal/class/fabric.hpp>
 #include "test/support/meridian_test.hpp"
 
 using namespace meridian::pnet;

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "opal/class/fabric.hpp"
+#include <meridian/opal/class/fabric.hpp>
 #include "test/support/meridian_test.hpp"
 
 namespace fabric_test

@@ -23,7 +23,7 @@
 
 #include "components/carto_file/carto_graph_build.hpp"
 #include "components/carto_file/carto_parser.hpp"
-#include "mca/carto/base/base.hpp"
+#include <meridian/mca/carto/base/base.hpp>
 
 namespace
 {

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "opal/class/fabric.hpp"
+#include <meridian/opal/class/fabric.hpp>
 
 namespace
 {

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "opal/class/port_ranges.hpp"
+#include <meridian/opal/class/port_ranges.hpp>
 
 namespace
 {

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "mca/pnet/base/request.hpp"
+#include <meridian/mca/pnet/base/request.hpp>
 
 namespace
 {

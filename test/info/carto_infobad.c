@@ -4,7 +4,7 @@
  */
 #include <stddef.h>
 
-#include "mca/carto/carto.h"
+#include <meridian/mca/carto/carto.h>
 
 const mca_carto_base_component_t mca_carto_infobad_component = {
     {

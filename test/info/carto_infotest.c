@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "mca/carto/carto.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/mca/carto/carto.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 
 static int infotest_mode = 1;
 static const char *infotest_label = NULL;
@@ -25,42 +25,42 @@ static const mca_base_param_enum_value_t infotest_modes[] = {
 
 static int infotest_register_params(const mca_base_component_t *self)
 {
-    int index = mca_base_component_param_register(self, "mode", "How the test component works",
+    int index = meridian_mca_base_component_param_register(self, "mode", "How the test component works",
                                                   MCA_BASE_PARAM_TYPE_ENUM, infotest_modes, 1,
                                                   MCA_BASE_PARAM_FLAG_NONE, &infotest_mode);
     if (index < 0 ||
-        mca_base_param_register_synonym(index, "carto", "infotest", "style",
+        meridian_mca_base_param_register_synonym(index, "carto", "infotest", "style",
                                         MCA_BASE_PARAM_FLAG_DEPRECATED) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    if (mca_base_component_param_register(
+    if (meridian_mca_base_component_param_register(
             self, "label", "Free text for the tests.\nA second line: with a colon",
             MCA_BASE_PARAM_TYPE_STRING, NULL, 1, MCA_BASE_PARAM_FLAG_NONE, &infotest_label) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    index = mca_base_component_param_register(self, "priority", "Selection priority",
+    index = meridian_mca_base_component_param_register(self, "priority", "Selection priority",
                                               MCA_BASE_PARAM_TYPE_INT, NULL, 3,
                                               MCA_BASE_PARAM_FLAG_NONE, &infotest_priority);
-    if (index < 0 || mca_base_param_set_bounds(index, 0, 100) < 0) {
+    if (index < 0 || meridian_mca_base_param_set_bounds(index, 0, 100) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    if (mca_base_component_param_register(self, "buffer", "Buffer size",
+    if (meridian_mca_base_component_param_register(self, "buffer", "Buffer size",
                                           MCA_BASE_PARAM_TYPE_SIZE, NULL, 9,
                                           MCA_BASE_PARAM_FLAG_NONE, &infotest_buffer) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    if (mca_base_component_param_register(self, "hosts", "Hosts to pretend to map",
+    if (meridian_mca_base_component_param_register(self, "hosts", "Hosts to pretend to map",
                                           MCA_BASE_PARAM_TYPE_LIST, NULL, 1,
                                           MCA_BASE_PARAM_FLAG_NONE, &infotest_hosts) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    index = mca_base_component_param_register(self, "ratio", "A fraction",
+    index = meridian_mca_base_component_param_register(self, "ratio", "A fraction",
                                               MCA_BASE_PARAM_TYPE_DOUBLE, NULL, 4,
                                               MCA_BASE_PARAM_FLAG_NONE, &infotest_ratio);
-    if (index < 0 || mca_base_param_set_bounds(index, 0, 1) < 0) {
+    if (index < 0 || meridian_mca_base_param_set_bounds(index, 0, 1) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    if (mca_base_component_param_register(self, "legacy", "", MCA_BASE_PARAM_TYPE_BOOL, NULL, 9,
+    if (meridian_mca_base_component_param_register(self, "legacy", "", MCA_BASE_PARAM_TYPE_BOOL, NULL, 9,
                                           MCA_BASE_PARAM_FLAG_DEPRECATED, &infotest_legacy) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }

@@ -4,7 +4,7 @@
  */
 #include <stddef.h>
 
-#include "mca/pnet/pnet.h"
+#include <meridian/mca/pnet/pnet.h>
 
 const mca_pnet_base_component_t mca_pnet_infoquiet_component = {
     {

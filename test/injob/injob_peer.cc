@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "mca/coord/base/base.hpp"
-#include "mca/pnet/base/base.hpp"
-#include "opal/runtime/datastore.hpp"
-#include "opal/runtime/meridian.h"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/runtime/meridian.h>
 
 using namespace meridian;
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mca/coord/base/base.h"
-#include "opal/class/coordinate.h"
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/mca/coord/base/base.h>
+#include <meridian/opal/class/coordinate.h>
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 
 static int failures = 0;
 

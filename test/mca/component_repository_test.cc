@@ -13,9 +13,9 @@
 #include <cstring>
 #include <functional>
 
-#include "opal/mca/base/framework.hpp"
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
 #include "test/mca/mca_test_support.hpp"
 
 using namespace mca_test;
@@ -114,10 +114,10 @@ std::string load_message(const std::string &path, const std::string &reason)
 // Register, open and select testfw: the framework carries on with alpha.
 void expect_alpha_selected()
 {
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     mca_base_module_t *module = nullptr;
     const mca_base_component_t *component = nullptr;
-    ck_assert_int_eq(mca_base_select(&testfw, &module, &component), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, &component), MERIDIAN_SUCCESS);
     ck_assert_str_eq(component->component_name, "alpha");
     ck_assert_text_eq(module_name(module), "alpha");
 }
@@ -136,7 +136,7 @@ START_TEST(test_load_failure_has_path_and_reason)
     const std::string path = dir.file("mca_testfw_" + std::string(bad.component) + ".so");
     use_component_path({dir.path()});
 
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
 
     const auto failures = meridian::mca::framework_failures(testfw);
     ck_assert_uint_eq(failures.size(), 1);
@@ -175,7 +175,7 @@ START_TEST(test_every_failure_in_one_directory)
     std::sort(expected.begin(), expected.end());
     use_component_path({dir.path()});
 
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
 
     const auto failures = meridian::mca::framework_failures(testfw);
     ck_assert_uint_eq(failures.size(), expected.size());
@@ -193,9 +193,9 @@ START_TEST(test_every_failure_in_one_directory)
                                                 ", older=" + dir.file("mca_testfw_older.so"));
 
     // An older minor interface version (older: 1.0 against 1.2) is accepted.
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     mca_base_module_t *module = nullptr;
-    ck_assert_int_eq(mca_base_select(&testfw, &module, nullptr), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_SUCCESS);
     ck_assert_text_eq(module_name(module), "beta");
 }
 END_TEST
@@ -286,7 +286,7 @@ START_TEST(test_unreadable_file)
         return;
     }
 
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(failures_of(testfw), "locked: unreadable: Permission denied");
     ck_assert_text_eq(meridian::mca::framework_failures(testfw).at(0).path, locked);
     ck_assert_messages(WARNING_MSG(load_message(locked, "unreadable: Permission denied")));
@@ -307,7 +307,7 @@ void register_with_show_load_errors(const ComponentDir &dir, const std::string &
     dir.add("mca_testfw_abi.so");
     use_component_path({dir.path()});
     set_param("mca_base_component_show_load_errors", show);
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     // Shown or not, both failures are recorded (meridian_info --show-failed).
     const auto failures = meridian::mca::framework_failures(testfw);
     ck_assert_uint_eq(failures.size(), 2);
@@ -372,14 +372,14 @@ START_TEST(test_failures_found_again_after_close)
     use_component_path({dir.path()});
     const std::string message = load_message(nosym, "does not export mca_testfw_nosym_component");
 
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG(message));
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(failures_of(testfw), "");
     ck_assert_text_eq(components_of(testfw), "");
 
     clear_messages();
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG(message));
     ck_assert_text_eq(failures_of(testfw), "nosym: does not export mca_testfw_nosym_component");
 }
@@ -402,7 +402,7 @@ START_TEST(test_only_matching_file_names_are_candidates)
     dir.add_text("README", "not a component\n");
     use_component_path({scratch() + "/no-such-directory", dir.path()});
 
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
     ck_assert_text_eq(failures_of(testfw), "");
     ck_assert_no_messages();
@@ -418,7 +418,7 @@ START_TEST(test_symlink_to_component_loads)
     ComponentDir dir("components");
     const std::string link = dir.add_symlink("mca_testfw_beta.so", real);
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "beta=" + link);
     ck_assert_text_eq(failures_of(testfw), "");
     ck_assert_no_messages();
@@ -436,7 +436,7 @@ START_TEST(test_first_directory_wins)
     const std::string beta = second.add("mca_testfw_beta.so");
     use_component_path({first.path(), second.path()});
 
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "alpha=" + alpha + ", beta=" + beta);
     ck_assert_messages(NOTICE_MSG(shadowed + ": ignored: component testfw/alpha is already loaded "
                                              "from " + alpha));
@@ -455,14 +455,14 @@ START_TEST(test_home_components_by_default)
     ck_assert_int_eq(::setenv("HOME", home.c_str(), 1), 0);
     ComponentDir user("home/.meridian/components");
     const std::string alpha = user.add("mca_testfw_alpha.so");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     const std::string path = value_of("mca_base_component_path");
     const std::string tail = ":$HOME/.meridian/components";
     ck_assert_msg(path.size() > tail.size() &&
                       path.compare(path.size() - tail.size(), tail.size(), tail) == 0,
                   "default mca_base_component_path is \"%s\"", path.c_str());
 
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw),
                       "alpha=" + home + "/.meridian/components/mca_testfw_alpha.so");
     ck_assert_no_messages();
@@ -475,7 +475,7 @@ START_TEST(test_tilde_in_path)
     ComponentDir dir("mine");
     const std::string alpha = dir.add("mca_testfw_alpha.so");
     set_param("mca_base_component_path", "~/mine");
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
 }
 END_TEST
@@ -485,9 +485,9 @@ START_TEST(test_path_from_environment)
 {
     ComponentDir dir("components");
     const std::string beta = dir.add("mca_testfw_beta.so");
-    const std::string name = std::string(mca_base_env_prefix()) + "mca_base_component_path";
+    const std::string name = std::string(meridian_mca_base_env_prefix()) + "mca_base_component_path";
     ck_assert_int_eq(::setenv(name.c_str(), dir.path().c_str(), 1), 0);
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "beta=" + beta);
 }
 END_TEST

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "opal/mca/base/framework.hpp"
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
 #include "test/mca/mca_test_support.hpp"
 
 using namespace mca_test;
@@ -36,7 +36,7 @@ void use_testmulti_components()
 // The selection parameter of a framework, set after register (it exists then).
 void select_components(mca_base_framework_t &framework, const std::string &value)
 {
-    ck_assert_int_eq(mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
     set_param(framework.name, value);
 }
 
@@ -44,7 +44,7 @@ std::string selected_name(mca_base_framework_t &framework)
 {
     mca_base_module_t *module = nullptr;
     const mca_base_component_t *component = nullptr;
-    const int rc = mca_base_select(&framework, &module, &component);
+    const int rc = meridian_mca_base_select(&framework, &module, &component);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "select failed: %s", meridian_strerror(rc));
     // The module is the one the chosen component made.
     ck_assert_text_eq(module_name(module), component->component_name);
@@ -56,7 +56,7 @@ std::string select_all(mca_base_framework_t &framework)
 {
     mca_base_selected_t selected[8];
     size_t count = 0;
-    ck_assert_int_eq(mca_base_select_all(&framework, selected, 8, &count), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select_all(&framework, selected, 8, &count), MERIDIAN_SUCCESS);
     ck_assert_uint_le(count, 8);
     std::string out;
     for (size_t i = 0; i < count; ++i) {
@@ -77,7 +77,7 @@ const char *const from_api = "the API";
 START_TEST(test_default_takes_highest_priority)
 {
     use_testfw_components();
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     // Every component opens; openfail's open fails, so it is left out.
     ck_assert_text_eq(opened_of(testfw), "alpha, beta, decline, older");
     ck_assert_text_eq(selected_name(testfw), "beta");
@@ -89,7 +89,7 @@ START_TEST(test_include_only_listed)
 {
     use_testfw_components();
     select_components(testfw, "alpha");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(opened_of(testfw), "alpha");
     ck_assert_text_eq(selected_name(testfw), "alpha");
     // Components left out still registered their parameters, but were
@@ -106,7 +106,7 @@ START_TEST(test_include_list)
 {
     use_testfw_components();
     select_components(testfw, "older, alpha");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(opened_of(testfw), "alpha, older");
     ck_assert_text_eq(selected_name(testfw), "alpha");
 }
@@ -116,7 +116,7 @@ START_TEST(test_exclude_listed)
 {
     use_testfw_components();
     select_components(testfw, "^beta");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(opened_of(testfw), "alpha, decline, older");
     ck_assert_text_eq(selected_name(testfw), "alpha");
     ck_assert_int_eq(count_events("testfw/beta query"), 0);
@@ -127,7 +127,7 @@ START_TEST(test_exclude_list)
 {
     use_testfw_components();
     select_components(testfw, "^beta,alpha");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(opened_of(testfw), "decline, older");
     ck_assert_text_eq(selected_name(testfw), "older");
 }
@@ -137,9 +137,9 @@ END_TEST
 START_TEST(test_tie_goes_to_first_name)
 {
     use_testfw_components();
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw_alpha_priority", "20");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(selected_name(testfw), "alpha");
     ck_assert_text_eq(select_all(testfw), "alpha:20, beta:20, older:5");
 }
@@ -149,9 +149,9 @@ END_TEST
 START_TEST(test_priority_parameter_decides)
 {
     use_testfw_components();
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw_alpha_priority", "30");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(selected_name(testfw), "alpha");
 }
 END_TEST
@@ -161,12 +161,12 @@ END_TEST
 START_TEST(test_declined_and_unopened_are_skipped)
 {
     use_testfw_components();
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(select_all(testfw), "beta:20, alpha:10, older:5");
     ck_assert_int_eq(count_events("testfw/decline query"), 1);
     ck_assert_int_eq(count_events("testfw/openfail open"), 1);
     ck_assert_int_eq(count_events("testfw/openfail query"), 0);
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(count_events("testfw/decline close"), 1);
     ck_assert_int_eq(count_events("testfw/openfail close"), 0);
     ck_assert_no_messages();
@@ -177,9 +177,9 @@ START_TEST(test_nothing_accepts)
 {
     use_testfw_components();
     select_components(testfw, "decline");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     mca_base_module_t *module = nullptr;
-    ck_assert_int_eq(mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(module);
     ck_assert_messages(ERROR_MSG("no testfw component is available (open: decline)"));
 }
@@ -189,9 +189,9 @@ START_TEST(test_nothing_opens)
 {
     use_testfw_components();
     select_components(testfw, "openfail");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     mca_base_module_t *module = nullptr;
-    ck_assert_int_eq(mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
     ck_assert_messages(ERROR_MSG("no testfw component is available (open: none)"));
 }
 END_TEST
@@ -203,19 +203,19 @@ START_TEST(test_missing_component_lists_available)
 {
     use_testfw_components();
     select_components(testfw, "alpah");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
     ck_assert_messages(ERROR_MSG(
         std::string("MCA parameter testfw (from ") + from_api +
         ") names component \"alpah\", which is not available; available testfw components: "
         "alpha, beta, decline, older, openfail (did you mean alpha?)"));
-    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 0);
     ck_assert_text_eq(opened_of(testfw), "");
     ck_assert_int_eq(count_events("testfw/alpha open"), 0);
     ck_assert_int_eq(count_events("testfw open"), 0);
 
     clear_messages();
     set_param("testfw", "alpha");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(selected_name(testfw), "alpha");
     ck_assert_no_messages();
 }
@@ -227,12 +227,12 @@ START_TEST(test_missing_excluded_component)
 {
     use_testfw_components();
     select_components(testfw, "^beta,gamma");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
     ck_assert_messages(ERROR_MSG(
         std::string("MCA parameter testfw (from ") + from_api +
         ") names component \"gamma\", which is not available; available testfw components: "
         "alpha, beta, decline, older, openfail"));
-    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 0);
 }
 END_TEST
 
@@ -245,7 +245,7 @@ START_TEST(test_failed_component_is_not_available)
     use_component_path({dir.path()});
     select_components(testfw, "nosym");
     clear_messages();
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
     ck_assert_messages(ERROR_MSG(std::string("MCA parameter testfw (from ") + from_api +
                                  ") names component \"nosym\", which is not available; "
                                  "available testfw components: alpha; " +
@@ -276,10 +276,10 @@ START_TEST(test_bad_selection_syntax)
     const BadSelection &bad = bad_selections[_i];
     use_testfw_components();
     select_components(testfw, bad.value);
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG("bad value \"" + std::string(bad.value) +
                                  "\" for MCA parameter testfw from " + from_api + ": " + bad.why));
-    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 0);
     ck_assert_int_eq(count_events("testfw/alpha open"), 0);
 }
 END_TEST
@@ -288,10 +288,10 @@ END_TEST
 START_TEST(test_selection_error_names_environment)
 {
     // The environment is read when the MCA base opens.
-    const std::string variable = std::string(mca_base_env_prefix()) + "testfw";
+    const std::string variable = std::string(meridian_mca_base_env_prefix()) + "testfw";
     ck_assert_int_eq(::setenv(variable.c_str(), "beta,,alpha", 1), 0);
     use_testfw_components();
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG(
         "bad value \"beta,,alpha\" for MCA parameter testfw from environment variable " +
         variable + ": expected a comma-separated list of component names, found an empty item"));
@@ -306,8 +306,8 @@ START_TEST(test_hooks_run_in_order)
     dir.add("mca_testfw_alpha.so");
     dir.add("mca_testfw_beta.so");
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     // beta has no hooks but query.  The framework's open runs after its
     // components opened, its close before they close.
     const std::vector<std::string> expected = {
@@ -327,31 +327,31 @@ START_TEST(test_open_and_close_are_counted)
     const std::string alpha = dir.add("mca_testfw_alpha.so");
     use_component_path({dir.path()});
 
-    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 1);
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 1);
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
     ck_assert_int_eq(count_events("testfw/alpha open"), 1);
 
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 1);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 1);
     ck_assert_int_eq(count_events("testfw/alpha close"), 0);
     ck_assert_text_eq(selected_name(testfw), "alpha");
 
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 0);
     ck_assert_int_eq(count_events("testfw/alpha close"), 1);
     ck_assert_int_eq(count_events("testfw close"), 1);
     ck_assert_text_eq(components_of(testfw), "");
     ck_assert(!dso_is_loaded(alpha));
 
     // More closes than opens do nothing.
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(count_events("testfw/alpha close"), 1);
     ck_assert_int_eq(count_events("testfw close"), 1);
-    ck_assert_int_eq(mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 0);
     ck_assert_no_messages();
 }
 END_TEST
@@ -362,8 +362,8 @@ START_TEST(test_register_is_idempotent)
     ComponentDir dir("components");
     const std::string alpha = dir.add("mca_testfw_alpha.so");
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(count_events("testfw register"), 1);
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
     ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
@@ -378,15 +378,15 @@ START_TEST(test_reopen_reloads)
     const std::string alpha = dir.add("mca_testfw_alpha.so");
     dir.add("mca_testfw_beta.so");
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw_alpha_priority", "30");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(selected_name(testfw), "alpha");
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert(!dso_is_loaded(alpha));
     ck_assert_text_eq(value_of("testfw_alpha_priority"), "<unregistered>");
 
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert(dso_is_loaded(alpha));
     ck_assert_int_eq(count_events("testfw register"), 2);
     ck_assert_int_eq(count_events("testfw/alpha register"), 2);
@@ -400,11 +400,11 @@ END_TEST
 START_TEST(test_select_needs_open)
 {
     use_testfw_components();
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     mca_base_module_t *module = nullptr;
-    ck_assert_int_eq(mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_INITIALIZED);
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_INITIALIZED);
     size_t count = 1;
-    ck_assert_int_eq(mca_base_select_all(&testfw, nullptr, 0, &count),
+    ck_assert_int_eq(meridian_mca_base_select_all(&testfw, nullptr, 0, &count),
                      MERIDIAN_ERR_NOT_INITIALIZED);
     ck_assert_int_eq(count_events("testfw/alpha query"), 0);
 }
@@ -415,18 +415,18 @@ END_TEST
 START_TEST(test_selection_fixed_while_open)
 {
     use_testfw_components();
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    const int index = mca_base_param_find("testfw");
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    const int index = meridian_mca_base_param_find("testfw");
     ck_assert_int_ge(index, 0);
-    ck_assert_int_eq(mca_base_param_set_value(index, "alpha"), MERIDIAN_ERR_READ_ONLY);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "alpha"), MERIDIAN_ERR_READ_ONLY);
     ck_assert_messages(
         ERROR_MSG("MCA parameter testfw cannot change while framework testfw is open"));
     ck_assert_text_eq(opened_of(testfw), "alpha, beta, decline, older");
     ck_assert_text_eq(selected_name(testfw), "beta");
 
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_set_value(index, "alpha"), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "alpha"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(opened_of(testfw), "alpha");
     ck_assert_text_eq(selected_name(testfw), "alpha");
 }
@@ -438,10 +438,10 @@ START_TEST(test_verbose_output)
     dir.add("mca_testfw_alpha.so");
     dir.add("mca_testfw_openfail.so");
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw_base_verbose", "info");
     ck_assert_int_eq(testfw.verbose, MCA_BASE_VERBOSE_INFO);
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(selected_name(testfw), "alpha");
     ck_assert_messages(
         VERBOSE_MSG("testfw: component alpha is open"),
@@ -457,7 +457,7 @@ END_TEST
 START_TEST(test_multi_select_takes_all_in_order)
 {
     use_testmulti_components();
-    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
     ck_assert_text_eq(opened_of(testmulti), "nope, one, three, two");
     // Ties (one, three) in name order; nope declines.
     ck_assert_text_eq(select_all(testmulti), "one:30, three:30, two:10");
@@ -469,15 +469,15 @@ END_TEST
 START_TEST(test_multi_select_capacity)
 {
     use_testmulti_components();
-    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
     mca_base_selected_t selected[2];
     size_t count = 0;
-    ck_assert_int_eq(mca_base_select_all(&testmulti, selected, 2, &count), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select_all(&testmulti, selected, 2, &count), MERIDIAN_SUCCESS);
     ck_assert_uint_eq(count, 3);
     ck_assert_str_eq(selected[0].component->component_name, "one");
     ck_assert_str_eq(selected[1].component->component_name, "three");
     count = 0;
-    ck_assert_int_eq(mca_base_select_all(&testmulti, nullptr, 0, &count), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select_all(&testmulti, nullptr, 0, &count), MERIDIAN_SUCCESS);
     ck_assert_uint_eq(count, 3);
 }
 END_TEST
@@ -486,7 +486,7 @@ START_TEST(test_multi_select_exclude)
 {
     use_testmulti_components();
     select_components(testmulti, "^one");
-    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
     ck_assert_text_eq(select_all(testmulti), "three:30, two:10");
 }
 END_TEST
@@ -497,7 +497,7 @@ START_TEST(test_multi_select_none_accept)
 {
     use_testmulti_components();
     select_components(testmulti, "nope");
-    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
     ck_assert_text_eq(select_all(testmulti), "");
     ck_assert_no_messages();
 }
@@ -511,13 +511,13 @@ START_TEST(test_frameworks_are_independent)
     const std::string alpha = dir.add("mca_testfw_alpha.so");
     const std::string two = dir.add("mca_testmulti_two.so");
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
     ck_assert_text_eq(components_of(testmulti), "two=" + two);
 
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_is_open(&testmulti), 1);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testmulti), 1);
     ck_assert_text_eq(select_all(testmulti), "two:10");
     ck_assert(!dso_is_loaded(alpha));
     ck_assert(dso_is_loaded(two));

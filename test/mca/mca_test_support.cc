@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "opal/mca/base/framework.hpp"
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
 
 #ifndef MCA_TEST_FIXTURE_DIR
 #error "build with -DMCA_TEST_FIXTURE_DIR=... (set by test/mca/Makefile.am)"
@@ -171,12 +171,12 @@ void set_param(const std::string &full_name, const std::string &value)
 {
     static bool base_open = false;
     if (!base_open) {
-        ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+        ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
         base_open = true;
     }
-    const int index = mca_base_param_find(full_name.c_str());
+    const int index = meridian_mca_base_param_find(full_name.c_str());
     ck_assert_msg(index >= 0, "MCA parameter %s is not registered", full_name.c_str());
-    const int rc = mca_base_param_set_value(index, value.c_str());
+    const int rc = meridian_mca_base_param_set_value(index, value.c_str());
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "setting %s to \"%s\" failed: %s", full_name.c_str(),
                   value.c_str(), meridian_strerror(rc));
 }

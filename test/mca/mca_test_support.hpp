@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "opal/mca/base/mca_base_framework.h"
+#include <meridian/opal/mca/base/mca_base_framework.h>
 #include "test/mca/fixtures/testfw.h"
 #include "test/support/meridian_test.hpp"
 

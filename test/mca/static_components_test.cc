@@ -4,8 +4,8 @@
 // DSO of the same name is ignored with a notice.
 #include <string>
 
-#include "opal/mca/base/framework.hpp"
-#include "opal/mca/base/mca_base.h"
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
 #include "test/mca/mca_test_support.hpp"
 
 using namespace mca_test;
@@ -102,7 +102,7 @@ std::string select_all(mca_base_framework_t &framework)
 {
     mca_base_selected_t selected[8];
     size_t count = 0;
-    ck_assert_int_eq(mca_base_select_all(&framework, selected, 8, &count), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select_all(&framework, selected, 8, &count), MERIDIAN_SUCCESS);
     ck_assert_uint_le(count, 8);
     std::string out;
     for (size_t i = 0; i < count; ++i) {
@@ -115,7 +115,7 @@ std::string select_all(mca_base_framework_t &framework)
 std::string selected_module()
 {
     mca_base_module_t *module = nullptr;
-    ck_assert_int_eq(mca_base_select(&testfw, &module, nullptr), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_SUCCESS);
     return module_name(module);
 }
 
@@ -127,7 +127,7 @@ START_TEST(test_static_components_have_no_path)
     ComponentDir dir("components");
     const std::string beta = dir.add("mca_testfw_beta.so");
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "builtin=, alpha=, beta=" + beta);
     ck_assert_int_eq(count_events("testfw/builtin register"), 1);
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
@@ -143,7 +143,7 @@ START_TEST(test_dso_named_like_static_is_ignored)
     const std::string alpha = dir.add("mca_testfw_alpha.so");
     const std::string beta = dir.add("mca_testfw_beta.so");
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_messages(NOTICE_MSG(alpha + ": ignored: component testfw/alpha is built in"));
     ck_assert_text_eq(components_of(testfw), "builtin=, alpha=, beta=" + beta);
     ck_assert_text_eq(failures_of(testfw), "");
@@ -152,7 +152,7 @@ START_TEST(test_dso_named_like_static_is_ignored)
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
 
     set_param("testfw", "alpha");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(selected_module(), "static alpha");
 }
 END_TEST
@@ -164,7 +164,7 @@ START_TEST(test_static_and_dso_components_compete)
     dir.add("mca_testfw_beta.so");
     dir.add("mca_testfw_older.so");
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(opened_of(testfw), "builtin, alpha, beta, older");
     ck_assert_text_eq(select_all(testfw), "beta:20, builtin:15, older:5, static alpha:1");
     ck_assert_text_eq(selected_module(), "beta");
@@ -177,16 +177,16 @@ START_TEST(test_static_selection_include_exclude)
     ComponentDir dir("components");
     dir.add("mca_testfw_beta.so");
     use_component_path({dir.path()});
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw", "^beta");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(opened_of(testfw), "builtin, alpha");
     ck_assert_text_eq(selected_module(), "builtin");
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
 
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     set_param("testfw", "beta");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(opened_of(testfw), "beta");
     ck_assert_text_eq(selected_module(), "beta");
 }
@@ -197,7 +197,7 @@ START_TEST(test_static_only)
 {
     testfw.static_components = built_in;
     use_component_path({scratch() + "/no-such-directory"});
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "builtin=, alpha=");
     ck_assert_text_eq(selected_module(), "builtin");
     ck_assert_no_messages();
@@ -210,11 +210,11 @@ START_TEST(test_static_reopen)
 {
     testfw.static_components = built_in;
     use_component_path({scratch() + "/no-such-directory"});
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(count_events("testfw/builtin close"), 1);
     ck_assert_text_eq(components_of(testfw), "");
-    ck_assert_int_eq(mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "builtin=, alpha=");
     ck_assert_int_eq(count_events("testfw/builtin register"), 2);
     ck_assert_int_eq(count_events("testfw/builtin open"), 2);
@@ -228,7 +228,7 @@ START_TEST(test_static_wrong_version_refused)
     const mca_base_component_t *const table[] = {&stale_component, &builtin_component, nullptr};
     testfw.static_components = table;
     use_component_path({scratch() + "/no-such-directory"});
-    ck_assert_int_eq(mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     const std::string wanted =
         std::to_string(TESTFW_VERSION_MAJOR) + "." + std::to_string(TESTFW_VERSION_MINOR) + "." +
         std::to_string(TESTFW_VERSION_RELEASE);

@@ -3,9 +3,9 @@
 // expected form; the parameter keeps the value it had from the other sources.
 #include <string>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 #include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
@@ -22,7 +22,7 @@ int register_count()
 {
     count = 5;
     const int index =
-        mca_base_param_register("ptest", "bad", "count", "a count", MCA_BASE_PARAM_TYPE_INT,
+        meridian_mca_base_param_register("ptest", "bad", "count", "a count", MCA_BASE_PARAM_TYPE_INT,
                                 nullptr, 1, MCA_BASE_PARAM_FLAG_NONE, &count);
     ck_assert_int_ge(index, 0);
     return index;
@@ -42,7 +42,7 @@ START_TEST(bad_value_in_a_file)
     const std::string bad =
         write_file("bad.conf", "ptest_other_thing = 1\nptest_bad_count = seven\n");
     set_param_env("mca_base_param_files", good + ":" + bad);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
     register_count();
     ck_assert_messages(
@@ -57,7 +57,7 @@ START_TEST(bad_value_in_a_tune_file)
 {
     const std::string good = good_file();
     set_param_env("mca_base_param_files", good);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_count();
     const std::string tune = write_file("tune.conf", "ptest_bad_count = 0x\n");
     const CommandLine cl = apply_command_line({"prog", "--tune", tune});
@@ -75,7 +75,7 @@ START_TEST(bad_value_in_the_environment)
     const std::string good = good_file();
     set_param_env("mca_base_param_files", good);
     set_param_env("ptest_bad_count", "abc");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_count();
     ck_assert_messages(ERROR_MSG("bad value \"abc\" for MCA parameter ptest_bad_count from "
                                  "environment variable " +
@@ -88,7 +88,7 @@ END_TEST
 START_TEST(bad_value_on_the_command_line)
 {
     set_param_env("ptest_bad_count", "9");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_count();
     ck_assert_int_eq(count, 9);
     const CommandLine cl = apply_command_line({"prog", "--mca", "ptest_bad_count", "1.5", "run"});
@@ -107,7 +107,7 @@ START_TEST(bad_value_in_the_override_file)
 {
     const std::string override_file = write_file("override.conf", "ptest_bad_count = 12 apples\n");
     set_param_env("mca_base_override_param_file", override_file);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     const int index = register_count();
     ck_assert_messages(ERROR_MSG("bad value \"12 apples\" for MCA parameter ptest_bad_count from "
                                  "override file " +
@@ -116,7 +116,7 @@ START_TEST(bad_value_in_the_override_file)
     ck_assert_text_eq(source_of("ptest_bad_count"), "default");
     // The bad override does not hide the sources below it.
     clear_messages();
-    ck_assert_int_eq(mca_base_param_set_value(index, "6"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "6"), MERIDIAN_SUCCESS);
     ck_assert_int_eq(count, 6);
     ck_assert_text_eq(source_of("ptest_bad_count"), "api");
     ck_assert_no_messages();
@@ -125,11 +125,11 @@ END_TEST
 
 START_TEST(bad_value_from_the_api)
 {
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     const int index = register_count();
     ck_assert_int_eq(apply_command_line({"prog", "--mca", "ptest_bad_count", "8"}).status,
                      MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_set_value(index, "eight"), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "eight"), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG("bad value \"eight\" for MCA parameter ptest_bad_count from the "
                                  "API: " +
                                  std::string(expected_int) + "; it keeps \"8\""));
@@ -143,14 +143,14 @@ END_TEST
 START_TEST(bad_value_reported_once)
 {
     set_param_env("ptest_bad_count", "abc");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     const int index = register_count();
     ck_assert_int_eq(messages().size(), 1);
     clear_messages();
     ck_assert_int_eq(apply_command_line({"prog", "--mca", "ptest_bad_count", "3"}).status,
                      MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_set_value(index, "4"), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_set_bounds(index, 0, 10), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "4"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(index, 0, 10), MERIDIAN_SUCCESS);
     ck_assert_int_eq(count, 4);
     ck_assert_no_messages();
 }

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 #include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
@@ -23,13 +23,13 @@ const char *text = nullptr;
 
 void open_and_register()
 {
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     number = 0;
     text = nullptr;
-    ck_assert_int_ge(mca_base_param_register("ptest", "cl", "n", "a number",
+    ck_assert_int_ge(meridian_mca_base_param_register("ptest", "cl", "n", "a number",
                                              MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0, &number),
                      0);
-    ck_assert_int_ge(mca_base_param_register("ptest", "cl", "s", "a string",
+    ck_assert_int_ge(meridian_mca_base_param_register("ptest", "cl", "s", "a string",
                                              MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0, &text),
                      0);
 }

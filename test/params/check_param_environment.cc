@@ -1,12 +1,12 @@
 // The environment: <prefix><name>=<value> sets a parameter (prefix from
-// mca_base_env_prefix(), never spelled out here); a variable with the prefix
+// meridian_mca_base_env_prefix(), never spelled out here); a variable with the prefix
 // and no usable name is reported.
 #include <cstdlib>
 #include <string>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 #include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
@@ -22,10 +22,10 @@ void register_params()
 {
     number = 1;
     text = nullptr;
-    ck_assert_int_ge(mca_base_param_register("ptest", "env", "n", "a number",
+    ck_assert_int_ge(meridian_mca_base_param_register("ptest", "env", "n", "a number",
                                              MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0, &number),
                      0);
-    ck_assert_int_ge(mca_base_param_register("ptest", "env", "s", "a string",
+    ck_assert_int_ge(meridian_mca_base_param_register("ptest", "env", "s", "a string",
                                              MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0, &text),
                      0);
 }
@@ -36,7 +36,7 @@ START_TEST(values_apply)
 {
     set_param_env("ptest_env_n", "0x20");
     set_param_env("ptest_env_s", "hello world");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     ck_assert_int_eq(number, 32);
     ck_assert_str_eq(text, "hello world");
@@ -46,12 +46,12 @@ START_TEST(values_apply)
 }
 END_TEST
 
-// Registered first, set later: the environment read by mca_base_open applies.
+// Registered first, set later: the environment read by meridian_mca_base_open applies.
 START_TEST(values_apply_to_earlier_registrations)
 {
     register_params();
     set_param_env("ptest_env_n", "-4");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     ck_assert_int_eq(number, -4);
     ck_assert_text_eq(source_of("ptest_env_n"), "environment");
 }
@@ -61,7 +61,7 @@ END_TEST
 START_TEST(names_are_exact)
 {
     set_param_env("PTEST_ENV_N", "9");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     ck_assert_int_eq(number, 1);
     ck_assert_text_eq(source_of("ptest_env_n"), "default");
@@ -70,10 +70,10 @@ END_TEST
 
 START_TEST(prefix_alone_is_reported)
 {
-    setenv(mca_base_env_prefix(), "3", 1);
+    setenv(meridian_mca_base_env_prefix(), "3", 1);
     set_param_env("ptest_env_n", "5");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
-    const std::string prefix = mca_base_env_prefix();
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
+    const std::string prefix = meridian_mca_base_env_prefix();
     ck_assert_messages(ERROR_MSG("environment variable " + prefix +
                                  " does not name an MCA parameter "
                                  "(expected " +
@@ -87,8 +87,8 @@ END_TEST
 START_TEST(bad_name_is_reported)
 {
     set_param_env("ptest-env.n", "3");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
-    const std::string prefix = mca_base_env_prefix();
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
+    const std::string prefix = meridian_mca_base_env_prefix();
     ck_assert_messages(ERROR_MSG("environment variable " + prefix +
                                  "ptest-env.n does not name an MCA parameter (expected " + prefix +
                                  "<name> with letters, digits and '_')"));
@@ -102,7 +102,7 @@ START_TEST(string_values_are_taken_as_given)
 {
     set_param_env("ptest_env_s", " padded ");
     set_param_env("ptest_env_n", " 12 ");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     ck_assert_str_eq(text, " padded ");
     ck_assert_int_eq(number, 12);

@@ -4,9 +4,9 @@
 #include <string>
 #include <sys/stat.h>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 #include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
@@ -22,10 +22,10 @@ void register_params()
 {
     number = 0;
     text = nullptr;
-    ck_assert_int_ge(mca_base_param_register("ptest", "file", "a", "a number",
+    ck_assert_int_ge(meridian_mca_base_param_register("ptest", "file", "a", "a number",
                                              MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0, &number),
                      0);
-    ck_assert_int_ge(mca_base_param_register("ptest", "file", "s", "a string",
+    ck_assert_int_ge(meridian_mca_base_param_register("ptest", "file", "s", "a string",
                                              MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0, &text),
                      0);
 }
@@ -37,7 +37,7 @@ void expect_parse_error(const std::string &contents, const std::string &error)
 {
     const std::string path = write_file("bad.conf", contents);
     set_param_env("mca_base_param_files", path);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG(path + ":" + error + " (the file is ignored)"));
     register_params();
     ck_assert_int_eq(number, 0);
@@ -56,7 +56,7 @@ START_TEST(valid_file_forms)
                                                    "ptest_file_a\t=\t 42   \n"
                                                    "ptest_file_s=x = y # not a comment\n");
     set_param_env("mca_base_param_files", path);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     ck_assert_int_eq(number, 42);
     ck_assert_str_eq(text, "x = y # not a comment");
@@ -71,7 +71,7 @@ START_TEST(quoted_values_keep_blanks)
     const std::string path =
         write_file("quoted.conf", "ptest_file_s = \"  two  words  \"\nptest_file_a = \"17\"\n");
     set_param_env("mca_base_param_files", path);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     ck_assert_str_eq(text, "  two  words  ");
     ck_assert_int_eq(number, 17);
@@ -83,7 +83,7 @@ START_TEST(empty_values)
 {
     const std::string path = write_file("empty.conf", "ptest_file_s =\n");
     set_param_env("mca_base_param_files", path);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     // Set, to the empty string: not the same as unset.
     ck_assert_ptr_nonnull(text);
@@ -98,7 +98,7 @@ START_TEST(crlf_line_ends)
     const std::string path = write_file(
         "dos.conf", "# written on Windows\r\nptest_file_a = 3\r\nptest_file_s = \" x \"\r\n\r\n");
     set_param_env("mca_base_param_files", path);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     ck_assert_int_eq(number, 3);
     ck_assert_str_eq(text, " x ");
@@ -193,7 +193,7 @@ START_TEST(bad_file_ignored_whole_others_apply)
     const std::string bad =
         write_file("bad.conf", "ptest_file_s = from-bad\nptest_file_a = 1\noops\n");
     set_param_env("mca_base_param_files", good + ":" + bad);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG(bad + ":3:5: expected '=' after parameter name oops, found end of "
                                        "line (the file is ignored)"));
     register_params();
@@ -207,7 +207,7 @@ START_TEST(missing_named_file_is_an_error)
 {
     const std::string missing = scratch() + "/missing.conf";
     set_param_env("mca_base_param_files", missing);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(
         ERROR_MSG("cannot read param file " + missing + ": No such file or directory"));
 }
@@ -217,7 +217,7 @@ START_TEST(missing_named_override_file_is_an_error)
 {
     const std::string missing = scratch() + "/no-override.conf";
     set_param_env("mca_base_override_param_file", missing);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(
         ERROR_MSG("cannot read param file " + missing + ": No such file or directory"));
 }
@@ -226,7 +226,7 @@ END_TEST
 START_TEST(directory_is_an_error)
 {
     set_param_env("mca_base_param_files", scratch());
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG("cannot read param file " + scratch() + ": it is a directory"));
 }
 END_TEST
@@ -236,7 +236,7 @@ START_TEST(missing_default_files_are_fine)
 {
     unset_param_env("mca_base_param_files");
     unset_param_env("mca_base_override_param_file");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
     register_params();
     ck_assert_text_eq(source_of("ptest_file_a"), "default");
@@ -248,7 +248,7 @@ START_TEST(default_user_file_is_read)
     ck_assert_int_eq(mkdir((scratch() + "/.meridian").c_str(), 0755), 0);
     const std::string path = write_file(".meridian/mca-params.conf", "ptest_file_a = 4\n");
     unset_param_env("mca_base_param_files");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     ck_assert_int_eq(number, 4);
     ck_assert_text_eq(source_of("ptest_file_a"), "file (" + path + ":1)");
@@ -260,7 +260,7 @@ START_TEST(none_reads_nothing)
     ck_assert_int_eq(mkdir((scratch() + "/.meridian").c_str(), 0755), 0);
     write_file(".meridian/mca-params.conf", "ptest_file_a = 4\n");
     set_param_env("mca_base_param_files", "none");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     ck_assert_int_eq(number, 0);
     ck_assert_text_eq(source_of("ptest_file_a"), "default");
@@ -278,7 +278,7 @@ START_TEST(file_list_cannot_be_set_in_a_file)
                                       "\nmca_base_override_param_file = " + elsewhere +
                                       "\nptest_file_a = 2\n");
     set_param_env("mca_base_param_files", path);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     ck_assert_messages(
         ERROR_MSG("MCA parameter mca_base_param_files cannot be set in a file (file " + path +
                   ":1); set it in the environment or on the command line"),

@@ -2,10 +2,10 @@
 // deprecated synonyms and parameters, one type per name.
 #include <string>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 #include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
@@ -22,7 +22,7 @@ int knob_index = -1;
 int register_readonly(mca_base_framework_t *framework)
 {
     knob = 3;
-    knob_index = mca_base_param_register(framework->name, "base", "knob", "fixed once open",
+    knob_index = meridian_mca_base_param_register(framework->name, "base", "knob", "fixed once open",
                                          MCA_BASE_PARAM_TYPE_INT, nullptr, 3,
                                          MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &knob);
     return knob_index < 0 ? knob_index : MERIDIAN_SUCCESS;
@@ -46,7 +46,7 @@ const std::string frozen_message =
 
 int register_int(const char *name, int flags, int *storage)
 {
-    const int index = mca_base_param_register("ptest", "flags", name, "a number",
+    const int index = meridian_mca_base_param_register("ptest", "flags", name, "a number",
                                               MCA_BASE_PARAM_TYPE_INT, nullptr, 1, flags, storage);
     ck_assert_int_ge(index, 0);
     return index;
@@ -56,30 +56,30 @@ int register_int(const char *name, int flags, int *storage)
 
 START_TEST(readonly_after_open)
 {
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_register(&readonly_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&readonly_framework), MERIDIAN_SUCCESS);
     ck_assert_int_ge(knob_index, 0);
     // Before open it changes like any other.
-    ck_assert_int_eq(mca_base_param_set_value(knob_index, "4"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(knob_index, "4"), MERIDIAN_SUCCESS);
     ck_assert_int_eq(knob, 4);
 
-    ck_assert_int_eq(mca_base_framework_open(&readonly_framework), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_set_value(knob_index, "5"), MERIDIAN_ERR_READ_ONLY);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&readonly_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(knob_index, "5"), MERIDIAN_ERR_READ_ONLY);
     ck_assert_messages(ERROR_MSG(frozen_message));
     ck_assert_int_eq(knob, 4);
     ck_assert_text_eq(value_of("ptestro_base_knob"), "4");
     ck_assert_text_eq(source_of("ptestro_base_knob"), "api");
 
     // A second open keeps it fixed; only the last close releases it.
-    ck_assert_int_eq(mca_base_framework_open(&readonly_framework), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_close(&readonly_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&readonly_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&readonly_framework), MERIDIAN_SUCCESS);
     clear_messages();
-    ck_assert_int_eq(mca_base_param_set_value(knob_index, "5"), MERIDIAN_ERR_READ_ONLY);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(knob_index, "5"), MERIDIAN_ERR_READ_ONLY);
     ck_assert_messages(ERROR_MSG(frozen_message));
-    ck_assert_int_eq(mca_base_framework_close(&readonly_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&readonly_framework), MERIDIAN_SUCCESS);
 
     clear_messages();
-    ck_assert_int_eq(mca_base_param_set_value(knob_index, "6"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(knob_index, "6"), MERIDIAN_SUCCESS);
     ck_assert_int_eq(knob, 6);
     ck_assert_no_messages();
 }
@@ -88,37 +88,37 @@ END_TEST
 // A bad value is still a bad value while frozen: the form is judged first.
 START_TEST(readonly_bad_value_says_why)
 {
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_open(&readonly_framework), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_set_value(knob_index, "lots"), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&readonly_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(knob_index, "lots"), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG("bad value \"lots\" for MCA parameter ptestro_base_knob from the "
                                  "API: expected an integer between -2147483648 and 2147483647; it "
                                  "keeps \"3\""));
-    ck_assert_int_eq(mca_base_framework_close(&readonly_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&readonly_framework), MERIDIAN_SUCCESS);
 }
 END_TEST
 
 // Other sources that arrive while the framework is open are refused too.
 START_TEST(readonly_refuses_the_command_line)
 {
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_open(&readonly_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&readonly_framework), MERIDIAN_SUCCESS);
     const CommandLine cl = apply_command_line({"prog", "--mca", "ptestro_base_knob", "9"});
     ck_assert_int_eq(cl.status, MERIDIAN_SUCCESS);
     ck_assert_messages(ERROR_MSG(frozen_message + "; the value from the command line is ignored"));
     ck_assert_int_eq(knob, 3);
     ck_assert_text_eq(source_of("ptestro_base_knob"), "default");
-    ck_assert_int_eq(mca_base_framework_close(&readonly_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&readonly_framework), MERIDIAN_SUCCESS);
 }
 END_TEST
 
 START_TEST(deprecated_synonym_warns_and_applies)
 {
     set_param_env("ptest_flags_old", "7");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     int number = 1;
     const int index = register_int("new", MCA_BASE_PARAM_FLAG_NONE, &number);
-    ck_assert_int_eq(mca_base_param_register_synonym(index, "ptest", "flags", "old",
+    ck_assert_int_eq(meridian_mca_base_param_register_synonym(index, "ptest", "flags", "old",
                                                      MCA_BASE_PARAM_FLAG_DEPRECATED),
                      MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG("MCA parameter ptest_flags_old (set in environment variable " +
@@ -128,8 +128,8 @@ START_TEST(deprecated_synonym_warns_and_applies)
     ck_assert_text_eq(source_of("ptest_flags_new"), "environment");
     // The synonym is a known name, and the warning is not repeated.
     clear_messages();
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_set_bounds(index, 0, 10), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(index, 0, 10), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
     ck_assert_int_eq(number, 7);
 }
@@ -139,10 +139,10 @@ START_TEST(deprecated_synonym_in_a_file)
 {
     const std::string file = write_file("old.conf", "\nptest_flags_old = 8\n");
     set_param_env("mca_base_param_files", file);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     int number = 1;
     const int index = register_int("new", MCA_BASE_PARAM_FLAG_NONE, &number);
-    ck_assert_int_eq(mca_base_param_register_synonym(index, "ptest", "flags", "old",
+    ck_assert_int_eq(meridian_mca_base_param_register_synonym(index, "ptest", "flags", "old",
                                                      MCA_BASE_PARAM_FLAG_DEPRECATED),
                      MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG("MCA parameter ptest_flags_old (set in file " + file +
@@ -155,13 +155,13 @@ END_TEST
 START_TEST(plain_synonym_is_silent)
 {
     set_param_env("ptest_flags_alias", "2");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     int number = 1;
     const int index = register_int("new", MCA_BASE_PARAM_FLAG_NONE, &number);
-    ck_assert_int_eq(mca_base_param_register_synonym(index, "ptest", "flags", "alias", 0),
+    ck_assert_int_eq(meridian_mca_base_param_register_synonym(index, "ptest", "flags", "alias", 0),
                      MERIDIAN_SUCCESS);
     ck_assert_int_eq(number, 2);
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 }
 END_TEST
@@ -171,10 +171,10 @@ END_TEST
 START_TEST(synonym_and_name_by_precedence)
 {
     set_param_env("ptest_flags_old", "7");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     int number = 1;
     const int index = register_int("new", MCA_BASE_PARAM_FLAG_NONE, &number);
-    ck_assert_int_eq(mca_base_param_register_synonym(index, "ptest", "flags", "old",
+    ck_assert_int_eq(meridian_mca_base_param_register_synonym(index, "ptest", "flags", "old",
                                                      MCA_BASE_PARAM_FLAG_DEPRECATED),
                      MERIDIAN_SUCCESS);
     clear_messages();
@@ -192,7 +192,7 @@ START_TEST(synonym_cannot_take_another_name)
     int b = 2;
     const int index_a = register_int("a", 0, &a);
     register_int("b", 0, &b);
-    ck_assert_int_eq(mca_base_param_register_synonym(index_a, "ptest", "flags", "b", 0),
+    ck_assert_int_eq(meridian_mca_base_param_register_synonym(index_a, "ptest", "flags", "b", 0),
                      MERIDIAN_ERR_EXISTS);
 }
 END_TEST
@@ -200,14 +200,14 @@ END_TEST
 START_TEST(deprecated_param_warns)
 {
     set_param_env("ptest_flags_dep", "4");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     int number = 1;
     const int index = register_int("dep", MCA_BASE_PARAM_FLAG_DEPRECATED, &number);
     ck_assert_messages(WARNING_MSG("MCA parameter ptest_flags_dep (set in environment variable " +
                                    env_name("ptest_flags_dep") + ") is deprecated"));
     ck_assert_int_eq(number, 4);
     clear_messages();
-    ck_assert_int_eq(mca_base_param_set_bounds(index, 0, 10), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(index, 0, 10), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 }
 END_TEST
@@ -215,7 +215,7 @@ END_TEST
 // Unset, a deprecated parameter says nothing.
 START_TEST(deprecated_param_unset_is_silent)
 {
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     int number = 1;
     register_int("dep", MCA_BASE_PARAM_FLAG_DEPRECATED, &number);
     ck_assert_no_messages();
@@ -227,15 +227,15 @@ START_TEST(same_name_other_type_refused)
     int number = 1;
     const int index = register_int("x", 0, &number);
     const char *text = nullptr;
-    ck_assert_int_eq(mca_base_param_register("ptest", "flags", "x", "now a string",
+    ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "x", "now a string",
                                              MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0, &text),
                      MERIDIAN_ERR_EXISTS);
     ck_assert_messages(
         ERROR_MSG("MCA parameter \"ptest_flags_x\" is already registered as int, not "
                   "as string"));
     // The first registration is untouched.
-    ck_assert_int_eq(mca_base_param_find("ptest_flags_x"), index);
-    ck_assert_int_eq(mca_base_param_set_value(index, "12"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_find("ptest_flags_x"), index);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "12"), MERIDIAN_SUCCESS);
     ck_assert_int_eq(number, 12);
     ck_assert_ptr_null(text);
 }
@@ -247,11 +247,11 @@ START_TEST(same_name_same_type_rebinds)
 {
     int first = 1;
     const int index = register_int("x", 0, &first);
-    ck_assert_int_eq(mca_base_param_set_value(index, "12"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "12"), MERIDIAN_SUCCESS);
     int second = 1;
     ck_assert_int_eq(register_int("x", 0, &second), index);
     ck_assert_int_eq(second, 12);
-    ck_assert_int_eq(mca_base_param_set_value(index, "13"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "13"), MERIDIAN_SUCCESS);
     ck_assert_int_eq(second, 13);
     ck_assert_int_eq(first, 12);
     ck_assert_no_messages();
@@ -261,13 +261,13 @@ END_TEST
 START_TEST(invalid_definitions_refused)
 {
     int number = 0;
-    ck_assert_int_eq(mca_base_param_register("ptest", "flags", "bad-name", "h",
+    ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "bad-name", "h",
                                              MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0, &number),
                      MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(mca_base_param_register("ptest", "flags", "lvl", "h", MCA_BASE_PARAM_TYPE_INT,
+    ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "lvl", "h", MCA_BASE_PARAM_TYPE_INT,
                                              nullptr, 10, 0, &number),
                      MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(mca_base_param_register("ptest", "flags", "e", "h", MCA_BASE_PARAM_TYPE_ENUM,
+    ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "e", "h", MCA_BASE_PARAM_TYPE_ENUM,
                                              nullptr, 1, 0, &number),
                      MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_registry.hpp"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/error.h>
 #include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
@@ -72,7 +72,7 @@ const char *expected_value(Source winner)
 int register_where(const char **storage)
 {
     *storage = "default";
-    const int index = mca_base_param_register("ptest", "prec", "where", "which source won",
+    const int index = meridian_mca_base_param_register("ptest", "prec", "where", "which source won",
                                               MCA_BASE_PARAM_TYPE_STRING, nullptr, 1,
                                               MCA_BASE_PARAM_FLAG_NONE, storage);
     ck_assert_int_ge(index, 0);
@@ -101,7 +101,7 @@ START_TEST(highest_remaining_source_wins)
     if (present(environment)) {
         set_param_env(name, "environment");
     }
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
 
     const char *where = nullptr;
     const int index = register_where(&where);
@@ -119,7 +119,7 @@ START_TEST(highest_remaining_source_wins)
     ck_assert(cl.left == (std::vector<std::string>{"prog", "first", "last"}));
 
     if (present(api)) {
-        ck_assert_int_eq(mca_base_param_set_value(index, "api"), MERIDIAN_SUCCESS);
+        ck_assert_int_eq(meridian_mca_base_param_set_value(index, "api"), MERIDIAN_SUCCESS);
     }
 
     ck_assert_str_eq(where, expected_value(removed));
@@ -140,14 +140,14 @@ START_TEST(removing_sources_in_turn)
     set_param_env("mca_base_param_files", f.system_path + ":" + f.user_path);
     set_param_env("mca_base_override_param_file", f.override_path);
     set_param_env(name, "environment");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     const CommandLine cl =
         apply_command_line({"prog", "--tune", f.tune_path, "--mca", name, "cmdline", "--", "x"});
     ck_assert_int_eq(cl.status, MERIDIAN_SUCCESS);
     ck_assert(cl.left == (std::vector<std::string>{"prog", "--", "x"}));
     const char *where = nullptr;
     const int index = register_where(&where);
-    ck_assert_int_eq(mca_base_param_set_value(index, "api"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "api"), MERIDIAN_SUCCESS);
 
     const auto expect = [&](Source winner) {
         ck_assert_str_eq(where, expected_value(winner));
@@ -169,14 +169,14 @@ START_TEST(removing_sources_in_turn)
     // The param files are read again when the list changes (the command
     // line is where that happens); drop the user file, then the system one.
     ck_assert_int_eq(
-        mca_base_param_set_value(mca_base_param_find("mca_base_override_param_file"), "none"),
+        meridian_mca_base_param_set_value(meridian_mca_base_param_find("mca_base_override_param_file"), "none"),
         MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_set_value(mca_base_param_find("mca_base_param_files"),
+    ck_assert_int_eq(meridian_mca_base_param_set_value(meridian_mca_base_param_find("mca_base_param_files"),
                                               f.system_path.c_str()),
                      MERIDIAN_SUCCESS);
     ck_assert_int_eq(apply_command_line({"prog"}).status, MERIDIAN_SUCCESS);
     expect(system_file);
-    ck_assert_int_eq(mca_base_param_set_value(mca_base_param_find("mca_base_param_files"), "none"),
+    ck_assert_int_eq(meridian_mca_base_param_set_value(meridian_mca_base_param_find("mca_base_param_files"), "none"),
                      MERIDIAN_SUCCESS);
     ck_assert_int_eq(apply_command_line({"prog"}).status, MERIDIAN_SUCCESS);
     expect(none);
@@ -191,7 +191,7 @@ START_TEST(later_files_of_one_kind_win)
     const std::string a = write_file("a.conf", "ptest_prec_where = from-a\n");
     const std::string b = write_file("b.conf", "ptest_prec_where = from-b\n");
     set_param_env("mca_base_param_files", b + ":" + a);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     const char *where = nullptr;
     register_where(&where);
     ck_assert_str_eq(where, "from-a");
@@ -209,10 +209,10 @@ START_TEST(override_file_beats_api)
 {
     const Files f = write_files();
     set_param_env("mca_base_override_param_file", f.override_path);
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     const char *where = nullptr;
     const int index = register_where(&where);
-    ck_assert_int_eq(mca_base_param_set_value(index, "api"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, "api"), MERIDIAN_SUCCESS);
     ck_assert_str_eq(where, "override");
     ck_assert_text_eq(source_of(name), expected_source(override_file, f));
     ck_assert_no_messages();

@@ -3,11 +3,11 @@
 // settings stay; registering again resolves the value from them anew.
 #include <string>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/mca.h"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/mca.h>
+#include <meridian/opal/util/error.h>
 #include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
@@ -24,7 +24,7 @@ int alpha_register(const mca_base_component_t *self)
     ++registrations;
     level = 1; // the default, as a component sets it before registering
     const int index =
-        mca_base_component_param_register(self, "level", "how much", MCA_BASE_PARAM_TYPE_INT,
+        meridian_mca_base_component_param_register(self, "level", "how much", MCA_BASE_PARAM_TYPE_INT,
                                           nullptr, 1, MCA_BASE_PARAM_FLAG_NONE, &level);
     return index < 0 ? index : MERIDIAN_SUCCESS;
 }
@@ -64,20 +64,20 @@ const char *const name = "ptestre_alpha_level";
 START_TEST(setting_made_while_unregistered_applies_on_return)
 {
     set_param_env(name, "7");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
     ck_assert_int_eq(level, 7);
     ck_assert_text_eq(source_of(name), "environment");
 
-    ck_assert_int_eq(mca_base_framework_close(&framework), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_find(name), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_find(name), MERIDIAN_ERR_NOT_FOUND);
     ck_assert_text_eq(value_of(name), "<unregistered>");
     // The storage is no longer Meridian's to write.
     level = -1;
     ck_assert_int_eq(apply_command_line({"prog", "--mca", name, "8"}).status, MERIDIAN_SUCCESS);
     ck_assert_int_eq(level, -1);
 
-    ck_assert_int_eq(mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
     ck_assert_int_eq(registrations, 2);
     ck_assert_int_eq(level, 8);
     ck_assert_text_eq(source_of(name), "command line");
@@ -87,19 +87,19 @@ END_TEST
 
 START_TEST(api_value_survives_a_close)
 {
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_open(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&framework), MERIDIAN_SUCCESS);
     ck_assert_int_eq(level, 1);
-    ck_assert_int_eq(mca_base_param_set_value(mca_base_param_find(name), "9"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(meridian_mca_base_param_find(name), "9"), MERIDIAN_SUCCESS);
     ck_assert_int_eq(level, 9);
-    ck_assert_int_eq(mca_base_framework_close(&framework), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_param_find(name), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_find(name), MERIDIAN_ERR_NOT_FOUND);
 
-    ck_assert_int_eq(mca_base_framework_open(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&framework), MERIDIAN_SUCCESS);
     ck_assert_int_eq(registrations, 2);
     ck_assert_int_eq(level, 9);
     ck_assert_text_eq(source_of(name), "api");
-    ck_assert_int_eq(mca_base_framework_close(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&framework), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 }
 END_TEST
@@ -109,15 +109,15 @@ END_TEST
 START_TEST(bad_setting_reported_once_across_registrations)
 {
     set_param_env(name, "high");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
     ck_assert_messages(ERROR_MSG("bad value \"high\" for MCA parameter " + std::string(name) +
                                  " from environment variable " + env_name(name) +
                                  ": expected an integer between -2147483648 and 2147483647"));
     ck_assert_int_eq(level, 1);
     clear_messages();
-    ck_assert_int_eq(mca_base_framework_close(&framework), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&framework), MERIDIAN_SUCCESS);
     ck_assert_int_eq(level, 1);
     ck_assert_text_eq(source_of(name), "default");
     ck_assert_no_messages();

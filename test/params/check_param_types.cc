@@ -4,11 +4,11 @@
 #include <cstring>
 #include <string>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_registry.hpp"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/error.h>
 #include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
@@ -30,7 +30,7 @@ int register_param(const char *name, mca_base_param_type_t type, void *storage,
                    const mca_base_param_enum_value_t *enumerators = nullptr)
 {
     const int index =
-        mca_base_param_register("ptest", "types", name, "a parameter under test", type, enumerators,
+        meridian_mca_base_param_register("ptest", "types", name, "a parameter under test", type, enumerators,
                                 1, MCA_BASE_PARAM_FLAG_NONE, storage);
     ck_assert_int_ge(index, 0);
     return index;
@@ -41,7 +41,7 @@ void expect_refused(int index, const std::string &full_name, const std::string &
                     const std::string &expected, const std::string &kept)
 {
     clear_messages();
-    ck_assert_int_eq(mca_base_param_set_value(index, value.c_str()), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, value.c_str()), MERIDIAN_ERR_BAD_PARAM);
     const std::string quoted_value = "\"" + value + "\"";
     ck_assert_messages(ERROR_MSG("bad value " + quoted_value + " for MCA parameter " + full_name +
                                  " from the API: expected " + expected + "; it keeps \"" + kept +
@@ -52,7 +52,7 @@ void expect_refused(int index, const std::string &full_name, const std::string &
 
 void expect_set(int index, const char *value)
 {
-    ck_assert_msg(mca_base_param_set_value(index, value) == MERIDIAN_SUCCESS,
+    ck_assert_msg(meridian_mca_base_param_set_value(index, value) == MERIDIAN_SUCCESS,
                   "value \"%s\" refused", value);
 }
 
@@ -274,13 +274,13 @@ END_TEST
 START_TEST(enum_default_must_be_named)
 {
     int transport = 9;
-    ck_assert_int_eq(mca_base_param_register("ptest", "types", "transport", "help",
+    ck_assert_int_eq(meridian_mca_base_param_register("ptest", "types", "transport", "help",
                                              MCA_BASE_PARAM_TYPE_ENUM, transports, 1, 0,
                                              &transport),
                      MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG("cannot register MCA parameter \"ptest_types_transport\": the "
                                  "default 9 is not one of its named values"));
-    ck_assert_int_eq(mca_base_param_find("ptest_types_transport"), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_param_find("ptest_types_transport"), MERIDIAN_ERR_NOT_FOUND);
 }
 END_TEST
 
@@ -300,9 +300,9 @@ mca_base_framework_t verbose_framework = {
 
 START_TEST(int_with_named_values)
 {
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_framework_register(&verbose_framework), MERIDIAN_SUCCESS);
-    const int index = mca_base_param_find("ptestverb_base_verbose");
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&verbose_framework), MERIDIAN_SUCCESS);
+    const int index = meridian_mca_base_param_find("ptestverb_base_verbose");
     ck_assert_int_ge(index, 0);
     ck_assert_int_eq(verbose_framework.verbose, 0);
     expect_set(index, "debug");
@@ -364,7 +364,7 @@ START_TEST(bounds_narrow_numbers)
 {
     int number = 5;
     const int int_index = register_param("count", MCA_BASE_PARAM_TYPE_INT, &number);
-    ck_assert_int_eq(mca_base_param_set_bounds(int_index, 1, 10), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index, 1, 10), MERIDIAN_SUCCESS);
     expect_set(int_index, "10");
     expect_set(int_index, "1");
     ck_assert_int_eq(number, 1);
@@ -373,13 +373,13 @@ START_TEST(bounds_narrow_numbers)
 
     unsigned slots = 2;
     const int unsigned_index = register_param("slots", MCA_BASE_PARAM_TYPE_UNSIGNED, &slots);
-    ck_assert_int_eq(mca_base_param_set_bounds(unsigned_index, 2, 64), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(unsigned_index, 2, 64), MERIDIAN_SUCCESS);
     expect_refused(unsigned_index, "ptest_types_slots", "65",
                    "an unsigned integer between 2 and 64", "2");
 
     std::size_t bytes = 4096;
     const int size_index = register_param("buffer", MCA_BASE_PARAM_TYPE_SIZE, &bytes);
-    ck_assert_int_eq(mca_base_param_set_bounds(size_index, 1024, 1048576), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(size_index, 1024, 1048576), MERIDIAN_SUCCESS);
     expect_set(size_index, "1m");
     ck_assert_uint_eq(bytes, 1048576);
     expect_refused(size_index, "ptest_types_buffer", "2m",
@@ -387,7 +387,7 @@ START_TEST(bounds_narrow_numbers)
 
     double ratio = 1.0;
     const int double_index = register_param("ratio", MCA_BASE_PARAM_TYPE_DOUBLE, &ratio);
-    ck_assert_int_eq(mca_base_param_set_bounds(double_index, 0.5, 2.5), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(double_index, 0.5, 2.5), MERIDIAN_SUCCESS);
     expect_set(double_index, "2.5");
     expect_refused(double_index, "ptest_types_ratio", "3", "a number between 0.5 and 2.5", "2.5");
 }
@@ -397,11 +397,11 @@ START_TEST(bounds_refused_where_meaningless)
 {
     const char *text = nullptr;
     const int string_index = register_param("label", MCA_BASE_PARAM_TYPE_STRING, &text);
-    ck_assert_int_eq(mca_base_param_set_bounds(string_index, 0, 1), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(string_index, 0, 1), MERIDIAN_ERR_BAD_PARAM);
     int number = 5;
     const int int_index = register_param("count", MCA_BASE_PARAM_TYPE_INT, &number);
-    ck_assert_int_eq(mca_base_param_set_bounds(int_index, 10, 1), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(mca_base_param_set_bounds(int_index + 100, 0, 1), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index, 10, 1), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index + 100, 0, 1), MERIDIAN_ERR_NOT_FOUND);
     // Nothing changed: any int is still accepted.
     expect_set(int_index, "-50");
     ck_assert_int_eq(number, -50);
@@ -413,12 +413,12 @@ START_TEST(bounds_judge_values_already_set)
     // A component registers, then narrows: a setting that arrived before and
     // is now out of range must be reported, not dropped in silence.
     set_param_env("ptest_types_count", "50");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     int number = 5;
     const int index = register_param("count", MCA_BASE_PARAM_TYPE_INT, &number);
     ck_assert_int_eq(number, 50);
     ck_assert_no_messages();
-    ck_assert_int_eq(mca_base_param_set_bounds(index, 0, 10), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(index, 0, 10), MERIDIAN_SUCCESS);
     ck_assert_messages(ERROR_MSG("bad value \"50\" for MCA parameter ptest_types_count from "
                                  "environment variable " +
                                  env_name("ptest_types_count") +

@@ -1,15 +1,15 @@
 // Unknown names: a setting that no registered parameter has is reported by
-// mca_base_check_params() with its source and the closest registered name; a
+// meridian_mca_base_check_params() with its source and the closest registered name; a
 // warning, or an error under mca_base_strict_params=1.  Names under a
 // framework Meridian declares but that is not registered yet are not judged.
 #include <string>
 
-#include "mca/frameworks.h"
-#include "mca/pnet/pnet.h"
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/mca/frameworks.h>
+#include <meridian/mca/pnet/pnet.h>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 #include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
@@ -22,7 +22,7 @@ int value = 0;
 
 void register_value()
 {
-    ck_assert_int_ge(mca_base_param_register("ptest", "unk", "value", "a value",
+    ck_assert_int_ge(meridian_mca_base_param_register("ptest", "unk", "value", "a value",
                                              MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0, &value),
                      0);
 }
@@ -43,11 +43,11 @@ std::string unknown(const std::string &name, const std::string &where,
 START_TEST(misspelling_gets_a_suggestion)
 {
     set_param_env("ptest_unk_valeu", "1");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_value();
     // Nothing is said until the caller asks: components may still register.
     ck_assert_no_messages();
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG(unknown("ptest_unk_valeu",
                                            "environment variable " + env_name("ptest_unk_valeu"),
                                            "ptest_unk_value")));
@@ -63,13 +63,13 @@ START_TEST(every_source_is_named)
     set_param_env("mca_base_param_files", file);
     set_param_env("mca_base_override_param_file", override_file);
     set_param_env("ptest_unk_valu2", "2");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     ck_assert_int_eq(
         apply_command_line({"prog", "--mca", "ptest_unk_valu3", "3", "--tune", tune}).status,
         MERIDIAN_SUCCESS);
     register_value();
     ck_assert_no_messages();
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_messages(
         WARNING_MSG(unknown("ptest_unk_valu1", "file " + file + ":2", "ptest_unk_value")),
         WARNING_MSG(unknown("ptest_unk_valu2",
@@ -85,9 +85,9 @@ END_TEST
 START_TEST(nothing_close_gets_no_suggestion)
 {
     set_param_env("zzqq_nothing_like_it", "1");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_value();
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG(unknown(
         "zzqq_nothing_like_it", "environment variable " + env_name("zzqq_nothing_like_it"), "")));
 }
@@ -96,9 +96,9 @@ END_TEST
 START_TEST(registered_names_are_not_reported)
 {
     set_param_env("ptest_unk_value", "3");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_value();
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
     ck_assert_int_eq(value, 3);
 }
@@ -108,9 +108,9 @@ START_TEST(strict_makes_it_an_error)
 {
     set_param_env("mca_base_strict_params", "1");
     set_param_env("ptest_unk_valeu", "1");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_value();
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(
         ERROR_MSG(unknown("ptest_unk_valeu", "environment variable " + env_name("ptest_unk_valeu"),
                           "ptest_unk_value")));
@@ -119,13 +119,13 @@ END_TEST
 
 START_TEST(strict_from_the_command_line)
 {
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     ck_assert_int_eq(apply_command_line({"prog", "--mca", "mca_base_strict_params", "yes", "--mca",
                                          "ptest_unk_valeu", "1"})
                          .status,
                      MERIDIAN_SUCCESS);
     register_value();
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(
         ERROR_MSG(unknown("ptest_unk_valeu", "the command line", "ptest_unk_value")));
 }
@@ -135,9 +135,9 @@ START_TEST(strict_with_nothing_unknown_succeeds)
 {
     set_param_env("mca_base_strict_params", "1");
     set_param_env("ptest_unk_value", "1");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_value();
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 }
 END_TEST
@@ -148,13 +148,13 @@ START_TEST(declared_framework_not_registered_is_not_judged)
 {
     set_param_env("pnet_base_verbos", "5");
     set_param_env("pnet_somecomponent_knob", "1");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 
-    ck_assert_int_eq(mca_base_framework_register(&meridian_pnet_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&meridian_pnet_base_framework), MERIDIAN_SUCCESS);
     clear_messages();
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_messages(
         WARNING_MSG(unknown("pnet_base_verbos",
                             "environment variable " + env_name("pnet_base_verbos"),
@@ -168,8 +168,8 @@ END_TEST
 START_TEST(framework_prefix_needs_the_separator)
 {
     set_param_env("pnetx_value", "5");
-    ck_assert_int_eq(mca_base_open(), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_messages(
         WARNING_MSG(unknown("pnetx_value", "environment variable " + env_name("pnetx_value"), "")));
 }

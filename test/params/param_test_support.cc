@@ -2,8 +2,8 @@
 
 #include <fstream>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/param_registry.hpp"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/param_registry.hpp>
 
 namespace param_test
 {
@@ -67,7 +67,7 @@ CommandLine apply_command_line(const std::vector<std::string> &args)
     int argc = static_cast<int>(args.size());
     char **argv_pointer = argv.data();
     CommandLine result;
-    result.status = mca_base_cmdline_apply(&argc, &argv_pointer);
+    result.status = meridian_mca_base_cmdline_apply(&argc, &argv_pointer);
     ck_assert_ptr_eq(argv_pointer, argv.data());
     ck_assert_ptr_null(argv_pointer[argc]);
     for (int i = 0; i < argc; ++i) {

@@ -32,7 +32,7 @@ std::string write_file(const std::string &name, std::string_view contents);
 // Param::source().describe() of a registered parameter.
 std::string source_of(const std::string &full_name);
 
-// Runs mca_base_cmdline_apply on a copy of args (args[0] is the program) and
+// Runs meridian_mca_base_cmdline_apply on a copy of args (args[0] is the program) and
 // keeps what is left in `left`.
 struct CommandLine {
     int status = 0;

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "mca/pnet/base/base.hpp"
-#include "opal/class/fabric.hpp"
-#include "opal/class/job_map.hpp"
-#include "opal/runtime/datastore.hpp"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
 #include "test/support/meridian_test.hpp"
 
 namespace {
@@ -456,10 +456,10 @@ START_TEST(setup_fork_collects_every_module)
     ck_assert(!none.ok());
     ck_assert_text_eq(none.error().message, "setup_fork: rank 1 is not in the job (1 processes)");
     mca_pnet_env env_set;
-    ck_assert_int_eq(mca_pnet_env_set(&env_set, "A=B", "x"), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(mca_pnet_env_set(&env_set, "", "x"), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(mca_pnet_env_set(&env_set, "A", "1"), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(mca_pnet_env_set(&env_set, "A", "2"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_pnet_env_set(&env_set, "A=B", "x"), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_pnet_env_set(&env_set, "", "x"), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_pnet_env_set(&env_set, "A", "1"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_pnet_env_set(&env_set, "A", "2"), MERIDIAN_SUCCESS);
     ck_assert(env_set.variables == (std::vector<std::pair<std::string, std::string>>{{"A", "2"}}));
 }
 END_TEST

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "components/pnet_ucx/pnet_ucx_devices.hpp"
-#include "opal/class/weighted_graph.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
 #include "test/support/meridian_test.hpp"
 
 using namespace meridian::pnet_ucx;

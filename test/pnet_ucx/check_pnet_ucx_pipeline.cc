@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "mca/pnet/base/base.hpp"
-#include "mca/pnet/base/request.hpp"
-#include "opal/class/fabric.hpp"
-#include "opal/class/job_map.hpp"
-#include "opal/runtime/meridian.h"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/mca/pnet/base/request.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/runtime/meridian.h>
 #include "test/support/meridian_test.hpp"
 
 namespace fabric = meridian::fabric;

@@ -78,12 +78,27 @@ if ! $CC $SANFLAGS "$QMP_TEST_SRC/qmp_config_prog.c" $pc_flags \
     qmp_fail "building with pkg-config's flags"
 fi
 
+# MPI and QMP in one program, built as the QMP documentation says with MPI's
+# compiler wrapper: Meridian's names must not meet Open MPI's.  It also asks
+# Meridian's C API for the host map, so it links libmeridian by name.
+mpicc=$(command -v mpicc || true)
+if [ -n "$mpicc" ]; then
+    # shellcheck disable=SC2086
+    if ! "$mpicc" $SANFLAGS $cflags "$QMP_TEST_SRC/qmp_mpi_prog.c" $ldflags $libs -lmeridian \
+        -o "$work/prog_qmp_mpi" >"$work/cc3.log" 2>&1; then
+        cat "$work/cc3.log"
+        qmp_fail "building an MPI + QMP program with mpicc and qmp-config's flags"
+    fi
+else
+    echo "SKIP: MPI + QMP in one program (no mpicc)"
+fi
+
 # Run with the installed components (not the build tree's).
 qmp_setp mca_base_component_path "$dest$libdir/meridian"
 if qmp_have_mpirun; then
     QMP_MPIRUN_ARGS="-x LD_LIBRARY_PATH"
 fi
-for program in prog_qmp_config prog_pkg_config; do
+for program in prog_qmp_config prog_pkg_config prog_qmp_mpi; do
     [ -x "$work/$program" ] || continue
     qmp_run "$program alone" 0 "$work/$program"
     qmp_run "$program, np=2" 2 "$work/$program"

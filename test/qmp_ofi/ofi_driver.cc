@@ -1,5 +1,5 @@
 // One process of the msg/ofi transport's tests: brings the transport up with
-// mca_msg_base_start and drives its vtable directly.  ofi_test.sh runs it
+// meridian_mca_msg_base_start and drives its vtable directly.  ofi_test.sh runs it
 // under mpirun with 1, 2 and 4 processes, on the shm path (default) and on
 // libfabric (msg_ofi_shm=off msg_ofi_provider=tcp).
 //
@@ -28,10 +28,10 @@
 #include <utility>
 #include <vector>
 
-#include "mca/msg/base/base.h"
-#include "mca/msg/msg.h"
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/mca/msg/base/base.h>
+#include <meridian/mca/msg/msg.h>
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 
 namespace
 {
@@ -652,8 +652,8 @@ int main(int argc, char **argv)
         return 1;
     }
     const std::string mode = argc > 1 ? argv[1] : "suite";
-    if (int rc = mca_msg_base_start(&tp, &job); rc != MERIDIAN_SUCCESS) {
-        std::printf("FAIL: mca_msg_base_start: %s\n", meridian_strerror(rc));
+    if (int rc = meridian_mca_msg_base_start(&tp, &job); rc != MERIDIAN_SUCCESS) {
+        std::printf("FAIL: meridian_mca_msg_base_start: %s\n", meridian_strerror(rc));
         meridian_finalize();
         return 1;
     }
@@ -674,7 +674,7 @@ int main(int argc, char **argv)
     } else {
         std::printf("usage: ofi_driver [suite|kill|timeout|pingpong]\n");
     }
-    mca_msg_base_stop();
+    meridian_mca_msg_base_stop();
     meridian_finalize();
     return status;
 }

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
 
 namespace meridian_test
 {
@@ -128,7 +128,7 @@ const std::string &scratch()
 
 std::string env_name(std::string_view param)
 {
-    return mca_base_env_prefix() + std::string(param);
+    return meridian_mca_base_env_prefix() + std::string(param);
 }
 
 void set_param_env(std::string_view param, const std::string &value)
@@ -143,7 +143,7 @@ void unset_param_env(std::string_view param)
 
 void isolate_mca_environment()
 {
-    const std::string prefix = mca_base_env_prefix();
+    const std::string prefix = meridian_mca_base_env_prefix();
     // Names first: unsetenv while walking environ would skip entries.
     std::vector<std::string> inherited;
     for (char **entry = environ; *entry != nullptr; ++entry) {
@@ -160,14 +160,14 @@ void isolate_mca_environment()
 
 std::string value_of(const std::string &full_name)
 {
-    const int index = mca_base_param_find(full_name.c_str());
+    const int index = meridian_mca_base_param_find(full_name.c_str());
     if (index < 0) {
         return "<unregistered>";
     }
-    const int length = mca_base_param_value_string(index, nullptr, 0);
+    const int length = meridian_mca_base_param_value_string(index, nullptr, 0);
     ck_assert_int_ge(length, 0);
     std::string text(static_cast<std::size_t>(length) + 1, '\0');
-    mca_base_param_value_string(index, text.data(), text.size());
+    meridian_mca_base_param_value_string(index, text.data(), text.size());
     text.resize(static_cast<std::size_t>(length));
     return text;
 }

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "opal/util/output.h"
+#include <meridian/opal/util/output.h>
 
 namespace meridian_test
 {
@@ -67,7 +67,7 @@ const std::string &scratch();
 // ---------------------------------------------------------------- environment
 
 // The environment variable that sets a parameter (prefix from
-// mca_base_env_prefix(), never hard-coded).
+// meridian_mca_base_env_prefix(), never hard-coded).
 std::string env_name(std::string_view param);
 void set_param_env(std::string_view param, const std::string &value);
 void unset_param_env(std::string_view param);

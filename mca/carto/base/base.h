@@ -4,12 +4,12 @@
  *
  *   meridian_init(&argc, &argv);                  parameters, components
  *   mca_carto_graph_t *graph;
- *   mca_carto_base_get_host_graph(MCA_CARTO_MEM, &graph);
+ *   meridian_mca_carto_base_get_host_graph(MCA_CARTO_MEM, &graph);
  *   mca_carto_distance_t *list; size_t n;
- *   mca_carto_graph_distance_list(graph, "Slot1", MCA_CARTO_MEM, &list, &n);
+ *   meridian_mca_carto_graph_distance_list(graph, "Slot1", MCA_CARTO_MEM, &list, &n);
  *   ... list[i].vertex, list[i].distance, list[i].reachable ...
- *   mca_carto_distance_list_free(list, n);
- *   mca_carto_graph_free(graph);
+ *   meridian_mca_carto_distance_list_free(list, n);
+ *   meridian_mca_carto_graph_free(graph);
  *
  * The first call that needs the host's map opens the carto framework (if
  * nobody has), selects its component and has it map the host; later calls
@@ -22,10 +22,12 @@
 #ifndef MERIDIAN_MCA_CARTO_BASE_H
 #define MERIDIAN_MCA_CARTO_BASE_H
 
+#include <meridian/rename.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mca/carto/carto.h"
+#include <meridian/mca/carto/carto.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,37 +37,37 @@ extern "C" {
 
 /* Map the host now if it is not mapped yet (the calls below do it when
  * needed).  MERIDIAN_ERR_NOT_FOUND when no component accepts. */
-int mca_carto_base_select(void);
+int meridian_mca_carto_base_select(void);
 
 /* The name of the component that mapped the host ("file", "auto", ...), or
  * NULL while the host is not mapped. */
-const char *mca_carto_base_selected_component(void);
+const char *meridian_mca_carto_base_selected_component(void);
 
 /* A copy of the host graph of a type, which the caller frees with
- * mca_carto_graph_free: MCA_CARTO_ALL for the whole graph; a type (or an OR
+ * meridian_mca_carto_graph_free: MCA_CARTO_ALL for the whole graph; a type (or an OR
  * of types) for the vertices of those types plus every processor (SLOT), with
  * the edges between them (seed 004, 2.3.3).  MERIDIAN_ERR_BAD_PARAM for bits
  * outside MCA_CARTO_ALL or no bit at all. */
-int mca_carto_base_get_host_graph(unsigned int types, mca_carto_graph_t **graph);
+int meridian_mca_carto_base_get_host_graph(unsigned int types, mca_carto_graph_t **graph);
 
 /* ------------------------------------------------------------ any graph */
 
 /* A new empty graph, for building your own (NULL when out of memory). */
-mca_carto_graph_t *mca_carto_graph_new(void);
-void mca_carto_graph_free(mca_carto_graph_t *graph); /* NULL is fine */
+mca_carto_graph_t *meridian_mca_carto_graph_new(void);
+void meridian_mca_carto_graph_free(mca_carto_graph_t *graph); /* NULL is fine */
 
-size_t mca_carto_graph_vertex_count(const mca_carto_graph_t *graph);
-size_t mca_carto_graph_edge_count(const mca_carto_graph_t *graph);
+size_t meridian_mca_carto_graph_vertex_count(const mca_carto_graph_t *graph);
+size_t meridian_mca_carto_graph_edge_count(const mca_carto_graph_t *graph);
 
 /* Vertices are numbered 0 .. count-1 in the order they were added.  The name
  * stays valid while the graph lives and is not changed; NULL (and 0 for the
  * type) for an index out of range. */
-const char *mca_carto_graph_vertex_name(const mca_carto_graph_t *graph, size_t index);
-mca_carto_vertex_type_t mca_carto_graph_vertex_type(const mca_carto_graph_t *graph, size_t index);
+const char *meridian_mca_carto_graph_vertex_name(const mca_carto_graph_t *graph, size_t index);
+mca_carto_vertex_type_t meridian_mca_carto_graph_vertex_type(const mca_carto_graph_t *graph, size_t index);
 
 /* The index of the vertex with this name: MERIDIAN_ERR_NOT_FOUND (not
  * reported: looking is not an error) when there is none. */
-int mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const char *name, size_t *index);
+int meridian_mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const char *name, size_t *index);
 
 /* One line of a distance list. */
 typedef struct mca_carto_distance {
@@ -79,12 +81,12 @@ typedef struct mca_carto_distance {
  * reachable ones nearest first (equal distances by name, Slot2 before
  * Slot10), then the unreachable ones by name.  `from` itself is listed, at
  * distance 0, when its type is in types.  The caller frees the list with
- * mca_carto_distance_list_free.  MERIDIAN_ERR_NOT_FOUND (reported, with the
+ * meridian_mca_carto_distance_list_free.  MERIDIAN_ERR_NOT_FOUND (reported, with the
  * closest name) for an unknown `from`. */
-int mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const char *from,
+int meridian_mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const char *from,
                                   unsigned int types, mca_carto_distance_t **list,
                                   size_t *count);
-void mca_carto_distance_list_free(mca_carto_distance_t *list, size_t count);
+void meridian_mca_carto_distance_list_free(mca_carto_distance_t *list, size_t count);
 
 /* A shortest path from a to b. */
 typedef struct mca_carto_path {
@@ -95,17 +97,17 @@ typedef struct mca_carto_path {
 } mca_carto_path_t;
 
 /* MERIDIAN_ERR_NOT_FOUND (reported) when a or b is unknown.  Free the path
- * with mca_carto_path_free. */
-int mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const char *a, const char *b,
+ * with meridian_mca_carto_path_free. */
+int meridian_mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const char *a, const char *b,
                                   mca_carto_path_t **path);
-void mca_carto_path_free(mca_carto_path_t *path);
+void meridian_mca_carto_path_free(mca_carto_path_t *path);
 
 /* ------------------------------------------------------------ names */
 
 /* "SLOT", "MEM", "ETH", "IB", "OTHER", "ALL"; NULL for anything else. */
-const char *mca_carto_type_name(unsigned int types);
+const char *meridian_mca_carto_type_name(unsigned int types);
 /* The inverse, in any case; 0 for a name that is none of them. */
-unsigned int mca_carto_type_from_name(const char *name);
+unsigned int meridian_mca_carto_type_from_name(const char *name);
 
 #ifdef __cplusplus
 }

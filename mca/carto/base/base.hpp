@@ -15,13 +15,15 @@
 #ifndef MERIDIAN_MCA_CARTO_BASE_HPP
 #define MERIDIAN_MCA_CARTO_BASE_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "mca/carto/carto.h"
-#include "opal/class/weighted_graph.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/mca/carto/carto.h>
+#include <meridian/opal/class/weighted_graph.hpp>
+#include <meridian/opal/util/result.hpp>
 
 // The C handle is the graph itself, so the C and C++ APIs share one object.
 struct mca_carto_graph {

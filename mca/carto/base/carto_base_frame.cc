@@ -1,6 +1,6 @@
 // The carto framework object.
 #include "mca/carto/base/carto_base_internal.hpp"
-#include "mca/carto/carto.h"
+#include <meridian/mca/carto/carto.h>
 #include "mca/carto/base/static-components.h"
 
 namespace {

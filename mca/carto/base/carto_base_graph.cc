@@ -8,10 +8,10 @@
 #include <new>
 #include <string>
 
-#include "mca/carto/base/base.h"
+#include <meridian/mca/carto/base/base.h>
 #include "mca/carto/base/carto_base_internal.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::carto
 {
@@ -82,7 +82,7 @@ int fail(const meridian::Error &error)
 
 extern "C" {
 
-int mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *name,
+int meridian_mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *name,
                                mca_carto_vertex_type_t type)
 {
     if (graph == nullptr || name == nullptr) {
@@ -94,7 +94,7 @@ int mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *name,
     });
 }
 
-int mca_carto_graph_add_edge(mca_carto_graph_t *graph, const char *from, const char *to,
+int meridian_mca_carto_graph_add_edge(mca_carto_graph_t *graph, const char *from, const char *to,
                              uint64_t weight)
 {
     if (graph == nullptr || from == nullptr || to == nullptr) {
@@ -106,21 +106,21 @@ int mca_carto_graph_add_edge(mca_carto_graph_t *graph, const char *from, const c
     });
 }
 
-mca_carto_graph_t *mca_carto_graph_new(void) { return new (std::nothrow) mca_carto_graph; }
+mca_carto_graph_t *meridian_mca_carto_graph_new(void) { return new (std::nothrow) mca_carto_graph; }
 
-void mca_carto_graph_free(mca_carto_graph_t *graph) { delete graph; }
+void meridian_mca_carto_graph_free(mca_carto_graph_t *graph) { delete graph; }
 
-size_t mca_carto_graph_vertex_count(const mca_carto_graph_t *graph)
+size_t meridian_mca_carto_graph_vertex_count(const mca_carto_graph_t *graph)
 {
     return graph != nullptr ? graph->graph.vertex_count() : 0;
 }
 
-size_t mca_carto_graph_edge_count(const mca_carto_graph_t *graph)
+size_t meridian_mca_carto_graph_edge_count(const mca_carto_graph_t *graph)
 {
     return graph != nullptr ? graph->graph.edge_count() : 0;
 }
 
-const char *mca_carto_graph_vertex_name(const mca_carto_graph_t *graph, size_t index)
+const char *meridian_mca_carto_graph_vertex_name(const mca_carto_graph_t *graph, size_t index)
 {
     if (graph == nullptr || index >= graph->graph.vertex_count()) {
         return nullptr;
@@ -129,7 +129,7 @@ const char *mca_carto_graph_vertex_name(const mca_carto_graph_t *graph, size_t i
     return graph->graph.name(static_cast<VertexId>(index)).data();
 }
 
-mca_carto_vertex_type_t mca_carto_graph_vertex_type(const mca_carto_graph_t *graph, size_t index)
+mca_carto_vertex_type_t meridian_mca_carto_graph_vertex_type(const mca_carto_graph_t *graph, size_t index)
 {
     if (graph == nullptr || index >= graph->graph.vertex_count()) {
         return static_cast<mca_carto_vertex_type_t>(0);
@@ -137,7 +137,7 @@ mca_carto_vertex_type_t mca_carto_graph_vertex_type(const mca_carto_graph_t *gra
     return static_cast<mca_carto_vertex_type_t>(graph->graph.type(static_cast<VertexId>(index)));
 }
 
-int mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const char *name, size_t *index)
+int meridian_mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const char *name, size_t *index)
 {
     if (graph == nullptr || name == nullptr || index == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -150,7 +150,7 @@ int mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const char *name
     return MERIDIAN_SUCCESS;
 }
 
-int mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const char *from,
+int meridian_mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const char *from,
                                   unsigned int types, mca_carto_distance_t **list,
                                   size_t *count)
 {
@@ -202,13 +202,13 @@ int mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const char *fr
     });
 }
 
-void mca_carto_distance_list_free(mca_carto_distance_t *list, size_t count)
+void meridian_mca_carto_distance_list_free(mca_carto_distance_t *list, size_t count)
 {
     (void) count; // one block, whatever its length
     std::free(list);
 }
 
-int mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const char *a, const char *b,
+int meridian_mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const char *a, const char *b,
                                   mca_carto_path_t **path)
 {
     if (path == nullptr) {
@@ -261,9 +261,9 @@ int mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const char *a,
     });
 }
 
-void mca_carto_path_free(mca_carto_path_t *path) { std::free(path); }
+void meridian_mca_carto_path_free(mca_carto_path_t *path) { std::free(path); }
 
-const char *mca_carto_type_name(unsigned int types)
+const char *meridian_mca_carto_type_name(unsigned int types)
 {
     switch (types) {
     case MCA_CARTO_SLOT:
@@ -283,7 +283,7 @@ const char *mca_carto_type_name(unsigned int types)
     }
 }
 
-unsigned int mca_carto_type_from_name(const char *name)
+unsigned int meridian_mca_carto_type_from_name(const char *name)
 {
     if (name == nullptr) {
         return 0;

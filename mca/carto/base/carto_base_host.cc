@@ -2,11 +2,11 @@
 // kept here, and handed to every query (base.h, base.hpp).
 #include <string>
 
-#include "mca/carto/base/base.h"
-#include "mca/carto/base/base.hpp"
+#include <meridian/mca/carto/base/base.h>
+#include <meridian/mca/carto/base/base.hpp>
 #include "mca/carto/base/carto_base_internal.hpp"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 
 namespace meridian::carto
@@ -40,9 +40,9 @@ Result<const WeightedGraph *> make_map()
         return *map.failure;
     }
     mca_base_framework_t *const framework = &meridian_carto_base_framework;
-    if (mca_base_framework_is_open(framework) == 0) {
+    if (meridian_mca_base_framework_is_open(framework) == 0) {
         // Opening reports its own errors (a bad selection, say).
-        if (const int rc = mca_base_framework_open(framework); rc != MERIDIAN_SUCCESS) {
+        if (const int rc = meridian_mca_base_framework_open(framework); rc != MERIDIAN_SUCCESS) {
             return make_error(rc, std::string("the carto framework could not be opened: ") +
                                       meridian_strerror(rc));
         }
@@ -50,8 +50,8 @@ Result<const WeightedGraph *> make_map()
     }
     mca_base_module_t *module = nullptr;
     const mca_base_component_t *component = nullptr;
-    // mca_base_select reports "no carto component is available (...)".
-    if (const int rc = mca_base_select(framework, &module, &component); rc != MERIDIAN_SUCCESS) {
+    // meridian_mca_base_select reports "no carto component is available (...)".
+    if (const int rc = meridian_mca_base_select(framework, &module, &component); rc != MERIDIAN_SUCCESS) {
         map.failure = make_error(rc, "no carto component could map the host");
         return *map.failure;
     }
@@ -66,7 +66,7 @@ Result<const WeightedGraph *> make_map()
                                          "\" could not map the host: " + meridian_strerror(rc));
         return *map.failure;
     }
-    mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
+    meridian_mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
                                "component %s mapped the host: %zu vertices, %zu edges",
                                name.c_str(), graph.graph.vertex_count(),
                                graph.graph.edge_count());
@@ -121,20 +121,20 @@ int framework_closing()
 
 extern "C" {
 
-int mca_carto_base_select(void)
+int meridian_mca_carto_base_select(void)
 {
     const auto graph = meridian::carto::host_graph();
     return graph ? MERIDIAN_SUCCESS : graph.error().status;
 }
 
-const char *mca_carto_base_selected_component(void)
+const char *meridian_mca_carto_base_selected_component(void)
 {
     const auto name = meridian::carto::selected_component();
     // The view is of a std::string kept in the map, so it is NUL-terminated.
     return name ? name->data() : nullptr;
 }
 
-int mca_carto_base_get_host_graph(unsigned int types, mca_carto_graph_t **graph)
+int meridian_mca_carto_base_get_host_graph(unsigned int types, mca_carto_graph_t **graph)
 {
     if (graph == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;

@@ -2,7 +2,7 @@
 #ifndef MERIDIAN_MCA_CARTO_BASE_INTERNAL_HPP
 #define MERIDIAN_MCA_CARTO_BASE_INTERNAL_HPP
 
-#include "mca/carto/base/base.hpp"
+#include <meridian/mca/carto/base/base.hpp>
 
 namespace meridian::carto
 {

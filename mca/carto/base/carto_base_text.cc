@@ -6,9 +6,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "mca/carto/base/base.hpp"
-#include "opal/util/error.h"
-#include "opal/util/strings.hpp"
+#include <meridian/mca/carto/base/base.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::carto
 {

@@ -7,10 +7,12 @@
 #ifndef MERIDIAN_MCA_COORD_BASE_BASE_H
 #define MERIDIAN_MCA_COORD_BASE_BASE_H
 
+#include <meridian/rename.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mca/coord/coord.h"
+#include <meridian/mca/coord/coord.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,6 +12,8 @@
 #ifndef MERIDIAN_MCA_COORD_BASE_BASE_HPP
 #define MERIDIAN_MCA_COORD_BASE_BASE_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,12 +23,12 @@
 #include <string_view>
 #include <vector>
 
-#include "mca/coord/coord.h"
-#include "opal/class/coordinate.hpp"
-#include "opal/class/fabric.hpp"
-#include "opal/class/job_map.hpp"
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/mca/coord/coord.h>
+#include <meridian/opal/class/coordinate.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::coord {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "mca/coord/base/base.h"
-#include "mca/coord/base/base.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/mca/coord/base/base.h>
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace {
 

@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "mca/coord/base/base.hpp"
-#include "mca/coord/coord.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/util/error.h"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/coord/coord.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::coord {
 
@@ -104,7 +104,7 @@ int set_shape(mca_coord_context *context, uint32_t plane, meridian_coord_view_t 
               const uint32_t *shape, size_t dims)
 {
     if (context == nullptr || context->fabric == nullptr) {
-        return refuse("mca_coord_context_set_shape: no context");
+        return refuse("meridian_mca_coord_context_set_shape: no context");
     }
     const fabric::Fabric &fabric = *context->fabric;
     if (plane >= fabric.planes().size() || plane != context->placing ||
@@ -155,7 +155,7 @@ int set_nic(mca_coord_context *context, uint32_t nic, meridian_coord_view_t view
             const uint32_t *coord, size_t dims)
 {
     if (context == nullptr || context->fabric == nullptr) {
-        return refuse("mca_coord_context_set_nic: no context");
+        return refuse("meridian_mca_coord_context_set_nic: no context");
     }
     const fabric::Fabric &fabric = *context->fabric;
     if (nic >= fabric.nics().size()) {
@@ -339,22 +339,22 @@ Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
     }
     State &s = state();
     mca_base_framework_t *const framework = &meridian_coord_base_framework;
-    if (mca_base_framework_is_open(framework) == 0) {
+    if (meridian_mca_base_framework_is_open(framework) == 0) {
         // Opening reports its own errors (a bad selection, say).
-        if (const int rc = mca_base_framework_open(framework); rc != MERIDIAN_SUCCESS) {
+        if (const int rc = meridian_mca_base_framework_open(framework); rc != MERIDIAN_SUCCESS) {
             return make_error(rc, std::string("the coord framework could not be opened: ") +
                                       meridian_strerror(rc));
         }
         s.opened_here = true;
     }
     size_t count = 0;
-    if (const int rc = mca_base_select_all(framework, nullptr, 0, &count); rc != MERIDIAN_SUCCESS) {
+    if (const int rc = meridian_mca_base_select_all(framework, nullptr, 0, &count); rc != MERIDIAN_SUCCESS) {
         return make_error(rc, std::string("coord: selecting components failed: ") +
                                   meridian_strerror(rc));
     }
     std::vector<mca_base_selected_t> selected(count);
     if (count > 0) {
-        if (const int rc = mca_base_select_all(framework, selected.data(), count, &count);
+        if (const int rc = meridian_mca_base_select_all(framework, selected.data(), count, &count);
             rc != MERIDIAN_SUCCESS) {
             return make_error(rc, std::string("coord: selecting components failed: ") +
                                       meridian_strerror(rc));
@@ -416,7 +416,7 @@ Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
             if (Status ok = check_placed(*context, plane); !ok) {
                 return ok;
             }
-            mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
+            meridian_mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
                                        "plane %s placed by component %s",
                                        planes[plane].name.c_str(), p.component.c_str());
             placed = true;
@@ -464,7 +464,7 @@ void forget_context()
     if (s.opened_here) {
         s.opened_here = false;
         // Our reference only: whoever else opened the framework keeps it.
-        mca_base_framework_close(&meridian_coord_base_framework);
+        meridian_mca_base_framework_close(&meridian_coord_base_framework);
     }
 }
 
@@ -511,7 +511,7 @@ int framework_closing()
 
 extern "C" {
 
-int mca_coord_context_set_shape(mca_coord_context_t *context, uint32_t plane,
+int meridian_mca_coord_context_set_shape(mca_coord_context_t *context, uint32_t plane,
                                 meridian_coord_view_t view, const uint32_t *shape, size_t dims)
 {
     try {
@@ -522,7 +522,7 @@ int mca_coord_context_set_shape(mca_coord_context_t *context, uint32_t plane,
     }
 }
 
-int mca_coord_context_set_nic(mca_coord_context_t *context, uint32_t nic,
+int meridian_mca_coord_context_set_nic(mca_coord_context_t *context, uint32_t nic,
                               meridian_coord_view_t view, const uint32_t *coord, size_t dims)
 {
     try {

@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "mca/coord/base/base.hpp"
-#include "opal/util/error.h"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 
 namespace meridian::coord {

@@ -1,6 +1,6 @@
 // The coord framework object.  Multi-select: each plane goes to the first
 // module, in priority order, that places it (coord.h).
-#include "mca/coord/coord.h"
+#include <meridian/mca/coord/coord.h>
 #include "mca/coord/base/static-components.h"
 
 namespace meridian::coord::detail {

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "mca/coord/base/base.hpp"
-#include "opal/util/error.h"
-#include "opal/util/strings.hpp"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::coord {
 

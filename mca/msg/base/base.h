@@ -5,7 +5,9 @@
 #ifndef MERIDIAN_MCA_MSG_BASE_BASE_H
 #define MERIDIAN_MCA_MSG_BASE_BASE_H
 
-#include "mca/msg/msg.h"
+#include <meridian/rename.h>
+
+#include <meridian/mca/msg/msg.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,14 +17,14 @@ extern "C" {
  * transport, learn the job through the datastore (PMIx when a PMIx launcher
  * started the process, a job of one otherwise) and bring the transport up:
  * init, one exchange, connect.  On success *module and *job stay valid
- * until mca_msg_base_stop.  Errors are reported (which step, why) and
+ * until meridian_mca_msg_base_stop.  Errors are reported (which step, why) and
  * returned; nothing needs stopping after an error.  Not reference-counted:
  * one start, one stop. */
-int mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job);
+int meridian_mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job);
 /* Finalize the transport and close the framework. */
-int mca_msg_base_stop(void);
+int meridian_mca_msg_base_stop(void);
 /* The selected component's name ("ofi"), or NULL when not started. */
-const char *mca_msg_base_transport_name(void);
+const char *meridian_mca_msg_base_transport_name(void);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 // The msg framework object.
-#include "mca/msg/msg.h"
+#include <meridian/mca/msg/msg.h>
 #include "mca/msg/base/static-components.h"
 
 extern "C" {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "mca/msg/msg.h"
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/mca/msg/msg.h>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace {
 
@@ -20,7 +20,7 @@ std::string scoped(const char *key) { return std::string("meridian.msg.") + key;
 
 extern "C" {
 
-int mca_msg_base_modex_put(const char *key, const void *data, size_t len)
+int meridian_mca_msg_base_modex_put(const char *key, const void *data, size_t len)
 {
     if (key == nullptr || (data == nullptr && len > 0)) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -39,7 +39,7 @@ int mca_msg_base_modex_put(const char *key, const void *data, size_t len)
     return MERIDIAN_SUCCESS;
 }
 
-int mca_msg_base_modex_exchange(void)
+int meridian_mca_msg_base_modex_exchange(void)
 {
     auto store = ds::store();
     if (!store) {
@@ -55,7 +55,7 @@ int mca_msg_base_modex_exchange(void)
     return MERIDIAN_SUCCESS;
 }
 
-int mca_msg_base_modex_get(int rank, const char *key, void *data, size_t *len)
+int meridian_mca_msg_base_modex_get(int rank, const char *key, void *data, size_t *len)
 {
     if (key == nullptr || len == nullptr || rank < 0 || (data == nullptr && *len > 0)) {
         return MERIDIAN_ERR_BAD_PARAM;

@@ -7,12 +7,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "mca/msg/base/base.h"
-#include "mca/msg/msg.h"
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/error.h"
+#include <meridian/mca/msg/base/base.h>
+#include <meridian/mca/msg/msg.h>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/output.hpp>
 
 namespace {
 
@@ -55,10 +55,10 @@ int learn_job(Started &s)
     const int size = static_cast<int>(st.job_size());
     s.nspace = st.self().nspace;
     const std::string &node = st.node_name();
-    if (int rc = mca_msg_base_modex_put("node", node.data(), node.size()); rc != MERIDIAN_SUCCESS) {
+    if (int rc = meridian_mca_msg_base_modex_put("node", node.data(), node.size()); rc != MERIDIAN_SUCCESS) {
         return fail(rc, "publishing this process's node");
     }
-    if (int rc = mca_msg_base_modex_exchange(); rc != MERIDIAN_SUCCESS) {
+    if (int rc = meridian_mca_msg_base_modex_exchange(); rc != MERIDIAN_SUCCESS) {
         return fail(rc, "exchanging node names");
     }
     s.node_of.assign(static_cast<size_t>(size), 0);
@@ -72,10 +72,10 @@ int learn_job(Started &s)
         } else {
             size_t len = 256;
             name.assign(len, '\0');
-            int rc = mca_msg_base_modex_get(r, "node", name.data(), &len);
+            int rc = meridian_mca_msg_base_modex_get(r, "node", name.data(), &len);
             if (rc == MERIDIAN_ERR_BAD_PARAM) {
                 name.assign(len, '\0');
-                rc = mca_msg_base_modex_get(r, "node", name.data(), &len);
+                rc = meridian_mca_msg_base_modex_get(r, "node", name.data(), &len);
             }
             if (rc != MERIDIAN_SUCCESS) {
                 return fail(rc, "reading the node of rank " + std::to_string(r));
@@ -104,7 +104,7 @@ int learn_job(Started &s)
 void close_framework(Started &s)
 {
     if (s.opened_here) {
-        mca_base_framework_close(&meridian_msg_base_framework);
+        meridian_mca_base_framework_close(&meridian_msg_base_framework);
         s.opened_here = false;
     }
 }
@@ -113,7 +113,7 @@ void close_framework(Started &s)
 
 extern "C" {
 
-int mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
+int meridian_mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
 {
     Started &s = started();
     if (module == nullptr || job == nullptr) {
@@ -124,17 +124,17 @@ int mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job
         return MERIDIAN_ERR_EXISTS;
     }
     mca_base_framework_t *const framework = &meridian_msg_base_framework;
-    if (mca_base_framework_is_open(framework) == 0) {
+    if (meridian_mca_base_framework_is_open(framework) == 0) {
         // Opening reports its own errors (a bad selection, say).
-        if (int rc = mca_base_framework_open(framework); rc != MERIDIAN_SUCCESS) {
+        if (int rc = meridian_mca_base_framework_open(framework); rc != MERIDIAN_SUCCESS) {
             return fail(rc, "the msg framework could not be opened");
         }
         s.opened_here = true;
     }
     mca_base_module_t *selected = nullptr;
     const mca_base_component_t *component = nullptr;
-    // mca_base_select reports "no msg component is available (...)".
-    if (int rc = mca_base_select(framework, &selected, &component); rc != MERIDIAN_SUCCESS) {
+    // meridian_mca_base_select reports "no msg component is available (...)".
+    if (int rc = meridian_mca_base_select(framework, &selected, &component); rc != MERIDIAN_SUCCESS) {
         close_framework(s);
         return rc;
     }
@@ -149,7 +149,7 @@ int mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job
         close_framework(s);
         return fail(rc, who + " could not start");
     }
-    if (int rc = mca_msg_base_modex_exchange(); rc != MERIDIAN_SUCCESS) {
+    if (int rc = meridian_mca_msg_base_modex_exchange(); rc != MERIDIAN_SUCCESS) {
         s.module->finalize(s.module);
         close_framework(s);
         return fail(rc, "exchanging the addresses of " + who);
@@ -159,7 +159,7 @@ int mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job
         close_framework(s);
         return fail(rc, who + " could not connect to its peers");
     }
-    mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
+    meridian_mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
                                "transport %s up: rank %d of %d, node %d of %d, local rank %d of %d",
                                s.component.c_str(), s.job.rank, s.job.size, s.job.node,
                                s.job.num_nodes, s.job.local_rank, s.job.local_size);
@@ -169,7 +169,7 @@ int mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job
     return MERIDIAN_SUCCESS;
 }
 
-int mca_msg_base_stop(void)
+int meridian_mca_msg_base_stop(void)
 {
     Started &s = started();
     if (!s.running) {
@@ -183,7 +183,7 @@ int mca_msg_base_stop(void)
     return MERIDIAN_SUCCESS;
 }
 
-const char *mca_msg_base_transport_name(void)
+const char *meridian_mca_msg_base_transport_name(void)
 {
     Started &s = started();
     return s.running ? s.component.c_str() : nullptr;

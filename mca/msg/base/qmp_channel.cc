@@ -7,7 +7,7 @@
 
 #include "mca/msg/base/qmp_internal.hpp"
 #include "mca/msg/base/qmp_msg.hpp"
-#include "opal/util/error.h"
+#include <meridian/opal/util/error.h>
 
 using Kind = QMP_msghandle_struct::Kind;
 

@@ -15,7 +15,7 @@
 #include "mca/msg/base/qmp_coll.hpp"
 #include "mca/msg/base/qmp_internal.hpp"
 #include "mca/msg/base/qmp_msg.hpp"
-#include "opal/util/error.h"
+#include <meridian/opal/util/error.h>
 
 namespace meridian::qmp
 {

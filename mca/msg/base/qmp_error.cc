@@ -8,7 +8,7 @@
 
 #include "mca/msg/base/qmp_internal.hpp"
 #include "mca/msg/base/qmp_msg.hpp"
-#include "opal/util/error.h"
+#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 
 namespace meridian::qmp

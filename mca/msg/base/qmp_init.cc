@@ -1,7 +1,7 @@
 // Init, finalize, abort; QMP's argv options; thread levels.
 //
 // QMP_init_msg_passing: meridian_init (takes --mca / --tune), then QMP's own
-// options, then the transport (mca_msg_base_start), then the machine and the
+// options, then the transport (meridian_mca_msg_base_start), then the machine and the
 // allocated / job / default communicators (qmp_machine.cc).  Each step that
 // fails undoes the ones before, so a failed init leaves nothing running.
 #include <algorithm>
@@ -14,14 +14,14 @@
 #include <utility>
 #include <vector>
 
-#include "mca/msg/base/base.h"
+#include <meridian/mca/msg/base/base.h>
 #include "mca/msg/base/qmp_internal.hpp"
-#include "opal/runtime/datastore.hpp"
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::qmp
 {
@@ -136,7 +136,7 @@ void tear_down(bool transport_started)
     s.comms.clear();
     s.initialized = false;
     if (transport_started) {
-        mca_msg_base_stop();
+        meridian_mca_msg_base_stop();
     }
     s.transport = nullptr;
     s.job = nullptr;
@@ -280,7 +280,7 @@ QMP_status_t QMP_init_msg_passing(int *argc, char ***argv, QMP_thread_level_t re
     }
     mca_msg_base_module_t *transport = nullptr;
     const mca_msg_job_t *job = nullptr;
-    if (int rc = mca_msg_base_start(&transport, &job); rc != MERIDIAN_SUCCESS) {
+    if (int rc = meridian_mca_msg_base_start(&transport, &job); rc != MERIDIAN_SUCCESS) {
         meridian_finalize(); // the msg base reported why
         given.restore(argc, argv);
         return set_error(QMP_INITSVC_ERR,

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "mca/msg/msg.h"
+#include <meridian/mca/msg/msg.h>
 #include "mca/msg/qmp.h"
 
 namespace meridian::qmp {

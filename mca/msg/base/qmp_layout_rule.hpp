@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "mca/msg/qmp.h"
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::qmp::rules
 {

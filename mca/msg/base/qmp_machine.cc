@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "mca/coord/base/base.hpp"
+#include <meridian/mca/coord/base/base.hpp>
 #include "mca/msg/base/qmp_internal.hpp"
 #include "mca/msg/base/qmp_layout_rule.hpp"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::qmp
 {

@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "mca/msg/base/qmp_internal.hpp"
-#include "mca/msg/msg.h"
+#include <meridian/mca/msg/msg.h>
 #include "mca/msg/qmp.h"
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::qmp
 {

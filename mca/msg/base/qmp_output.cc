@@ -9,7 +9,7 @@
 
 #include "mca/msg/base/qmp_internal.hpp"
 #include "mca/msg/base/qmp_msg.hpp"
-#include "opal/runtime/meridian.h"
+#include <meridian/opal/runtime/meridian.h>
 #include "opal/util/no_destructor.hpp"
 
 namespace meridian::qmp

@@ -13,6 +13,8 @@
 #ifndef MERIDIAN_MCA_PNET_BASE_BASE_HPP
 #define MERIDIAN_MCA_PNET_BASE_BASE_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -22,11 +24,11 @@
 #include <utility>
 #include <vector>
 
-#include "mca/pnet/base/request.hpp"
-#include "mca/pnet/pnet.h"
-#include "opal/class/fabric.hpp"
-#include "opal/class/job_map.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/mca/pnet/base/request.hpp>
+#include <meridian/mca/pnet/pnet.h>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::pnet {
 

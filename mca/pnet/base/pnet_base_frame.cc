@@ -1,11 +1,11 @@
 // The pnet framework object and its pnet_base_* parameters.
 #include <string>
 
-#include "mca/pnet/base/base.hpp"
-#include "mca/pnet/pnet.h"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/mca/pnet/pnet.h>
 #include "mca/pnet/base/static-components.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/error.h"
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/error.h>
 
 namespace meridian::pnet::detail {
 // pnet_base_pipeline.cc: the selected modules die with the framework.
@@ -28,7 +28,7 @@ const mca_base_param_enum_value_t in_job_values[] = {
 
 int pnet_base_register(mca_base_framework_t *)
 {
-    int index = mca_base_param_register(
+    int index = meridian_mca_base_param_register(
         "pnet", "base", "requests",
         "Network allocation requests of the job, ';'-separated: "
         "id=NAME[,type=TYPE][,plane=PLANE][,endpts=N][,seckey[=BYTES]][,qos=N][,bw=RATE]"
@@ -37,7 +37,7 @@ int pnet_base_register(mca_base_framework_t *)
     if (index < 0) {
         return index;
     }
-    index = mca_base_param_register(
+    index = meridian_mca_base_param_register(
         "pnet", "base", "default_type",
         "The type of a network request that names none, and of one whose type no pnet "
         "component serves when the type is not required",
@@ -45,7 +45,7 @@ int pnet_base_register(mca_base_framework_t *)
     if (index < 0) {
         return index;
     }
-    index = mca_base_param_register(
+    index = meridian_mca_base_param_register(
         "pnet", "base", "in_job",
         "Run the pnet pipeline inside the job at meridian_init: auto (when the datastore is "
         "PMIx, or for a singleton), yes, no",

@@ -29,10 +29,10 @@
 #include <utility>
 #include <vector>
 
-#include "mca/coord/base/base.hpp"
-#include "mca/pnet/base/base.hpp"
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/output.hpp"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::pnet {
 

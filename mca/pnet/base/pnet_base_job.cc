@@ -4,10 +4,10 @@
 #include <cstring>
 #include <string>
 
-#include "mca/pnet/base/base.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet {
 
@@ -116,7 +116,7 @@ Result<std::unique_ptr<mca_pnet_job>> make_job(std::shared_ptr<const fabric::Fab
 } // namespace meridian::pnet
 
 
-extern "C" int mca_pnet_env_set(mca_pnet_env_t *env, const char *name, const char *value)
+extern "C" int meridian_mca_pnet_env_set(mca_pnet_env_t *env, const char *name, const char *value)
 {
     if (env == nullptr || name == nullptr || name[0] == '\0' || std::strchr(name, '=') != nullptr ||
         value == nullptr) {

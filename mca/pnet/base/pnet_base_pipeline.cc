@@ -9,14 +9,14 @@
 #include <cstring>
 #include <string>
 
-#include "mca/coord/base/base.hpp"
-#include "mca/pnet/base/base.hpp"
-#include "opal/mca/base/param_registry.hpp"
-#include "opal/runtime/datastore.hpp"
-#include "opal/util/error.h"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet {
 
@@ -333,10 +333,10 @@ Status ensure_open()
 {
     Selection &state = selection();
     mca_base_framework_t *const framework = &meridian_pnet_base_framework;
-    if (mca_base_framework_is_open(framework) == 0) {
+    if (meridian_mca_base_framework_is_open(framework) == 0) {
         state.selected = false;
         // Opening reports its own errors (a bad selection, say).
-        if (const int rc = mca_base_framework_open(framework); rc != MERIDIAN_SUCCESS) {
+        if (const int rc = meridian_mca_base_framework_open(framework); rc != MERIDIAN_SUCCESS) {
             return make_error(rc, std::string("the pnet framework could not be opened: ") +
                                       meridian_strerror(rc));
         }
@@ -350,7 +350,7 @@ Status ensure_open()
     std::vector<mca_base_selected_t> chosen(8);
     std::size_t count = 0;
     for (;;) {
-        const int rc = mca_base_select_all(framework, chosen.data(), chosen.size(), &count);
+        const int rc = meridian_mca_base_select_all(framework, chosen.data(), chosen.size(), &count);
         if (rc != MERIDIAN_SUCCESS && rc != MERIDIAN_ERR_NOT_FOUND) {
             return make_error(rc, std::string("pnet: selecting components failed: ") +
                                       meridian_strerror(rc));

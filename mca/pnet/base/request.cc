@@ -1,12 +1,12 @@
 // Network allocation requests in their text form, and back.
-#include "mca/pnet/base/request.hpp"
+#include <meridian/mca/pnet/base/request.hpp>
 
 #include <charconv>
 #include <cmath>
 #include <limits>
 
-#include "opal/class/fabric.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet
 {

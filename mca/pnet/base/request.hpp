@@ -14,6 +14,8 @@
 #ifndef MERIDIAN_MCA_PNET_BASE_REQUEST_HPP
 #define MERIDIAN_MCA_PNET_BASE_REQUEST_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -21,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::pnet {
 

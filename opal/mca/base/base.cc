@@ -6,17 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "mca/frameworks.h"
+#include <meridian/mca/frameworks.h>
 #include "opal/mca/base/base_params.hpp"
-#include "opal/mca/base/cmdline.hpp"
-#include "opal/mca/base/framework.hpp"
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_file.hpp"
-#include "opal/mca/base/param_registry.hpp"
-#include "opal/util/output.hpp"
+#include <meridian/opal/mca/base/cmdline.hpp>
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_file.hpp>
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/output.hpp>
 #include "opal/util/paths.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 #ifndef MERIDIAN_MCA_ENV_PREFIX
 #error "MERIDIAN_MCA_ENV_PREFIX comes from config.h"
@@ -94,7 +94,7 @@ int register_core_params()
          MCA_BASE_PARAM_TYPE_ENUM, 5, MCA_BASE_PARAM_FLAG_NONE, &c.datastore, datastore_backends},
     };
     for (const auto &entry : table) {
-        const int index = mca_base_param_register("mca", "base", entry.name, entry.help, entry.type,
+        const int index = meridian_mca_base_param_register("mca", "base", entry.name, entry.help, entry.type,
                                                   entry.enumerators, entry.level, entry.flags, entry.storage);
         if (index < 0) {
             return index;
@@ -252,7 +252,7 @@ bool show_load_error(std::string_view framework, std::string_view component)
 using namespace meridian;
 using namespace meridian::mca;
 
-extern "C" int mca_base_open(void)
+extern "C" int meridian_mca_base_open(void)
 {
     auto &c = core();
     if (c.open_count++ > 0) {
@@ -261,7 +261,7 @@ extern "C" int mca_base_open(void)
     return open_sources();
 }
 
-extern "C" int mca_base_close(void)
+extern "C" int meridian_mca_base_close(void)
 {
     auto &c = core();
     if (c.open_count == 0) {
@@ -271,7 +271,7 @@ extern "C" int mca_base_close(void)
     return MERIDIAN_SUCCESS;
 }
 
-extern "C" int mca_base_cmdline_apply(int *argc, char ***argv)
+extern "C" int meridian_mca_base_cmdline_apply(int *argc, char ***argv)
 {
     if (argc == nullptr || argv == nullptr || *argv == nullptr || *argc < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -303,7 +303,7 @@ extern "C" int mca_base_cmdline_apply(int *argc, char ***argv)
     return MERIDIAN_SUCCESS;
 }
 
-extern "C" int mca_base_check_params(void)
+extern "C" int meridian_mca_base_check_params(void)
 {
     ensure_base_open();
     const auto undecidable = [](std::string_view name) {
@@ -320,4 +320,4 @@ extern "C" int mca_base_check_params(void)
     return status ? MERIDIAN_SUCCESS : status.error().status;
 }
 
-extern "C" const char *mca_base_env_prefix(void) { return MERIDIAN_MCA_ENV_PREFIX; }
+extern "C" const char *meridian_mca_base_env_prefix(void) { return MERIDIAN_MCA_ENV_PREFIX; }

@@ -1,13 +1,13 @@
-#include "opal/mca/base/cmdline.hpp"
+#include <meridian/opal/mca/base/cmdline.hpp>
 
 #include <boost/program_options.hpp>
 #include <climits>
 #include <map>
 
-#include "opal/mca/base/param_file.hpp"
-#include "opal/mca/base/param_registry.hpp"
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/mca/base/param_file.hpp>
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace po = boost::program_options;
 

@@ -6,11 +6,13 @@
 #ifndef MERIDIAN_MCA_BASE_CMDLINE_HPP
 #define MERIDIAN_MCA_BASE_CMDLINE_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::mca {
 

@@ -1,4 +1,4 @@
-#include "opal/mca/base/component_repository.hpp"
+#include <meridian/opal/mca/base/component_repository.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::mca {
 

@@ -10,12 +10,14 @@
 #ifndef MERIDIAN_MCA_BASE_COMPONENT_REPOSITORY_HPP
 #define MERIDIAN_MCA_BASE_COMPONENT_REPOSITORY_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/util/result.hpp"
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::mca {
 

@@ -1,4 +1,4 @@
-#include "opal/mca/base/framework.hpp"
+#include <meridian/opal/mca/base/framework.hpp>
 
 #include <algorithm>
 #include <cstdarg>
@@ -8,11 +8,11 @@
 #include <set>
 
 #include "opal/mca/base/base_params.hpp"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_registry.hpp"
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_registry.hpp>
 #include "opal/util/no_destructor.hpp"
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::mca {
 
@@ -89,7 +89,7 @@ const mca_base_param_enum_value_t verbose_levels[] = {
 int register_framework_params(mca_base_framework_t &framework, FrameworkState &state)
 {
     const std::string name = framework.name;
-    int index = mca_base_param_register(
+    int index = meridian_mca_base_param_register(
         framework.name, "base", "verbose",
         ("Verbosity of the " + name + " framework: 0-100, or none, error, warn, info, debug, max")
             .c_str(),
@@ -97,8 +97,8 @@ int register_framework_params(mca_base_framework_t &framework, FrameworkState &s
     if (index < 0) {
         return index;
     }
-    (void) mca_base_param_set_bounds(index, 0, 100);
-    index = mca_base_param_register(
+    (void) meridian_mca_base_param_set_bounds(index, 0, 100);
+    index = meridian_mca_base_param_register(
         framework.name, nullptr, nullptr,
         ("Which " + name + " components to use: a,b for only these, ^a,b for all but these").c_str(),
         MCA_BASE_PARAM_TYPE_STRING, nullptr, 2, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
@@ -301,7 +301,7 @@ bool framework_is_registered(std::string_view name)
 using namespace meridian;
 using namespace meridian::mca;
 
-extern "C" int mca_base_framework_register(mca_base_framework_t *framework)
+extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framework)
 {
     if (framework == nullptr || framework->name == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -341,9 +341,9 @@ extern "C" int mca_base_framework_register(mca_base_framework_t *framework)
     return MERIDIAN_SUCCESS;
 }
 
-extern "C" int mca_base_framework_open(mca_base_framework_t *framework)
+extern "C" int meridian_mca_base_framework_open(mca_base_framework_t *framework)
 {
-    if (const int rc = mca_base_framework_register(framework); rc != MERIDIAN_SUCCESS) {
+    if (const int rc = meridian_mca_base_framework_register(framework); rc != MERIDIAN_SUCCESS) {
         return rc;
     }
     FrameworkState &state = state_of(*framework);
@@ -382,7 +382,7 @@ extern "C" int mca_base_framework_open(mca_base_framework_t *framework)
     return MERIDIAN_SUCCESS;
 }
 
-extern "C" int mca_base_framework_close(mca_base_framework_t *framework)
+extern "C" int meridian_mca_base_framework_close(mca_base_framework_t *framework)
 {
     if (framework == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -406,13 +406,13 @@ extern "C" int mca_base_framework_close(mca_base_framework_t *framework)
     return MERIDIAN_SUCCESS;
 }
 
-extern "C" int mca_base_framework_is_open(const mca_base_framework_t *framework)
+extern "C" int meridian_mca_base_framework_is_open(const mca_base_framework_t *framework)
 {
     const auto *state = framework != nullptr ? find_state(*framework) : nullptr;
     return state != nullptr && state->open_count > 0 ? 1 : 0;
 }
 
-extern "C" int mca_base_select(mca_base_framework_t *framework, mca_base_module_t **module,
+extern "C" int meridian_mca_base_select(mca_base_framework_t *framework, mca_base_module_t **module,
                                const mca_base_component_t **component)
 {
     if (framework == nullptr || module == nullptr) {
@@ -446,7 +446,7 @@ extern "C" int mca_base_select(mca_base_framework_t *framework, mca_base_module_
     return MERIDIAN_SUCCESS;
 }
 
-extern "C" int mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
+extern "C" int meridian_mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
                                    size_t capacity, size_t *count)
 {
     if (framework == nullptr || count == nullptr || (selected == nullptr && capacity > 0)) {
@@ -464,7 +464,7 @@ extern "C" int mca_base_select_all(mca_base_framework_t *framework, mca_base_sel
     return MERIDIAN_SUCCESS;
 }
 
-extern "C" void mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
+extern "C" void meridian_mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
                                            const char *format, ...)
 {
     if (framework == nullptr || framework->verbose < level) {

@@ -3,13 +3,15 @@
 #ifndef MERIDIAN_MCA_BASE_FRAMEWORK_HPP
 #define MERIDIAN_MCA_BASE_FRAMEWORK_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "opal/mca/base/component_repository.hpp"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/util/result.hpp"
+#include <meridian/opal/mca/base/component_repository.hpp>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::mca {
 

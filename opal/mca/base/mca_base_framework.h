@@ -27,9 +27,11 @@
 #ifndef MERIDIAN_MCA_BASE_FRAMEWORK_H
 #define MERIDIAN_MCA_BASE_FRAMEWORK_H
 
+#include <meridian/rename.h>
+
 #include <stddef.h>
 
-#include "opal/mca/mca.h"
+#include <meridian/opal/mca/mca.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,23 +79,23 @@ typedef struct mca_base_selected {
     int priority;
 } mca_base_selected_t;
 
-int mca_base_framework_register(mca_base_framework_t *framework);
-int mca_base_framework_open(mca_base_framework_t *framework);
-int mca_base_framework_close(mca_base_framework_t *framework);
-int mca_base_framework_is_open(const mca_base_framework_t *framework);
+int meridian_mca_base_framework_register(mca_base_framework_t *framework);
+int meridian_mca_base_framework_open(mca_base_framework_t *framework);
+int meridian_mca_base_framework_close(mca_base_framework_t *framework);
+int meridian_mca_base_framework_is_open(const mca_base_framework_t *framework);
 
 /* Single-select: the best module.  MERIDIAN_ERR_NOT_FOUND (reported) when no
  * open component accepts.  component may be NULL. */
-int mca_base_select(mca_base_framework_t *framework, mca_base_module_t **module,
+int meridian_mca_base_select(mca_base_framework_t *framework, mca_base_module_t **module,
                     const mca_base_component_t **component);
 
 /* Multi-select: every accepting module, best first.  Fills at most capacity
  * entries and sets *count to the number that accepted. */
-int mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
+int meridian_mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
                         size_t capacity, size_t *count);
 
 /* Verbose output when the framework's verbosity is at least level. */
-void mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
+void meridian_mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
                                 const char *format, ...) __attribute__((format(printf, 3, 4)));
 
 #ifdef __cplusplus

@@ -18,9 +18,11 @@
 #ifndef MERIDIAN_MCA_BASE_PARAM_H
 #define MERIDIAN_MCA_BASE_PARAM_H
 
+#include <meridian/rename.h>
+
 #include <stddef.h>
 
-#include "opal/mca/mca.h"
+#include <meridian/opal/mca/mca.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,36 +66,36 @@ typedef struct mca_base_param_enum_value {
  * a default outside the enumerators, or MERIDIAN_ERR_EXISTS when the name is
  * already registered with another type.  Registering the same name and type
  * again rebinds it to the new storage. */
-int mca_base_param_register(const char *framework, const char *component, const char *name,
+int meridian_mca_base_param_register(const char *framework, const char *component, const char *name,
                             const char *help, mca_base_param_type_t type,
                             const mca_base_param_enum_value_t *enumerators, int level, int flags,
                             void *storage);
 
 /* Same, with the framework and component names taken from the component. */
-int mca_base_component_param_register(const mca_base_component_t *component, const char *name,
+int meridian_mca_base_component_param_register(const mca_base_component_t *component, const char *name,
                                       const char *help, mca_base_param_type_t type,
                                       const mca_base_param_enum_value_t *enumerators, int level,
                                       int flags, void *storage);
 
 /* Accept values only within [min, max] (INT, UNSIGNED, SIZE, DOUBLE). */
-int mca_base_param_set_bounds(int index, double min, double max);
+int meridian_mca_base_param_set_bounds(int index, double min, double max);
 
 /* Add another name for a parameter.  With MCA_BASE_PARAM_FLAG_DEPRECATED,
  * using the synonym warns and names the new parameter. */
-int mca_base_param_register_synonym(int index, const char *framework, const char *component,
+int meridian_mca_base_param_register_synonym(int index, const char *framework, const char *component,
                                     const char *name, int flags);
 
 /* Index of a registered parameter by full name, or MERIDIAN_ERR_NOT_FOUND. */
-int mca_base_param_find(const char *full_name);
+int meridian_mca_base_param_find(const char *full_name);
 
 /* Set a value from the program (source "api").  Returns MERIDIAN_ERR_BAD_PARAM
  * (and reports why) for a value of the wrong form, MERIDIAN_ERR_READ_ONLY when
  * its framework is open and the parameter is fixed then. */
-int mca_base_param_set_value(int index, const char *value);
+int meridian_mca_base_param_set_value(int index, const char *value);
 
 /* Copy the current value, as text, into buf (always NUL-terminated).  Returns
  * the full length, like snprintf, or a negative status. */
-int mca_base_param_value_string(int index, char *buf, size_t size);
+int meridian_mca_base_param_value_string(int index, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -3,13 +3,13 @@
 #include <limits>
 
 #include "opal/mca/base/base_params.hpp"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_registry.hpp"
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_registry.hpp>
 
 using namespace meridian;
 using namespace meridian::mca;
 
-extern "C" int mca_base_param_register(const char *framework, const char *component,
+extern "C" int meridian_mca_base_param_register(const char *framework, const char *component,
                                        const char *name, const char *help,
                                        mca_base_param_type_t type,
                                        const mca_base_param_enum_value_t *enumerators, int level,
@@ -34,7 +34,7 @@ extern "C" int mca_base_param_register(const char *framework, const char *compon
     return index ? *index : index.error().status;
 }
 
-extern "C" int mca_base_component_param_register(const mca_base_component_t *component,
+extern "C" int meridian_mca_base_component_param_register(const mca_base_component_t *component,
                                                  const char *name, const char *help,
                                                  mca_base_param_type_t type,
                                                  const mca_base_param_enum_value_t *enumerators,
@@ -47,11 +47,11 @@ extern "C" int mca_base_component_param_register(const mca_base_component_t *com
                                 strnlen(component->framework_name, MCA_BASE_MAX_NAME_LEN + 1));
     const std::string component_name(component->component_name,
                                      strnlen(component->component_name, MCA_BASE_MAX_NAME_LEN + 1));
-    return mca_base_param_register(framework.c_str(), component_name.c_str(), name, help, type,
+    return meridian_mca_base_param_register(framework.c_str(), component_name.c_str(), name, help, type,
                                    enumerators, level, flags, storage);
 }
 
-extern "C" int mca_base_param_set_bounds(int index, double min, double max)
+extern "C" int meridian_mca_base_param_set_bounds(int index, double min, double max)
 {
     if (min > max) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -60,7 +60,7 @@ extern "C" int mca_base_param_set_bounds(int index, double min, double max)
     return status ? MERIDIAN_SUCCESS : status.error().status;
 }
 
-extern "C" int mca_base_param_register_synonym(int index, const char *framework,
+extern "C" int meridian_mca_base_param_register_synonym(int index, const char *framework,
                                                const char *component, const char *name, int flags)
 {
     if (framework == nullptr) {
@@ -73,7 +73,7 @@ extern "C" int mca_base_param_register_synonym(int index, const char *framework,
     return status ? MERIDIAN_SUCCESS : status.error().status;
 }
 
-extern "C" int mca_base_param_find(const char *full_name)
+extern "C" int meridian_mca_base_param_find(const char *full_name)
 {
     if (full_name == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -82,7 +82,7 @@ extern "C" int mca_base_param_find(const char *full_name)
     return index ? *index : MERIDIAN_ERR_NOT_FOUND;
 }
 
-extern "C" int mca_base_param_set_value(int index, const char *value)
+extern "C" int meridian_mca_base_param_set_value(int index, const char *value)
 {
     if (value == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -91,7 +91,7 @@ extern "C" int mca_base_param_set_value(int index, const char *value)
     return status ? MERIDIAN_SUCCESS : status.error().status;
 }
 
-extern "C" int mca_base_param_value_string(int index, char *buf, size_t size)
+extern "C" int meridian_mca_base_param_value_string(int index, char *buf, size_t size)
 {
     const Param *param = ParamRegistry::instance().param(index);
     if (param == nullptr) {

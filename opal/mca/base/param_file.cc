@@ -1,4 +1,4 @@
-#include "opal/mca/base/param_file.hpp"
+#include <meridian/opal/mca/base/param_file.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +9,8 @@
 #include <sstream>
 #include <sys/stat.h>
 
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 extern char **environ;
 

@@ -4,12 +4,14 @@
 #ifndef MERIDIAN_MCA_BASE_PARAM_FILE_HPP
 #define MERIDIAN_MCA_BASE_PARAM_FILE_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "opal/mca/base/param_registry.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::mca {
 

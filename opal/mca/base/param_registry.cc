@@ -1,11 +1,11 @@
-#include "opal/mca/base/param_registry.hpp"
+#include <meridian/opal/mca/base/param_registry.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
 
-#include "opal/util/output.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::mca {
 

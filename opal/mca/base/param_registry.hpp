@@ -10,6 +10,8 @@
 #ifndef MERIDIAN_MCA_BASE_PARAM_REGISTRY_HPP
 #define MERIDIAN_MCA_BASE_PARAM_REGISTRY_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -18,9 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "opal/mca/base/param_source.hpp"
-#include "opal/mca/base/param_value.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/mca/base/param_source.hpp>
+#include <meridian/opal/mca/base/param_value.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::mca {
 

@@ -1,4 +1,4 @@
-#include "opal/mca/base/param_source.hpp"
+#include <meridian/opal/mca/base/param_source.hpp>
 
 namespace meridian::mca {
 

@@ -2,6 +2,8 @@
 #ifndef MERIDIAN_MCA_BASE_PARAM_SOURCE_HPP
 #define MERIDIAN_MCA_BASE_PARAM_SOURCE_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <string>
 
 namespace meridian::mca {

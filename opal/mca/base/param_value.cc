@@ -1,4 +1,4 @@
-#include "opal/mca/base/param_value.hpp"
+#include <meridian/opal/mca/base/param_value.hpp>
 
 #include <cctype>
 #include <charconv>
@@ -8,7 +8,7 @@
 #include <limits>
 #include <sstream>
 
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::mca {
 

@@ -2,14 +2,16 @@
 #ifndef MERIDIAN_MCA_BASE_PARAM_VALUE_HPP
 #define MERIDIAN_MCA_BASE_PARAM_VALUE_HPP
 
+#include <meridian/opal/util/require_cxx20.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/util/result.hpp"
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::mca {
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "opal/mca/base/framework.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::mca {
 

@@ -4,10 +4,10 @@
 #include <numeric>
 #include <vector>
 
-#include "mca/carto/base/base.hpp"
+#include <meridian/mca/carto/base/base.hpp>
 #include "opal/tools/meridian_carto/formats.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::carto_tool
 {

@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <string>
 
-#include "opal/class/weighted_graph.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
 #include "opal/tools/meridian_carto/options.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::carto_tool
 {

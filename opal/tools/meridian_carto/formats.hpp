@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "opal/class/weighted_graph.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
 
 namespace meridian::carto_tool
 {

@@ -10,13 +10,13 @@
 #include <cstring>
 #include <string>
 
-#include "opal/mca/base/mca_base.h"
-#include "opal/runtime/meridian.h"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/runtime/meridian.h>
 #include "opal/tools/meridian_carto/commands.hpp"
 #include "opal/tools/meridian_carto/options.hpp"
 #include "opal/tools/tool_session.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace
 {
@@ -33,7 +33,7 @@ constexpr int exit_usage = 2;
 int main(int argc, char **argv)
 {
     // --mca and --tune are taken out first; what is left is ours.
-    if (mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
+    if (meridian_mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
         return exit_usage; // reported by the library
     }
     const auto options = carto_tool::parse_options(argc, argv);

@@ -5,10 +5,10 @@
 #include <sstream>
 #include <string_view>
 
-#include "mca/carto/base/base.hpp"
-#include "opal/mca/base/mca_base.h"
+#include <meridian/mca/carto/base/base.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
 #include "opal/tools/tool_command_line.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace po = boost::program_options;
 
@@ -152,7 +152,7 @@ Error boost_error(const po::error &e)
 std::string usage_text()
 {
     std::ostringstream text;
-    const std::string prefix = mca_base_env_prefix();
+    const std::string prefix = meridian_mca_base_env_prefix();
     text << "Usage: meridian_carto [--mca NAME VALUE]... [--tune FILE[,FILE]]... COMMAND [ARG]... "
             "[OPTION]...\n"
             "Show the host's map: its processors (Slot<n>), memory nodes (MEM<n>) and ports as\n"

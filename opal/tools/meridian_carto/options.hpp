@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "opal/class/weighted_graph.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::carto_tool
 {

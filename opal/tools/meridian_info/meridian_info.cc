@@ -10,17 +10,17 @@
 #include <cstring>
 #include <string>
 
-#include "mca/frameworks.h"
-#include "opal/mca/base/framework.hpp"
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/runtime/meridian.h"
+#include <meridian/mca/frameworks.h>
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/runtime/meridian.h>
 #include "opal/tools/meridian_info/formats.hpp"
 #include "opal/tools/meridian_info/options.hpp"
 #include "opal/tools/meridian_info/report.hpp"
 #include "opal/tools/tool_session.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace {
 
@@ -37,14 +37,14 @@ void register_everything(mca_base_framework_t *const *frameworks)
 {
     // A source that cannot be read is reported by the library; what could
     // be read is still shown.
-    (void) mca_base_open();
+    (void) meridian_mca_base_open();
     for (auto *const *fw = frameworks; *fw != nullptr; ++fw) {
-        if (const int rc = mca_base_framework_register(*fw); rc != MERIDIAN_SUCCESS) {
+        if (const int rc = meridian_mca_base_framework_register(*fw); rc != MERIDIAN_SUCCESS) {
             report_error(std::string("framework ") + (*fw)->name +
                          " could not be registered: " + meridian_strerror(rc));
         }
     }
-    (void) mca_base_check_params();
+    (void) meridian_mca_base_check_params();
     // What opening would refuse, said now, since the tool never opens.
     for (auto *const *fw = frameworks; *fw != nullptr; ++fw) {
         if (!mca::framework_is_registered((*fw)->name)) {
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     // Learned before the library takes --mca and --tune out of argv: what this
     // command line sets is shown whatever its level.
     const auto set_here = info::names_set_on_command_line(argc, argv);
-    if (mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
+    if (meridian_mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
         return 1;  // reported by the library
     }
     auto options = info::parse_options(argc, argv);

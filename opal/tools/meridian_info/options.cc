@@ -3,9 +3,9 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
-#include "opal/mca/base/mca_base.h"
+#include <meridian/opal/mca/base/mca_base.h>
 #include "opal/tools/tool_command_line.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace po = boost::program_options;
 
@@ -52,7 +52,7 @@ Result<int> parse_level(const std::string &text)
 std::string usage_text()
 {
     std::ostringstream text;
-    const std::string prefix = mca_base_env_prefix();
+    const std::string prefix = meridian_mca_base_env_prefix();
     text << "Usage: meridian_info [OPTION]... [--mca NAME VALUE]... [--tune FILE[,FILE]]...\n"
             "Show Meridian's frameworks, their components and their MCA parameters.\n"
             "\n"

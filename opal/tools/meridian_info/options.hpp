@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::info {
 

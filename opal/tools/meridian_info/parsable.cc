@@ -1,8 +1,8 @@
 // meridian_info --parsable.
 #include <cstdio>
 
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_value.hpp"
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_value.hpp>
 #include "opal/tools/meridian_info/formats.hpp"
 
 namespace meridian::info {

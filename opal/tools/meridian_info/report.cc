@@ -8,12 +8,12 @@
 #include <utility>
 
 #include "opal/mca/base/base_params.hpp"
-#include "opal/mca/base/cmdline.hpp"
-#include "opal/mca/base/framework.hpp"
-#include "opal/mca/base/param_file.hpp"
-#include "opal/runtime/meridian.h"
+#include <meridian/opal/mca/base/cmdline.hpp>
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/mca/base/param_file.hpp>
+#include <meridian/opal/runtime/meridian.h>
 #include "opal/util/paths.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::info {
 

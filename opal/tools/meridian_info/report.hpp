@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "opal/mca/base/component_repository.hpp"
-#include "opal/mca/base/mca_base_framework.h"
-#include "opal/mca/base/param_registry.hpp"
+#include <meridian/opal/mca/base/component_repository.hpp>
+#include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/mca/base/param_registry.hpp>
 #include "opal/tools/meridian_info/options.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::info {
 

@@ -1,10 +1,10 @@
 // meridian_info without --parsable or --json: for people.
 #include <sys/stat.h>
 
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_value.hpp"
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_value.hpp>
 #include "opal/tools/meridian_info/formats.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::info {
 

@@ -12,17 +12,17 @@
 #include <memory>
 #include <string>
 
-#include "mca/pnet/base/base.hpp"
-#include "opal/class/fabric.hpp"
-#include "opal/class/job_map.hpp"
-#include "opal/mca/base/mca_base.h"
-#include "opal/runtime/meridian.h"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/runtime/meridian.h>
 #include "opal/tools/meridian_netmap/options.hpp"
 #include "opal/tools/meridian_netmap/output.hpp"
 #include "opal/tools/tool_session.hpp"
-#include "opal/util/error.h"
-#include "opal/util/output.h"
-#include "opal/util/output.hpp"
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace
 {
@@ -107,7 +107,7 @@ int run(const netmap_tool::Options &options)
 int main(int argc, char **argv)
 {
     // --mca and --tune are taken out first; what is left is ours.
-    if (mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
+    if (meridian_mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
         return exit_usage; // reported by the library
     }
     const auto options = netmap_tool::parse_options(argc, argv);

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "opal/mca/base/mca_base.h"
+#include <meridian/opal/mca/base/mca_base.h>
 #include "opal/tools/tool_command_line.hpp"
-#include "opal/util/strings.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace po = boost::program_options;
 
@@ -113,7 +113,7 @@ Error boost_error(const po::error &e)
 std::string usage_text()
 {
     std::ostringstream text;
-    const std::string prefix = mca_base_env_prefix();
+    const std::string prefix = meridian_mca_base_env_prefix();
     text << "Usage: meridian_netmap [--mca NAME VALUE]... [--tune FILE[,FILE]]... --fabric FILE\n"
             "         --hosts NODE[:N],... [--bind core|package|none] [--request R]...\n"
             "         [--format table|json] [--view logical|physical]\n"

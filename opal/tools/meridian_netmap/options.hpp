@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "mca/pnet/base/request.hpp"
-#include "opal/class/coordinate.h"
-#include "opal/class/job_map.hpp"
-#include "opal/util/result.hpp"
+#include <meridian/mca/pnet/base/request.hpp>
+#include <meridian/opal/class/coordinate.h>
+#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::netmap_tool
 {

@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "mca/coord/base/base.hpp"
-#include "opal/class/coordinate.hpp"
-#include "opal/class/fabric.hpp"
-#include "opal/class/port_ranges.hpp"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/class/coordinate.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/port_ranges.hpp>
 
 namespace meridian::netmap_tool
 {

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
-#include "mca/pnet/base/base.hpp"
-#include "opal/class/coordinate.h"
-#include "opal/util/result.hpp"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/class/coordinate.h>
+#include <meridian/opal/util/result.hpp>
 
 namespace meridian::netmap_tool
 {

@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "mca/carto/carto.h"
-#include "mca/coord/coord.h"
-#include "mca/msg/msg.h"
-#include "mca/pnet/pnet.h"
-#include "opal/mca/base/framework.hpp"
-#include "opal/mca/base/mca_base.h"
-#include "opal/mca/base/mca_base_param.h"
-#include "opal/mca/base/param_registry.hpp"
-#include "opal/runtime/meridian.h"
-#include "opal/util/error.h"
+#include <meridian/mca/carto/carto.h>
+#include <meridian/mca/coord/coord.h>
+#include <meridian/mca/msg/msg.h>
+#include <meridian/mca/pnet/pnet.h>
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
 
 namespace {
 
@@ -33,12 +33,12 @@ void check(bool ok, const std::string &what, const std::string &found)
 // The value, as text, through the C API.
 std::string c_value(const char *name)
 {
-    const int index = mca_base_param_find(name);
+    const int index = meridian_mca_base_param_find(name);
     if (index < 0) {
         return std::string("<") + meridian_strerror(index) + ">";
     }
     char buffer[64];
-    mca_base_param_value_string(index, buffer, sizeof buffer);
+    meridian_mca_base_param_value_string(index, buffer, sizeof buffer);
     return buffer;
 }
 
@@ -65,8 +65,8 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    check(std::string(mca_base_env_prefix()) == "EMBED_MCA_",
-          "the environment prefix is the one configured", mca_base_env_prefix());
+    check(std::string(meridian_mca_base_env_prefix()) == "EMBED_MCA_",
+          "the environment prefix is the one configured", meridian_mca_base_env_prefix());
 
     // --mca and --tune are Meridian's; the rest is the program's, in order.
     std::string rest;
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     const auto index = registry.find("coord_base_verbose");
     const std::string cxx_text = index ? registry.param(*index)->value_text() : "<not registered>";
     check(c_value("coord_base_verbose") == cxx_text,
-          "mca_base_param_value_string agrees with Param::value_text",
+          "meridian_mca_base_param_value_string agrees with Param::value_text",
           c_value("coord_base_verbose") + " and " + cxx_text);
 
     // Statically built: every carto component is built in (no DSO path).
