@@ -130,6 +130,11 @@ AC_DEFUN([MERIDIAN_WITH_PKG], [
             AS_IF([test -d "$mw_with/lib64" && test ! -d "$mw_with/lib"], [mw_libdir=$mw_with/lib64])
             $1_CFLAGS="-I$mw_with/include"
             $1_LIBS="-L$mw_libdir -Wl,-rpath,$mw_libdir -l$8"
+            # The compiler would find a system copy too: DIR's own is wanted.
+            AS_IF([test ! -f "$mw_with/include/$7"],
+                [AC_MSG_ERROR([--with-$2=$mw_with: $mw_with/include/$7 was not found (expected the prefix $5 was installed under)])])
+            AS_IF([test ! -f "$mw_libdir/lib$8.so" && test ! -f "$mw_libdir/lib$8.a"],
+                [AC_MSG_ERROR([--with-$2=$mw_with: neither lib$8.so nor lib$8.a is in $mw_libdir])])
             meridian_save_CPPFLAGS=$CPPFLAGS
             meridian_save_LIBS=$LIBS
             CPPFLAGS="$CPPFLAGS $$1_CFLAGS"

@@ -9,16 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <meridian/mca/carto/carto.h>
-#include <meridian/mca/coord/coord.h>
-#include <meridian/mca/msg/msg.h>
-#include <meridian/mca/pnet/pnet.h>
-#include <meridian/opal/mca/base/framework.hpp>
-#include <meridian/opal/mca/base/mca_base.h>
-#include <meridian/opal/mca/base/mca_base_param.h>
-#include <meridian/opal/mca/base/param_registry.hpp>
-#include <meridian/opal/runtime/meridian.h>
-#include <meridian/opal/util/error.h>
+#include <meridian/meridian.hpp>
 
 namespace {
 
