@@ -100,7 +100,21 @@ if qmp_have_mpirun; then
 fi
 for program in prog_qmp_config prog_pkg_config prog_qmp_mpi; do
     [ -x "$work/$program" ] || continue
+    case $program in
+    prog_qmp_mpi)
+        # In a sanitizer build, LeakSanitizer would report Open MPI 4.1's own
+        # allocations left at MPI_Finalize, many from components it has
+        # already unloaded (no module name to suppress them by); Meridian's
+        # leaks are checked by every other QMP test.
+        saved_asan=${ASAN_OPTIONS-}
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+        export ASAN_OPTIONS
+        ;;
+    esac
     qmp_run "$program alone" 0 "$work/$program"
     qmp_run "$program, np=2" 2 "$work/$program"
+    if [ "$program" = prog_qmp_mpi ]; then
+        ASAN_OPTIONS=$saved_asan
+    fi
 done
 exit $qmp_status
