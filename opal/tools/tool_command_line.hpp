@@ -1,14 +1,47 @@
-// The command-line style every Meridian tool parses its own options with
-// (after meridian_mca_base_cmdline_apply has taken --mca / --tune out of argv).
+// What every Meridian tool's command line shares: the exit statuses, taking
+// Meridian's own --mca / --tune out of argv, and the style each tool parses
+// its own options with afterwards.
 #ifndef MERIDIAN_TOOLS_TOOL_COMMAND_LINE_HPP
 #define MERIDIAN_TOOLS_TOOL_COMMAND_LINE_HPP
 
 #include <boost/program_options.hpp>
 #include <functional>
 #include <string>
+#include <vector>
+
+#include <meridian/opal/mca/base/cmdline.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::tools
 {
+
+// Every tool's exit statuses: a mistake in the command line is told apart
+// from a run that failed, so scripts can tell "fix the call" from "retry".
+constexpr int exit_success = 0;
+constexpr int exit_failure = 1; // a file, a component or the answer failed
+constexpr int exit_usage = 2;   // the command line is wrong
+
+// Take Meridian's --mca / --tune out of argv and apply them.  Returns
+// exit_success, exit_usage when they are badly written (the parser's
+// message is reported here), or exit_failure when a --tune file cannot be
+// read or is refused (the library reports why).
+inline int apply_meridian_options(int &argc, char **&argv)
+{
+    // Judged first on its own: the library's apply answers both kinds of
+    // mistake with one status, and only the parse is the caller's fault.
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i) {
+        args.emplace_back(argv[i]);
+    }
+    if (auto parsed = mca::parse_command_line(args); !parsed) {
+        report_error(parsed.error().message);
+        return exit_usage;
+    }
+    return meridian_mca_base_cmdline_apply(&argc, &argv) == MERIDIAN_SUCCESS ? exit_success
+                                                                             : exit_failure;
+}
 
 // Parse argv against options, with every non-option argument going to the
 // positional catch-all.  Abbreviations are never guessed: what is typed is

@@ -140,8 +140,13 @@ expect_usage_error 'unknown option -x (see meridian_carto --help)'
 run_carto --mca carto_file_path
 expect_usage_error 'command line: --mca needs a parameter name and a value, found only "carto_file_path"'
 
+run_carto graph --tune
+expect_usage_error 'command line: --tune needs a file name, found end of arguments'
+
+# A --tune file that cannot be read is a failure, not a mistake in the
+# command line.
 run_carto --tune "$scratch/no-such-file" graph
-expect_status 2
+expect_status 1
 expect_out_empty
 printf 'meridian: error: cannot read param file %s: No such file or directory\n' "$scratch/no-such-file" | expect_err
 

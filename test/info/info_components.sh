@@ -116,9 +116,11 @@ run_info --mca carto nosuch --mca mca_base_component_show_load_errors none --par
 expect_status 1
 expect_err_match '^meridian: error: MCA parameter carto (\(from the command line\) )?names component "nosuch", which is not available; available carto components: (.*, )?infotest(, .*)?$'
 
-# --param takes the loaded components' names.
+# --param takes the loaded components' names; another is a mistake in the
+# command line.
 run_info --param pnet nosuch
-expect_status 1
+expect_status 2
+expect_out_empty
 expect_err_match '^meridian: error: --param pnet nosuch: framework pnet has no component named "nosuch"; its components are: all, base(, [a-z0-9_]+)*, infoquiet(, [a-z0-9_]+)*$'
 run_info --param all infotest --level 9 --mca mca_base_component_show_load_errors none --parsable
 expect_status 0

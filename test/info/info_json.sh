@@ -32,7 +32,7 @@ compare
 compare --all
 compare --param carto infotest --level 9
 compare --param mca base --param pnet all --level 4
-compare --show-failed --path
+compare --show-failed
 compare --mca carto_infotest_label "$(printf 'two\nlines: and \\ a "quote"')" --tune "$tune" --level 1
 
 # A value nothing sets is null in JSON (the parsable form can only leave it empty).

@@ -73,4 +73,13 @@ expect_usage_error '--request #1:1: the request has no id (id=NAME is required) 
 run_netmap --fabric nosuch.fabric --hosts node01:4 --request "$bulk" --request "$ctl" --request id=bulk
 expect_usage_error '--request #3:1: request id "bulk" is used twice (also by --request #1) (see meridian_netmap --help)'
 
+# Meridian's own options: a badly written one is a mistake in the command
+# line; a --tune file that cannot be read is a failure.
+run_netmap --fabric nosuch.fabric --hosts node01:4 --mca pnet_base_verbose
+expect_usage_error 'command line: --mca needs a parameter name and a value, found only "pnet_base_verbose"'
+run_netmap --fabric nosuch.fabric --hosts node01:4 --tune
+expect_usage_error 'command line: --tune needs a file name, found end of arguments'
+run_netmap --tune "$scratch/no-such.conf" --fabric "$example" --hosts node01:4
+expect_failure "cannot read param file $scratch/no-such.conf: No such file or directory"
+
 finish

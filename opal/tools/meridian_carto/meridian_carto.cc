@@ -14,6 +14,7 @@
 #include <meridian/opal/runtime/meridian.h>
 #include "opal/tools/meridian_carto/commands.hpp"
 #include "opal/tools/meridian_carto/options.hpp"
+#include "opal/tools/tool_command_line.hpp"
 #include "opal/tools/tool_session.hpp"
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
@@ -25,16 +26,16 @@ using namespace meridian;
 using tools::MeridianSession;
 using tools::write_out;
 
-constexpr int exit_failure = 1;
-constexpr int exit_usage = 2;
+using tools::exit_failure;
+using tools::exit_usage;
 
 } // namespace
 
 int main(int argc, char **argv)
 {
     // --mca and --tune are taken out first; what is left is ours.
-    if (meridian_mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
-        return exit_usage; // reported by the library
+    if (const int status = tools::apply_meridian_options(argc, argv); status != 0) {
+        return status;
     }
     const auto options = carto_tool::parse_options(argc, argv);
     if (!options) {

@@ -200,7 +200,7 @@ std::string usage_text()
             "Parameters are also set in the environment ("
          << prefix
          << "NAME=VALUE) and in param\n"
-            "files (meridian_info --path lists them).\n"
+            "files (meridian_info --all lists those read).\n"
             "\n"
             "Examples:\n"
             "  meridian_carto --mca carto_file_path host.carto distance Slot1 --type MEM\n"
@@ -208,10 +208,11 @@ std::string usage_text()
             "  meridian_carto path Slot0 ib0\n"
             "\n"
             "Exit status: 0 on success; 1 when the answer cannot be given (no component\n"
-            "could map the host, a bad carto file, an unknown vertex, no path from A to B);\n"
-            "2 when the command line is wrong (an unknown command, option, type or format,\n"
-            "a missing or extra argument, a bad --mca or --tune).  Errors are reported on\n"
-            "standard error.\n";
+            "could map the host, a bad carto file, an unknown vertex, no path from A to B,\n"
+            "a --tune file that cannot be read or is refused); 2 when the command line is\n"
+            "wrong (an unknown command, option, type or format, a missing or extra\n"
+            "argument, a badly written --mca or --tune).  Errors are reported on standard\n"
+            "error.\n";
     return tools::without_trailing_blanks(text.str());
 }
 

@@ -15,7 +15,7 @@ void write_text(const Report &report, std::string &out);
 
 // One fact a line:
 //   meridian:version:full:V            meridian:version:mca:X.Y
-//   path:KEY:VALUE                     (with --path)
+//   path:KEY:VALUE                     (with --all)
 //   mca:FW:base:description:TEXT       mca:FW:base:version:api:X.Y.Z
 //   mca:FW:base:components:A,B|none
 //   mca:FW:COMP:version:mca:X.Y        mca:FW:COMP:version:api:X.Y.Z

@@ -4,7 +4,8 @@
 // It registers the frameworks (which loads their components and registers
 // every parameter) but never opens them: showing must not depend on a
 // component being usable on this host.  Errors are reported as they are met;
-// everything is still printed, and the exit status is then 1.
+// everything is still printed, and the exit status is then 1.  A mistake in
+// the command line is found before anything is read: exit status 2.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,8 +17,10 @@
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/runtime/meridian.h>
 #include "opal/tools/meridian_info/formats.hpp"
+#include "opal/tools/meridian_info/install_dirs.hpp"
 #include "opal/tools/meridian_info/options.hpp"
 #include "opal/tools/meridian_info/report.hpp"
+#include "opal/tools/tool_command_line.hpp"
 #include "opal/tools/tool_session.hpp"
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
@@ -57,7 +60,10 @@ void register_everything(mca_base_framework_t *const *frameworks)
 }
 
 
-int exit_status() { return meridian_error_count() > 0 ? 1 : 0; }
+using tools::exit_failure;
+using tools::exit_usage;
+
+int exit_status() { return meridian_error_count() > 0 ? exit_failure : tools::exit_success; }
 
 }  // namespace
 
@@ -66,28 +72,36 @@ int main(int argc, char **argv)
     // Learned before the library takes --mca and --tune out of argv: what this
     // command line sets is shown whatever its level.
     const auto set_here = info::names_set_on_command_line(argc, argv);
-    if (meridian_mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
-        return 1;  // reported by the library
+    if (const int status = tools::apply_meridian_options(argc, argv); status != 0) {
+        return status;
     }
     auto options = info::parse_options(argc, argv);
     if (!options) {
         report_error(options.error().message);
-        return 1;
+        return exit_usage;
     }
     if (options->help) {
-        return write_out(info::usage_text()) ? exit_status() : 1;
+        return write_out(info::usage_text()) ? exit_status() : exit_failure;
     }
     if (options->version) {
         return write_out(std::string("meridian_info (Meridian) ") + meridian_version() + "\n")
                    ? exit_status()
-                   : 1;
+                   : exit_failure;
+    }
+    // The configured directories need no component: nothing is loaded.
+    if (!options->path_names.empty()) {
+        std::string out;
+        info::write_install_dirs(options->path_names, options->format, out);
+        return write_out(out) ? exit_status() : exit_failure;
     }
 
     mca_base_framework_t *const *frameworks = meridian_builtin_frameworks();
     register_everything(frameworks);
+    // A --param name is a bad option value, though only the registered
+    // frameworks can tell.
     if (auto scopes = info::check_scopes(options->scopes, frameworks); !scopes) {
         report_error(scopes.error().message);
-        return 1;
+        return exit_usage;
     }
     const auto report = info::build_report(*options, frameworks, set_here);
     std::string out;
@@ -98,7 +112,7 @@ int main(int argc, char **argv)
     case info::Format::json: info::write_json(report, out); break;
     }
     if (!write_out(out)) {
-        return 1;
+        return exit_failure;
     }
     return exit_status();
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include <meridian/opal/mca/base/mca_base.h>
+#include "opal/tools/meridian_info/install_dirs.hpp"
 #include "opal/tools/tool_command_line.hpp"
 #include <meridian/opal/util/strings.hpp>
 
@@ -24,8 +25,13 @@ po::options_description visible_options()
         "\"base\": the framework's own; FW \"mca\": the core's); repeatable")(
         "level,l", po::value<std::string>()->value_name("N"),
         "show parameters of level N (1-9) and below (default 1)")(
-        "all,a", "every parameter (level 9), --path and --show-failed")(
-        "path", "installation directories, component path, param files")(
+        "all,a",
+        "every parameter (level 9), the directories, component path and param "
+        "files, and --show-failed")(
+        "path", po::value<std::vector<std::string>>()->value_name("NAME"),
+        ("only installation directory NAME, as \"NAME: DIR\": " + install_dir_choices() +
+         "; repeatable")
+            .c_str())(
         "show-failed", "components that could not be loaded, and why")(
         "parsable", "one fact a line (mca:FW:COMP:param:NAME:value:VALUE, ...)")(
         "json", "the same information as a JSON document")(
@@ -45,6 +51,42 @@ Result<int> parse_level(const std::string &text)
     return make_error(MERIDIAN_ERR_BAD_PARAM,
                       bad_usage("--level expects a number from 1 to 9, found " +
                                 util::quoted(text)));
+}
+
+// What an option given without its value takes, for the message.
+std::string what_option_needs(const std::string &name)
+{
+    if (name == "--level" || name == "-l") {
+        return "a number from 1 to 9";
+    }
+    if (name == "--path") {
+        return "a directory name: one of " + install_dir_choices();
+    }
+    if (name == "--param") {
+        return "FRAMEWORK COMPONENT (\"all\" for any)";
+    }
+    return {};
+}
+
+// --path asks for directories and nothing else, so the options that choose
+// what else to show have nothing to act on.
+Status check_path_alone(const Options &options)
+{
+    if (options.path_names.empty()) {
+        return success();
+    }
+    const char *other = !options.scopes.empty() ? "--param"
+                        : options.level         ? "--level"
+                        : options.all           ? "--all"
+                        : options.show_failed   ? "--show-failed"
+                                                : nullptr;
+    if (other == nullptr) {
+        return success();
+    }
+    return make_error(MERIDIAN_ERR_BAD_PARAM,
+                      bad_usage(std::string("--path shows installation directories only: it "
+                                            "cannot be combined with ") +
+                                other));
 }
 
 }  // namespace
@@ -70,8 +112,19 @@ std::string usage_text()
             "Parameters are also set in the environment ("
          << prefix
          << "NAME=VALUE)\n"
-            "and in param files (see --path).  The exit status is 1 when an error was\n"
-            "reported.\n";
+            "and in param files (--all lists those read).\n"
+            "\n"
+            "Examples:\n"
+            "  meridian_info --param carto all --level 9\n"
+            "  meridian_info --path pkglibdir\n"
+            "  meridian_info --all --parsable\n"
+            "\n"
+            "Exit status: 0 on success; 1 when an error was reported on the way (a param\n"
+            "file that cannot be read, a component that cannot be loaded, a parameter\n"
+            "value that is refused; everything that could be shown is shown); 2 when the\n"
+            "command line is wrong (an unknown option, a missing or bad option value, an\n"
+            "unexpected argument, a badly written --mca or --tune), with nothing shown.\n"
+            "Errors are reported on standard error.\n";
     return tools::without_trailing_blanks(text.str());
 }
 
@@ -91,8 +144,7 @@ Result<Options> parse_options(int argc, const char *const *argv)
         parsed = tools::parse_tool_command_line(argc, argv, every, positional);
     } catch (const po::error &e) {
         return make_error(MERIDIAN_ERR_BAD_PARAM,
-                          bad_usage(tools::command_line_error(
-                              e, [](const std::string &) { return std::string(); })));
+                          bad_usage(tools::command_line_error(e, what_option_needs)));
     }
 
     Options options;
@@ -124,7 +176,13 @@ Result<Options> parse_options(int argc, const char *const *argv)
         } else if (key == "all") {
             options.all = true;
         } else if (key == "path") {
-            options.path = true;
+            for (const auto &name : option.value) {
+                auto names = expand_install_dir(name);
+                if (!names) {
+                    return make_error(MERIDIAN_ERR_BAD_PARAM, bad_usage(names.error().message));
+                }
+                options.path_names.insert(options.path_names.end(), names->begin(), names->end());
+            }
         } else if (key == "show-failed") {
             options.show_failed = true;
         } else if (key == "parsable" || key == "parseable") {
@@ -142,6 +200,9 @@ Result<Options> parse_options(int argc, const char *const *argv)
                           bad_usage("--parsable and --json cannot be used together"));
     }
     options.format = json ? Format::json : parsable ? Format::parsable : Format::text;
+    if (auto alone = check_path_alone(options); !alone) {
+        return alone.error();
+    }
     if (options.all) {
         options.path = true;
         options.show_failed = true;

@@ -24,15 +24,17 @@ struct Options {
     std::vector<ParamScope> scopes;  // empty: every framework and component
     std::optional<int> level;        // --level, 1-9
     bool all = false;
-    bool path = false;
+    bool path = false;                    // the report's paths section (--all)
+    std::vector<std::string> path_names;  // --path NAME, "all" expanded: only these
     bool show_failed = false;
     Format format = Format::text;
     bool help = false;
     bool version = false;
 };
 
-// Parse argv (argv[0] is the program).  Errors name the option or argument at
-// fault and point to --help.
+// Parse argv (argv[0] is the program).  Every error is a mistake in the
+// command line (the tool exits 2 for it); it names the option or argument at
+// fault and points to --help.
 Result<Options> parse_options(int argc, const char *const *argv);
 
 // The --help text.

@@ -19,6 +19,7 @@
 #include <meridian/opal/runtime/meridian.h>
 #include "opal/tools/meridian_netmap/options.hpp"
 #include "opal/tools/meridian_netmap/output.hpp"
+#include "opal/tools/tool_command_line.hpp"
 #include "opal/tools/tool_session.hpp"
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.h>
@@ -31,8 +32,8 @@ using namespace meridian;
 using tools::MeridianSession;
 using tools::write_out;
 
-constexpr int exit_failure = 1;
-constexpr int exit_usage = 2;
+using tools::exit_failure;
+using tools::exit_usage;
 
 // An allocated job gives its ports back however main leaves.
 class Allocation
@@ -107,8 +108,8 @@ int run(const netmap_tool::Options &options)
 int main(int argc, char **argv)
 {
     // --mca and --tune are taken out first; what is left is ours.
-    if (meridian_mca_base_cmdline_apply(&argc, &argv) != MERIDIAN_SUCCESS) {
-        return exit_usage; // reported by the library
+    if (const int status = tools::apply_meridian_options(argc, argv); status != 0) {
+        return status;
     }
     const auto options = netmap_tool::parse_options(argc, argv);
     if (!options) {

@@ -159,7 +159,7 @@ std::string usage_text()
             "Parameters are also set in the environment ("
          << prefix
          << "NAME=VALUE) and in param\n"
-            "files (meridian_info --path lists them).\n"
+            "files (meridian_info --all lists those read).\n"
             "\n"
             "Example:\n"
             "  meridian_netmap --fabric example.fabric --hosts node01:4,node02:4 \\\n"
@@ -167,10 +167,11 @@ std::string usage_text()
             "      --request id=ctl,type=tcp,plane=mgmt,seckey --format json\n"
             "\n"
             "Exit status: 0 on success; 1 when the allocation cannot be made (a fabric file\n"
-            "that cannot be read, an unknown node, a required value that cannot be met);\n"
-            "2 when the command line is wrong (an unknown or missing option, a bad request,\n"
-            "binding, format or view, a bad --mca or --tune).  Errors are reported on\n"
-            "standard error.\n";
+            "that cannot be read, an unknown node, a required value that cannot be met, a\n"
+            "--tune file that cannot be read or is refused); 2 when the command line is\n"
+            "wrong (an unknown or missing option, an option without its value, a bad\n"
+            "request, binding, format or view, an unexpected argument, a badly written\n"
+            "--mca or --tune).  Errors are reported on standard error.\n";
     return tools::without_trailing_blanks(text.str());
 }
 

@@ -15,6 +15,8 @@
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/port_ranges.hpp>
 
+#include <nlohmann/json.hpp>
+
 namespace meridian::netmap_tool
 {
 
@@ -44,34 +46,6 @@ void append_number(std::string &out, std::uint64_t value)
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
     out.append(digits, end);
-}
-
-// The shortest text that reads back as the same double.
-void append_double(std::string &out, double value)
-{
-    char digits[32];
-    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-    out.append(digits, end);
-}
-
-void append_json_string(std::string &out, std::string_view text)
-{
-    static constexpr char hex[] = "0123456789abcdef";
-    out += '"';
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (byte < 0x20) {
-            out += "\\u00";
-            out += hex[byte >> 4];
-            out += hex[byte & 0xf];
-        } else {
-            out += c;
-        }
-    }
-    out += '"';
 }
 
 std::string_view node_name(const mca_pnet_job &handle, std::uint32_t rank)
@@ -310,6 +284,87 @@ Status write_table(const mca_pnet_job &handle, meridian_coord_view_t view, Strea
     return success();
 }
 
+namespace
+{
+
+// One record of the document, written on a line of its own so that a job of
+// millions of processes streams out record by record.  Strings that are not
+// valid UTF-8 (names from a fabric file) get U+FFFD, so the output is always
+// JSON.
+void append_record(std::string &text, const nlohmann::ordered_json &record)
+{
+    text += record.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+nlohmann::ordered_json proc_record(const mca_pnet_job &handle, std::uint32_t rank, bool any_devices,
+                                   std::span<const fabric::Nic> nics, const std::vector<Coordinate> &coords)
+{
+    const pnet::Job &job = handle.job;
+    nlohmann::ordered_json record;
+    record["rank"] = rank;
+    record["node"] = std::string(node_name(handle, rank));
+    auto &ports = record["ports"] = nlohmann::ordered_json::object();
+    for (const pnet::Grant &grant : job.grants) {
+        const auto mine = grant.ports_of(rank);
+        ports[grant.id] = std::vector<std::uint64_t>(mine.begin(), mine.end());
+    }
+    if (any_devices) {
+        auto &devices = record["devices"] = nlohmann::ordered_json::object();
+        for (const pnet::Grant &grant : job.grants) {
+            auto &names = devices[grant.id] = nlohmann::ordered_json::array();
+            for (const auto device : grant.devices_of(rank)) {
+                names.push_back(grant.device_names[device]);
+            }
+        }
+    }
+    auto &nic_names = record["nics"] = nlohmann::ordered_json::array();
+    for (const auto nic : job.nics_of(rank)) {
+        nic_names.push_back(nics[nic].name);
+    }
+    auto &coord_list = record["coords"] = nlohmann::ordered_json::array();
+    for (const Coordinate &c : coords) {
+        nlohmann::ordered_json entry;
+        entry["plane"] = c.plane;
+        entry["view"] = view_name(c.view);
+        entry["coord"] = std::vector<std::uint64_t>(c.coord.begin(), c.coord.end());
+        coord_list.push_back(std::move(entry));
+    }
+    return record;
+}
+
+nlohmann::ordered_json request_record(const pnet::Job &job, const pnet::Grant &grant)
+{
+    nlohmann::ordered_json record;
+    record["id"] = grant.id;
+    record["type"] = grant.type;
+    record["plane"] = grant.plane;
+    record["endpts"] = grant.endpts_asked;
+    if (const auto given = ports_given(job, grant)) {
+        record["endpts_given"] = {given->first, given->second};
+    } else {
+        record["endpts_given"] = nullptr;
+    }
+    record["qos"] = grant.qos ? nlohmann::ordered_json(*grant.qos) : nlohmann::ordered_json(nullptr);
+    if (grant.bandwidth_mbps && std::isfinite(*grant.bandwidth_mbps)) {
+        // A whole number as an integer (2500, not 2500.0): the shortest text
+        // that reads back as the same value, as before.
+        const double mbps = *grant.bandwidth_mbps;
+        constexpr double exact_integers = 9007199254740992.0; // 2^53
+        if (mbps >= 0 && mbps < exact_integers && std::floor(mbps) == mbps) {
+            record["bandwidth_mbps"] = static_cast<std::uint64_t>(mbps);
+        } else {
+            record["bandwidth_mbps"] = mbps;
+        }
+    } else {
+        record["bandwidth_mbps"] = nullptr;
+    }
+    record["seckey_bytes"] = grant.seckey.size();
+    record["component"] = grant.component;
+    return record;
+}
+
+} // namespace
+
 Status write_json(const mca_pnet_job &handle, meridian_coord_view_t view, StreamOut &out)
 {
     const pnet::Job &job = handle.job;
@@ -328,115 +383,13 @@ Status write_json(const mca_pnet_job &handle, meridian_coord_view_t view, Stream
             return coords.error();
         }
         text += rank == 0 ? "\n" : ",\n";
-        text += "{\"rank\":";
-        append_number(text, rank);
-        text += ",\"node\":";
-        append_json_string(text, node_name(handle, rank));
-        text += ",\"ports\":{";
-        for (std::size_t g = 0; g < job.grants.size(); ++g) {
-            if (g > 0) {
-                text += ',';
-            }
-            append_json_string(text, job.grants[g].id);
-            text += ":[";
-            const auto ports = job.grants[g].ports_of(rank);
-            for (std::size_t p = 0; p < ports.size(); ++p) {
-                if (p > 0) {
-                    text += ',';
-                }
-                append_number(text, ports[p]);
-            }
-            text += ']';
-        }
-        text += '}';
-        if (any_devices) {
-            text += ",\"devices\":{";
-            for (std::size_t g = 0; g < job.grants.size(); ++g) {
-                const pnet::Grant &grant = job.grants[g];
-                if (g > 0) {
-                    text += ',';
-                }
-                append_json_string(text, grant.id);
-                text += ":[";
-                const auto devices = grant.devices_of(rank);
-                for (std::size_t d = 0; d < devices.size(); ++d) {
-                    if (d > 0) {
-                        text += ',';
-                    }
-                    append_json_string(text, grant.device_names[devices[d]]);
-                }
-                text += ']';
-            }
-            text += '}';
-        }
-        text += ",\"nics\":[";
-        const auto mine = job.nics_of(rank);
-        for (std::size_t i = 0; i < mine.size(); ++i) {
-            if (i > 0) {
-                text += ',';
-            }
-            append_json_string(text, nics[mine[i]].name);
-        }
-        text += "],\"coords\":[";
-        for (std::size_t i = 0; i < coords->size(); ++i) {
-            const Coordinate &c = (*coords)[i];
-            if (i > 0) {
-                text += ',';
-            }
-            text += "{\"plane\":";
-            append_json_string(text, c.plane);
-            text += ",\"view\":";
-            append_json_string(text, view_name(c.view));
-            text += ",\"coord\":[";
-            for (std::size_t d = 0; d < c.coord.size(); ++d) {
-                if (d > 0) {
-                    text += ',';
-                }
-                append_number(text, c.coord[d]);
-            }
-            text += "]}";
-        }
-        text += "]}";
+        append_record(text, proc_record(handle, rank, any_devices, nics, *coords));
         out.record_done();
     }
     text += size == 0 ? "],\n\"requests\":[" : "\n],\n\"requests\":[";
     for (std::size_t g = 0; g < job.grants.size(); ++g) {
-        const pnet::Grant &grant = job.grants[g];
-        text += g == 0 ? "\n{\"id\":" : ",\n{\"id\":";
-        append_json_string(text, grant.id);
-        text += ",\"type\":";
-        append_json_string(text, grant.type);
-        text += ",\"plane\":";
-        append_json_string(text, grant.plane);
-        text += ",\"endpts\":";
-        append_number(text, grant.endpts_asked);
-        text += ",\"endpts_given\":";
-        if (const auto given = ports_given(job, grant)) {
-            text += '[';
-            append_number(text, given->first);
-            text += ',';
-            append_number(text, given->second);
-            text += ']';
-        } else {
-            text += "null";
-        }
-        text += ",\"qos\":";
-        if (grant.qos) {
-            append_number(text, *grant.qos);
-        } else {
-            text += "null";
-        }
-        text += ",\"bandwidth_mbps\":";
-        if (grant.bandwidth_mbps && std::isfinite(*grant.bandwidth_mbps)) {
-            append_double(text, *grant.bandwidth_mbps);
-        } else {
-            text += "null";
-        }
-        text += ",\"seckey_bytes\":";
-        append_number(text, grant.seckey.size());
-        text += ",\"component\":";
-        append_json_string(text, grant.component);
-        text += '}';
+        text += g == 0 ? "\n" : ",\n";
+        append_record(text, request_record(job, job.grants[g]));
     }
     text += job.grants.empty() ? "]}\n" : "\n]}\n";
     return success();
