@@ -9,6 +9,7 @@ packages=(
     libhwloc-dev hwloc libfabric-dev libucx-dev libpmix-dev
     openmpi-bin libopenmpi-dev python3
     clang libclang-rt-14-dev
+    graphviz
 )
 
 missing=()

@@ -227,7 +227,8 @@ eth0 Slot0:2
 EOF
 
 # In DOT, the pair of equal weights is one two-headed edge, the others are
-# drawn one way each.
+# drawn one way each; each device is framed with the package of its
+# lightest edge, whichever way it runs (MEM1 and gpu0 with Slot1).
 # shellcheck disable=SC2086
 run_carto $oneway graph --format dot
 expect_status 0
@@ -236,14 +237,33 @@ expect_out <<'EOF'
 // The host's carto graph, mapped by the carto component "file".
 // Draw it with Graphviz: dot -Tsvg -o carto.svg
 digraph carto {
+    graph [fontname="Helvetica"];
     node [style=filled, fontname="Helvetica"];
     edge [fontname="Helvetica", fontsize=10];
-    "Slot0" [label="Slot0", shape=box, fillcolor="#a6cee3"];
-    "MEM0" [label="MEM0", shape=cylinder, fillcolor="#fdbf6f"];
-    "Slot1" [label="Slot1", shape=box, fillcolor="#a6cee3"];
-    "MEM1" [label="MEM1", shape=cylinder, fillcolor="#fdbf6f"];
-    "eth0" [label="eth0", shape=ellipse, fillcolor="#b2df8a"];
-    "gpu0" [label="gpu0", shape=octagon, fillcolor="#d9d9d9"];
+    subgraph "cluster_%package0" {
+        label="package Slot0"; style=rounded; color="#7f7f7f";
+        "Slot0" [label="Slot0", shape=box, fillcolor="#a6cee3"];
+        "MEM0" [label="MEM0", shape=cylinder, fillcolor="#fdbf6f"];
+        "eth0" [label="eth0", shape=ellipse, fillcolor="#b2df8a"];
+    }
+    subgraph "cluster_%package1" {
+        label="package Slot1"; style=rounded; color="#7f7f7f";
+        "Slot1" [label="Slot1", shape=box, fillcolor="#a6cee3"];
+        "MEM1" [label="MEM1", shape=cylinder, fillcolor="#fdbf6f"];
+        "gpu0" [label="gpu0", shape=octagon, fillcolor="#d9d9d9"];
+    }
+    subgraph "cluster_%legend" {
+        label="legend"; style="rounded,dashed"; color="#999999";
+        "%legend-slot" [label="processor package (Slot)", shape=box, fillcolor="#a6cee3"];
+        "%legend-mem" [label="memory node (MEM)", shape=cylinder, fillcolor="#fdbf6f"];
+        "%legend-slot" -> "%legend-mem" [style=invis];
+        "%legend-eth" [label="Ethernet port (ETH)", shape=ellipse, fillcolor="#b2df8a"];
+        "%legend-mem" -> "%legend-eth" [style=invis];
+        "%legend-other" [label="other device", shape=octagon, fillcolor="#d9d9d9"];
+        "%legend-eth" -> "%legend-other" [style=invis];
+        "%legend-notes" [shape=plaintext, style="", label="edge label: distance (smaller is nearer)\lframe: a processor package\land what is nearest to it\l"];
+        "%legend-other" -> "%legend-notes" [style=invis];
+    }
     "Slot0" -> "MEM0" [label="0", dir=both];
     "Slot0" -> "Slot1" [label="1"];
     "Slot1" -> "MEM1" [label="5"];

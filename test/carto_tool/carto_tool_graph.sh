@@ -97,28 +97,69 @@ if command -v jq >/dev/null 2>&1; then
         "$out" >/dev/null || fail "jq does not read the JSON as expected"
 fi
 
-# DOT: every line is the header, a node or an edge; a node per vertex, in
-# order, shaped by type; each pair of edges of equal weight drawn once,
-# two-headed, so the edges read back (both ways for dir=both) are the JSON's.
+# DOT: every line is the header, a package's frame, a node, the legend or
+# an edge; a node per vertex, in its package's frame, in order, shaped by
+# type; each pair of edges of equal weight drawn once, two-headed, so the
+# edges read back (both ways for dir=both) are the JSON's.
 # shellcheck disable=SC2086
 run_carto $file graph --format dot
 expect_status 0
 expect_err_empty
 cp "$out" "$scratch/figure3.dot"
-head -n 5 "$out" >"$scratch/dot-head"
+head -n 6 "$out" >"$scratch/dot-head"
 tail -n 1 "$out" >"$scratch/dot-tail"
 diff - "$scratch/dot-head" >"$scratch/diff" <<'EOF' || fail "the DOT header differs: $(cat "$scratch/diff")"
 // The host's carto graph, mapped by the carto component "file".
 // Draw it with Graphviz: dot -Tsvg -o carto.svg
 digraph carto {
+    graph [fontname="Helvetica"];
     node [style=filled, fontname="Helvetica"];
     edge [fontname="Helvetica", fontsize=10];
 EOF
 [ "$(cat "$scratch/dot-tail")" = "}" ] || fail "the DOT does not end with }"
-node_re='^    "\([^"]*\)" \[label="\([^"]*\)", shape=\([a-z]*\), fillcolor="#[0-9a-f]\{6\}"\];$'
+node_re='^ \{4,8\}"\([^"%]*\)" \[label="\([^"]*\)", shape=\([a-z]*\), fillcolor="#[0-9a-f]\{6\}"\];$'
 edge_re='^    "\([^"]*\)" -> "\([^"]*\)" \[label="\([0-9]*\)"\(, dir=both\)\{0,1\}\];$'
-sed '1,5d;$d' "$out" | grep -v -e "$node_re" -e "$edge_re" >"$scratch/other-lines"
-[ ! -s "$scratch/other-lines" ] || fail "lines neither node nor edge: $(head -n 3 "$scratch/other-lines")"
+frame_re='^    subgraph "cluster_%package[0-9]*" {$\|^        label="package [^"]*"; style=rounded; color="#7f7f7f";$\|^    }$'
+# The legend: a frame of its own, one entry per kind of the map, stacked.
+sed -n '/^    subgraph "cluster_%legend" {$/,/^    }$/p' "$out" >"$scratch/dot-legend"
+diff - "$scratch/dot-legend" >"$scratch/diff" <<'EOF' || fail "the DOT legend differs: $(cat "$scratch/diff")"
+    subgraph "cluster_%legend" {
+        label="legend"; style="rounded,dashed"; color="#999999";
+        "%legend-slot" [label="processor package (Slot)", shape=box, fillcolor="#a6cee3"];
+        "%legend-mem" [label="memory node (MEM)", shape=cylinder, fillcolor="#fdbf6f"];
+        "%legend-slot" -> "%legend-mem" [style=invis];
+        "%legend-eth" [label="Ethernet port (ETH)", shape=ellipse, fillcolor="#b2df8a"];
+        "%legend-mem" -> "%legend-eth" [style=invis];
+        "%legend-ib" [label="InfiniBand port (IB)", shape=hexagon, fillcolor="#cab2d6"];
+        "%legend-eth" -> "%legend-ib" [style=invis];
+        "%legend-notes" [shape=plaintext, style="", label="edge label: distance (smaller is nearer)\lframe: a processor package\land what is nearest to it\l"];
+        "%legend-ib" -> "%legend-notes" [style=invis];
+    }
+EOF
+sed '1,6d;$d' "$out" | sed '/^    subgraph "cluster_%legend" {$/,/^    }$/d' |
+    grep -v -e "$node_re" -e "$edge_re" -e "$frame_re" >"$scratch/other-lines"
+[ ! -s "$scratch/other-lines" ] ||
+    fail "lines neither frame, node, legend nor edge: $(head -n 3 "$scratch/other-lines")"
+# Each vertex with the package whose frame holds it: in figure 3 every
+# device hangs off one processor.
+awk '/^    subgraph "cluster_%package/ { inside = 1; next }
+     inside && /^        label=/ { split($0, part, "\""); package = part[2]; next }
+     /^    }$/ { inside = 0; next }
+     inside { split($0, part, "\""); print part[2] " in " package }' "$out" >"$scratch/dot-frames"
+diff - "$scratch/dot-frames" >"$scratch/diff" <<'EOF' || fail "the DOT packages differ: $(cat "$scratch/diff")"
+MEM0 in package Slot0
+Eth0 in package Slot0
+MTHCA0 in package Slot0
+Slot0 in package Slot0
+Slot1 in package Slot1
+MEM1 in package Slot1
+Slot2 in package Slot2
+MEM2 in package Slot2
+Slot3 in package Slot3
+Eth1 in package Slot3
+MEM3 in package Slot3
+MTHCA1 in package Slot3
+EOF
 sed -n "s/$node_re/\\1 \\2 \\3/p" "$out" >"$scratch/dot-nodes"
 diff - "$scratch/dot-nodes" >"$scratch/diff" <<'EOF' || fail "the DOT nodes differ: $(cat "$scratch/diff")"
 MEM0 MEM0 cylinder
@@ -143,12 +184,17 @@ EOF
 diff "$scratch/json-edges" "$scratch/dot-edges" >"$scratch/diff" ||
     fail "the DOT's edges are not the JSON's: $(cat "$scratch/diff")"
 
-# Graphviz, when it is here, reads it: 12 nodes, 12 edges.
+# Graphviz, when it is here, reads it: the map's 12 nodes and 12 edges (the
+# legend's, which Graphviz names <%N> or "%N", aside), 4 package frames and the
+# legend's.
 if command -v dot >/dev/null 2>&1; then
     if dot -Tplain "$scratch/figure3.dot" >"$scratch/plain" 2>"$scratch/dot-err"; then
-        [ "$(grep -c '^node ' "$scratch/plain")" -eq 12 ] || fail "dot -Tplain: not 12 nodes"
-        [ "$(grep -c '^edge ' "$scratch/plain")" -eq 12 ] || fail "dot -Tplain: not 12 edges"
+        [ "$(grep '^node ' "$scratch/plain" | grep -vc '^node [<"]%')" -eq 12 ] || fail "dot -Tplain: not 12 nodes"
+        [ "$(grep '^edge ' "$scratch/plain" | grep -vc ' invis ')" -eq 12 ] || fail "dot -Tplain: not 12 edges"
         [ ! -s "$scratch/dot-err" ] || fail "dot complained: $(cat "$scratch/dot-err")"
+        dot -Tcanon "$scratch/figure3.dot" >"$scratch/canon" 2>>"$scratch/dot-err"
+        [ "$(grep -c '^	subgraph "cluster_%' "$scratch/canon")" -eq 5 ] ||
+            fail "dot -Tcanon: not 4 packages and a legend: $(grep subgraph "$scratch/canon")"
     else
         fail "dot refused the output: $(cat "$scratch/dot-err")"
     fi

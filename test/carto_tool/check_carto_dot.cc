@@ -3,6 +3,7 @@
 // quotes, backslashes, '%', control characters and non-UTF-8 bytes, loops,
 // parallel edges.  The output is pinned exactly, and when Graphviz's dot is
 // installed it must read it back with the same nodes, labels and edges.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -41,8 +42,51 @@ std::string dot_of(const WeightedGraph &graph)
 const std::string header = "// The host's carto graph, mapped by the carto component \"test\".\n"
                            "// Draw it with Graphviz: dot -Tsvg -o carto.svg\n"
                            "digraph carto {\n"
+                           "    graph [fontname=\"Helvetica\"];\n"
                            "    node [style=filled, fontname=\"Helvetica\"];\n"
                            "    edge [fontname=\"Helvetica\", fontsize=10];\n";
+
+// The legend's lines for the kinds a graph has, in the writer's order
+// (slot, mem, eth, ib, other), each entry stacked under the one before.
+std::string legend_of(std::initializer_list<std::string_view> kinds)
+{
+    struct Entry {
+        std::string_view kind, id, line;
+    };
+    static constexpr Entry entries[] = {
+        {"slot", "\"%legend-slot\"",
+         "\"%legend-slot\" [label=\"processor package (Slot)\", shape=box, fillcolor=\"#a6cee3\"];"},
+        {"mem", "\"%legend-mem\"",
+         "\"%legend-mem\" [label=\"memory node (MEM)\", shape=cylinder, fillcolor=\"#fdbf6f\"];"},
+        {"eth", "\"%legend-eth\"",
+         "\"%legend-eth\" [label=\"Ethernet port (ETH)\", shape=ellipse, fillcolor=\"#b2df8a\"];"},
+        {"ib", "\"%legend-ib\"",
+         "\"%legend-ib\" [label=\"InfiniBand port (IB)\", shape=hexagon, fillcolor=\"#cab2d6\"];"},
+        {"other", "\"%legend-other\"",
+         "\"%legend-other\" [label=\"other device\", shape=octagon, fillcolor=\"#d9d9d9\"];"},
+    };
+    std::string out = "    subgraph \"cluster_%legend\" {\n"
+                      "        label=\"legend\"; style=\"rounded,dashed\"; color=\"#999999\";\n";
+    std::string_view previous;
+    for (const Entry &entry : entries) {
+        if (std::find(kinds.begin(), kinds.end(), entry.kind) == kinds.end()) {
+            continue;
+        }
+        out += "        " + std::string(entry.line) + "\n";
+        if (!previous.empty()) {
+            out += "        " + std::string(previous) + " -> " + std::string(entry.id) +
+                   " [style=invis];\n";
+        }
+        previous = entry.id;
+    }
+    out += "        \"%legend-notes\" [shape=plaintext, style=\"\", label=\"edge label: distance "
+           "(smaller is nearer)\\lframe: a processor package\\land what is nearest to it\\l\"];\n"
+           "        " +
+           std::string(previous) +
+           " -> \"%legend-notes\" [style=invis];\n"
+           "    }\n";
+    return out;
+}
 
 // Whether Graphviz's dot is on the PATH.
 bool have_dot()
@@ -84,16 +128,22 @@ START_TEST(plain_names_are_their_own_ids_and_labels)
     add_vertex(graph, "gpu<0> node", VertexType::other);
     add_edge(graph, "Slot0", "MEM0", 0);
     add_edge(graph, "MEM0", "Slot0", 0);
+    // MEM0 is drawn in Slot0's package; the others, with no edge to a
+    // package, outside every one.
     ck_assert_text_eq(
         dot_of(graph),
-        header + "    \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
-                 "    \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
+        header + "    subgraph \"cluster_%package0\" {\n"
+                 "        label=\"package Slot0\"; style=rounded; color=\"#7f7f7f\";\n"
+                 "        \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
+                 "        \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
+                 "    }\n"
                  "    \"eth0\" [label=\"eth0\", shape=ellipse, fillcolor=\"#b2df8a\"];\n"
                  "    \"mlx5_0\" [label=\"mlx5_0\", shape=hexagon, fillcolor=\"#cab2d6\"];\n"
                  "    \"gpu<0> node\" [label=\"gpu<0> node\", shape=octagon, "
-                 "fillcolor=\"#d9d9d9\"];\n"
-                 "    \"Slot0\" -> \"MEM0\" [label=\"0\", dir=both];\n"
-                 "}\n");
+                 "fillcolor=\"#d9d9d9\"];\n" +
+            legend_of({"slot", "mem", "eth", "ib", "other"}) +
+            "    \"Slot0\" -> \"MEM0\" [label=\"0\", dir=both];\n"
+            "}\n");
 }
 END_TEST
 
@@ -114,11 +164,19 @@ START_TEST(edges_pairs_loops_and_parallel_edges)
     add_edge(graph, "Slot0", "MEM0", 4);
     // A loop, and one way only.
     add_edge(graph, "Slot1", "Slot1", 5);
+    // MEM0's lightest edge to a package is to Slot1 (2): it is drawn there.
     ck_assert_text_eq(dot_of(graph),
                       header +
-                          "    \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
-                          "    \"Slot1\" [label=\"Slot1\", shape=box, fillcolor=\"#a6cee3\"];\n"
-                          "    \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
+                          "    subgraph \"cluster_%package0\" {\n"
+                          "        label=\"package Slot0\"; style=rounded; color=\"#7f7f7f\";\n"
+                          "        \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
+                          "    }\n"
+                          "    subgraph \"cluster_%package1\" {\n"
+                          "        label=\"package Slot1\"; style=rounded; color=\"#7f7f7f\";\n"
+                          "        \"Slot1\" [label=\"Slot1\", shape=box, fillcolor=\"#a6cee3\"];\n"
+                          "        \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
+                          "    }\n" +
+                          legend_of({"slot", "mem"}) +
                           "    \"Slot0\" -> \"Slot1\" [label=\"1\"];\n"
                           "    \"Slot0\" -> \"MEM0\" [label=\"4\", dir=both];\n"
                           "    \"Slot1\" -> \"Slot0\" [label=\"3\"];\n"
@@ -151,9 +209,50 @@ START_TEST(other_names_get_escaped_ids_and_html_labels)
                  "fillcolor=\"#d9d9d9\"];\n"
                  "    \"n%C3%A9e%25\" [label=<n\xc3\xa9"
                  "e%>, shape=octagon, fillcolor=\"#d9d9d9\"];\n"
-                 "    \"l%E9\" [label=<l&#233;>, shape=octagon, fillcolor=\"#d9d9d9\"];\n"
-                 "    \"q%22b%5C\" -> \"50%25\" [label=\"1\", dir=both];\n"
-                 "}\n");
+                 "    \"l%E9\" [label=<l&#233;>, shape=octagon, fillcolor=\"#d9d9d9\"];\n" +
+            legend_of({"eth", "other"}) +
+            "    \"q%22b%5C\" -> \"50%25\" [label=\"1\", dir=both];\n"
+            "}\n");
+}
+END_TEST
+
+// A package's frame is labelled with its processor's name (escaped like any
+// label).  A device goes with the package of its lightest edge, whichever
+// way the edge runs, and with the package first in the graph's order when
+// two are as near.
+START_TEST(devices_are_framed_with_their_nearest_package)
+{
+    WeightedGraph graph;
+    add_vertex(graph, "Slot0", VertexType::slot);
+    add_vertex(graph, "S\"1", VertexType::slot);
+    add_vertex(graph, "ib0", VertexType::ib);
+    add_vertex(graph, "eth0", VertexType::eth);
+    add_vertex(graph, "MEM0", VertexType::mem);
+    add_edge(graph, "ib0", "S\"1", 3);
+    add_edge(graph, "ib0", "Slot0", 3);
+    add_edge(graph, "eth0", "Slot0", 9);
+    add_edge(graph, "eth0", "S\"1", 1);
+    add_edge(graph, "S\"1", "MEM0", 0);
+    ck_assert_text_eq(
+        dot_of(graph),
+        header + "    subgraph \"cluster_%package0\" {\n"
+                 "        label=\"package Slot0\"; style=rounded; color=\"#7f7f7f\";\n"
+                 "        \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
+                 "        \"ib0\" [label=\"ib0\", shape=hexagon, fillcolor=\"#cab2d6\"];\n"
+                 "    }\n"
+                 "    subgraph \"cluster_%package1\" {\n"
+                 "        label=<package S&#34;1>; style=rounded; color=\"#7f7f7f\";\n"
+                 "        \"S%221\" [label=<S&#34;1>, shape=box, fillcolor=\"#a6cee3\"];\n"
+                 "        \"eth0\" [label=\"eth0\", shape=ellipse, fillcolor=\"#b2df8a\"];\n"
+                 "        \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
+                 "    }\n" +
+            legend_of({"slot", "mem", "eth", "ib"}) +
+            "    \"S%221\" -> \"MEM0\" [label=\"0\"];\n"
+            "    \"ib0\" -> \"S%221\" [label=\"3\"];\n"
+            "    \"ib0\" -> \"Slot0\" [label=\"3\"];\n"
+            "    \"eth0\" -> \"Slot0\" [label=\"9\"];\n"
+            "    \"eth0\" -> \"S%221\" [label=\"1\"];\n"
+            "}\n");
 }
 END_TEST
 
@@ -183,7 +282,8 @@ START_TEST(graphviz_reads_every_name)
     for (const char *line :
          {"\"q%22b%5C\"\t[fillcolor=\"#d9d9d9\",", "label=<q&#34;b&#92;>,",
           "label=<tab&#9;here&#38;&#60;x&#62;>,", "\"q%22b%5C\" -> \"50%25\"\t[dir=both,",
-          "Slot0 -> \"tab%09here&<x>\""}) {
+          "Slot0 -> \"tab%09here&<x>\"", "subgraph \"cluster_%package0\" {",
+          "label=\"package Slot0\",", "subgraph \"cluster_%legend\" {"}) {
         ck_assert_msg(canon.find(line) != std::string::npos, "dot -Tcanon has no %s in:\n%s", line,
                       canon.c_str());
     }
@@ -200,6 +300,7 @@ int main()
     tcase_add_test(dot, plain_names_are_their_own_ids_and_labels);
     tcase_add_test(dot, edges_pairs_loops_and_parallel_edges);
     tcase_add_test(dot, other_names_get_escaped_ids_and_html_labels);
+    tcase_add_test(dot, devices_are_framed_with_their_nearest_package);
     tcase_add_test(dot, an_empty_graph_is_an_empty_digraph);
     tcase_add_test(dot, graphviz_reads_every_name);
     suite_add_tcase(suite, dot);

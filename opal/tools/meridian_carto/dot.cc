@@ -146,6 +146,108 @@ std::uint64_t pair_key(VertexId from, VertexId to)
     return (static_cast<std::uint64_t>(from) << 32) | to;
 }
 
+// The package (Slot vertex) each vertex is drawn in: a Slot is its own; any
+// other vertex goes with the Slot of its lightest edge either way (the Slot
+// first in the graph's order on a tie); one with no edge to a Slot is drawn
+// outside every package.
+constexpr VertexId no_package = static_cast<VertexId>(-1);
+
+std::vector<VertexId> package_of(const WeightedGraph &graph)
+{
+    const VertexId count = graph.vertex_count();
+    std::vector<VertexId> package(count, no_package);
+    std::vector<std::uint64_t> nearest(count, 0);
+    const auto offer = [&](VertexId device, VertexId slot, std::uint64_t weight) {
+        if (graph.type(device) == VertexType::slot || graph.type(slot) != VertexType::slot) {
+            return;
+        }
+        if (package[device] == no_package || weight < nearest[device] ||
+            (weight == nearest[device] && slot < package[device])) {
+            package[device] = slot;
+            nearest[device] = weight;
+        }
+    };
+    for (VertexId v = 0; v < count; ++v) {
+        if (graph.type(v) == VertexType::slot) {
+            package[v] = v;
+        }
+        for (const OutEdge &edge : graph.out_edges(v)) {
+            offer(v, edge.target, edge.weight);
+            offer(edge.target, v, edge.weight);
+        }
+    }
+    return package;
+}
+
+void write_vertex(const WeightedGraph &graph, VertexId v, const std::string &id, std::string_view indent,
+                  std::string &out)
+{
+    const NodeStyle style = style_of(graph.type(v));
+    out += indent;
+    out += id + " [label=" + node_label(graph.name(v)) + ", shape=";
+    out += style.shape;
+    out += ", fillcolor=\"";
+    out += style.fill;
+    out += "\"];\n";
+}
+
+// What the shapes, colours and edge labels mean, for the kinds this graph
+// has, in a column beside the map (invisible edges stack its entries).  Its
+// node IDs begin with '%', which no vertex's ID can (see is_plain).
+void write_legend(const WeightedGraph &graph, std::string &out)
+{
+    struct Kind {
+        VertexType type;
+        std::string_view id;
+        std::string_view meaning;
+    };
+    static constexpr Kind kinds[] = {
+        {VertexType::slot, "\"%legend-slot\"", "processor package (Slot)"},
+        {VertexType::mem, "\"%legend-mem\"", "memory node (MEM)"},
+        {VertexType::eth, "\"%legend-eth\"", "Ethernet port (ETH)"},
+        {VertexType::ib, "\"%legend-ib\"", "InfiniBand port (IB)"},
+        {VertexType::other, "\"%legend-other\"", "other device"},
+    };
+    std::vector<bool> present(std::size(kinds), false);
+    for (VertexId v = 0; v < graph.vertex_count(); ++v) {
+        for (std::size_t k = 0; k < std::size(kinds); ++k) {
+            present[k] = present[k] || graph.type(v) == kinds[k].type;
+        }
+    }
+    out += "    subgraph \"cluster_%legend\" {\n"
+           "        label=\"legend\"; style=\"rounded,dashed\"; color=\"#999999\";\n";
+    std::string_view previous;
+    for (std::size_t k = 0; k < std::size(kinds); ++k) {
+        if (!present[k]) {
+            continue;
+        }
+        const NodeStyle style = style_of(kinds[k].type);
+        out += "        ";
+        out += kinds[k].id;
+        out += " [label=\"";
+        out += kinds[k].meaning;
+        out += "\", shape=";
+        out += style.shape;
+        out += ", fillcolor=\"";
+        out += style.fill;
+        out += "\"];\n";
+        if (!previous.empty()) {
+            out += "        ";
+            out += previous;
+            out += " -> ";
+            out += kinds[k].id;
+            out += " [style=invis];\n";
+        }
+        previous = kinds[k].id;
+    }
+    out += "        \"%legend-notes\" [shape=plaintext, style=\"\", label=\"edge label: distance "
+           "(smaller is nearer)\\lframe: a processor package\\land what is nearest to it\\l\"];\n"
+           "        ";
+    out += previous;
+    out += " -> \"%legend-notes\" [style=invis];\n"
+           "    }\n";
+}
+
 } // namespace
 
 void write_dot(const WeightedGraph &graph, std::string_view component, std::string &out)
@@ -154,18 +256,39 @@ void write_dot(const WeightedGraph &graph, std::string_view component, std::stri
     out += component;
     out += "\".\n// Draw it with Graphviz: dot -Tsvg -o carto.svg\n"
            "digraph carto {\n"
+           "    graph [fontname=\"Helvetica\"];\n"
            "    node [style=filled, fontname=\"Helvetica\"];\n"
            "    edge [fontname=\"Helvetica\", fontsize=10];\n";
     std::vector<std::string> ids;
     ids.reserve(graph.vertex_count());
     for (VertexId v = 0; v < graph.vertex_count(); ++v) {
-        const NodeStyle style = style_of(graph.type(v));
         ids.push_back(node_id(graph.name(v)));
-        out += "    " + ids.back() + " [label=" + node_label(graph.name(v)) + ", shape=";
-        out += style.shape;
-        out += ", fillcolor=\"";
-        out += style.fill;
-        out += "\"];\n";
+    }
+    // A vertex belongs to the subgraph it is first declared in: each
+    // package's vertices are declared inside its cluster.
+    const std::vector<VertexId> package = package_of(graph);
+    std::size_t clusters = 0;
+    for (VertexId slot = 0; slot < graph.vertex_count(); ++slot) {
+        if (package[slot] != slot) {
+            continue;
+        }
+        out += "    subgraph \"cluster_%package" + std::to_string(clusters++) + "\" {\n        label=" +
+               node_label("package " + std::string(graph.name(slot))) +
+               "; style=rounded; color=\"#7f7f7f\";\n";
+        for (VertexId v = 0; v < graph.vertex_count(); ++v) {
+            if (package[v] == slot) {
+                write_vertex(graph, v, ids[v], "        ", out);
+            }
+        }
+        out += "    }\n";
+    }
+    for (VertexId v = 0; v < graph.vertex_count(); ++v) {
+        if (package[v] == no_package) {
+            write_vertex(graph, v, ids[v], "    ", out);
+        }
+    }
+    if (graph.vertex_count() > 0) {
+        write_legend(graph, out);
     }
 
     std::unordered_map<std::uint64_t, PairState> pairs;
