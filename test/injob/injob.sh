@@ -13,7 +13,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
 unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
-setp pnet_base_requests "id=data,type=tcp,endpts=2"
+setp pnet_base_requests "id=data,type=tcp,endpts=2,seckey=24"
 setp pnet_tcp_static_ports "tcp:32000-32099"
 
 status=0

@@ -1,12 +1,13 @@
 // One process of an in-job test (injob.sh runs it under mpirun -np 2 and
 // -np 4, and alone).  After meridian_init, with the request
-// "id=data,type=tcp,endpts=2" and the port pool tcp:32000-32099 from the
+// "id=data,type=tcp,endpts=2,seckey=24" and the port pool tcp:32000-32099 from the
 // environment, it checks what in-job mode gave it: its two ports (distinct,
 // from the pool, unlike those of every process on its node), its datastore
 // entry under the request's id, a non-empty NIC list, logical x,y,z
 // coordinates on every plane, cost 0 to every process on its node; then it
-// publishes its own ports and compares every peer's with its own view of the
-// peer, so every process must have computed the same allocation.  Prints
+// publishes its own ports and security key and compares every peer's with
+// its own view of the peer, so every process must have computed the same
+// allocation, with the key rank 0 drew.  Prints
 // "rank R: ok" or the failures.
 #include <cstdio>
 #include <cstdlib>
@@ -75,6 +76,8 @@ int main(int argc, char **argv)
         return 1;
     }
     check(grant->type == "tcp", "grant type " + grant->type);
+    check(grant->seckey.size() == 24,
+          "security key of " + std::to_string(grant->seckey.size()) + " bytes, asked 24");
 
     const auto mine = grant->ports_of(me);
     check(mine.size() == 2, "own ports: " + text(mine));
@@ -128,6 +131,7 @@ int main(int argc, char **argv)
     // Everybody's view of everybody's ports must agree.
     check(store.put("test.ports", std::vector<std::uint32_t>(mine.begin(), mine.end())).ok(),
           "put");
+    check(store.put("test.seckey", grant->seckey).ok(), "put");
     check(store.commit().ok() && store.fence().ok(), "commit/fence");
     for (std::uint32_t peer = 0; peer < size; ++peer) {
         auto theirs = store.get(datastore::ProcId{store.self().nspace, peer}, "test.ports");
@@ -137,6 +141,10 @@ int main(int argc, char **argv)
               "rank " + std::to_string(peer) + " has ports " +
                   (theirs ? datastore::format_value(*theirs) : theirs.error().message) +
                   ", I gave it " + datastore::format_value(expected));
+        auto key = store.get(datastore::ProcId{store.self().nspace, peer}, "test.seckey");
+        check(key && *key == datastore::Value(grant->seckey),
+              "rank " + std::to_string(peer) + " holds another security key: " +
+                  (key ? datastore::format_value(*key) : key.error().message));
     }
 
     // The ports live in the job, which meridian_finalize drops.

@@ -464,26 +464,36 @@ START_TEST(setup_fork_collects_every_module)
 }
 END_TEST
 
-// Keys from a seed are the same wherever the job is allocated; without one
-// they come from the OS and differ.
-START_TEST(seckeys_from_a_seed_are_reproducible)
+// Keys given to the job (in-job mode: drawn by rank 0 and shared) are the
+// grant's keys, wherever the job is allocated; without one each allocation
+// draws its own from the OS, and they differ.  A given key of another size
+// than asked is refused with the request named.
+START_TEST(given_seckeys_are_used_as_given)
 {
     use_components(nullptr);
     auto fabric = lab();
+    const std::vector<std::uint8_t> given(40, 0xa5);
     auto one = job_of(fabric, "node01:1", "id=data,type=tcp,seckey=40", "one");
     auto two = job_of(fabric, "node01:1", "id=data,type=tcp,seckey=40", "two");
-    one->job.seckey_seed = {1, 2, 3};
-    two->job.seckey_seed = {1, 2, 3};
+    one->job.seckeys.emplace("data", given);
+    two->job.seckeys.emplace("data", given);
     allocate_ok(*one);
     allocate_ok(*two);
-    ck_assert_uint_eq(one->job.grants[0].seckey.size(), 40);
-    ck_assert(one->job.grants[0].seckey == two->job.grants[0].seckey);
+    ck_assert(one->job.grants[0].seckey == given);
+    ck_assert(two->job.grants[0].seckey == given);
     auto three = job_of(fabric, "node01:1", "id=data,type=tcp,seckey=40", "three");
     auto four = job_of(fabric, "node01:1", "id=data,type=tcp,seckey=40", "four");
     allocate_ok(*three);
     allocate_ok(*four);
+    ck_assert_uint_eq(three->job.grants[0].seckey.size(), 40);
     ck_assert(three->job.grants[0].seckey != four->job.grants[0].seckey);
-    ck_assert(three->job.grants[0].seckey != one->job.grants[0].seckey);
+    ck_assert(three->job.grants[0].seckey != given);
+    auto wrong = job_of(fabric, "node01:1", "id=data,type=tcp,seckey=40", "wrong");
+    wrong->job.seckeys.emplace("data", std::vector<std::uint8_t>(16, 1));
+    const auto refused = pnet::allocate(*wrong);
+    ck_assert(!refused.ok());
+    ck_assert_text_eq(refused.error().message,
+                      "request \"data\": SEC_KEY: the key given has 16 bytes, the request asks for 40");
 }
 END_TEST
 
@@ -592,7 +602,7 @@ Suite *pnet_suite()
     tcase_add_test(pipeline, tcp_rolls_back_its_own_requests);
     tcase_add_test(pipeline, setup_local_network_stores_each_grant);
     tcase_add_test(pipeline, setup_fork_collects_every_module);
-    tcase_add_test(pipeline, seckeys_from_a_seed_are_reproducible);
+    tcase_add_test(pipeline, given_seckeys_are_used_as_given);
     tcase_add_test(pipeline, bad_static_ports_name_the_parameter);
     tcase_add_test(pipeline, requests_from_the_parameter);
     tcase_add_test(pipeline, inventory_round_trip_through_the_file);

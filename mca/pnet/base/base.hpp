@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -65,11 +66,11 @@ struct Job {
     fabric::JobMap map;
     std::vector<Request> requests; // types resolved (every request has one)
     std::vector<Grant> grants;     // one per request, same order, filled by allocate
-    // Empty: allocate draws each seckey from the OS (getrandom).  Otherwise
-    // the seckeys are derived from it (SHA-256 of seed, request id and a
-    // counter), so every process of an in-job allocation that shares the seed
-    // gets the same keys.
-    std::vector<std::uint8_t> seckey_seed;
+    // Security keys drawn before allocate, by request id: allocate uses them
+    // as they are.  In-job mode fills it with the keys rank 0 drew and shared
+    // through the datastore, so every process's allocation holds the same
+    // keys.  A request whose key is not here gets one from draw_seckey.
+    std::unordered_map<std::string, std::vector<std::uint8_t>> seckeys;
 
     // Each process's NICs, nearest first (fabric.nics_by_distance); shared
     // spans, so no per-process copy.
@@ -112,10 +113,13 @@ Status deliver_inventory(std::string_view node, std::string_view component,
 Result<std::unique_ptr<mca_pnet_job>> make_job(std::shared_ptr<const fabric::Fabric> fabric,
                                                fabric::JobMap map, std::vector<Request> requests);
 // Every module serves its requests; all or nothing (see pnet.h).  Also fills
-// seckeys (random bytes from the OS) and hands the fabric and job map to
+// seckeys (job.seckeys, or draw_seckey) and hands the fabric and job map to
 // coord (meridian::coord::set_context) so coordinates can be asked for.
 Status allocate(mca_pnet_job &job);
 Status setup_local_network(mca_pnet_job &job, std::string_view node);
+// BYTES random bytes from the OS's CSPRNG (getrandom) as request ID's security
+// key; fails (naming the request) only when the OS gives none.
+Result<std::vector<std::uint8_t>> draw_seckey(std::string_view id, std::size_t bytes);
 Result<std::vector<std::pair<std::string, std::string>>> setup_fork(const mca_pnet_job &job,
                                                                     std::uint32_t rank);
 Status deregister(mca_pnet_job &job);

@@ -4,7 +4,8 @@
 //
 //   each process        puts its node name, local rank and binding package
 //   local rank 0        puts its node's inventory (every component's blob)
-//   rank 0              puts the seed of the job's security keys
+//   rank 0              draws the job's security keys (getrandom) and puts
+//                       them: every process's allocation holds the same keys
 //   commit, fence       (PMIx: the data of every process reaches every process)
 //   each process        delivers every node's inventory into one fabric,
 //                       builds the job map (nodes in order of first rank),
@@ -18,15 +19,13 @@
 #include "config.h"
 
 #include <sched.h>
-#include <sys/random.h>
 
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <meridian/mca/coord/base/base.hpp>
@@ -49,11 +48,9 @@ constexpr std::string_view key_node = "meridian.injob.node";
 constexpr std::string_view key_local_rank = "meridian.injob.lrank";
 constexpr std::string_view key_package = "meridian.injob.package";
 constexpr std::string_view key_inventory = "meridian.injob.inventory";
-constexpr std::string_view key_seed = "meridian.injob.seckey_seed";
+constexpr std::string_view key_seckeys = "meridian.injob.seckeys"; // request id -> key
 // Why a process could not publish (its peers name it instead of a missing key).
 constexpr std::string_view key_failed = "meridian.injob.failed";
-// Enough for SHA-256-derived keys to be unguessable.
-constexpr std::size_t seed_bytes = 32;
 
 struct InJobState {
     std::unique_ptr<mca_pnet_job> job;
@@ -94,26 +91,8 @@ std::int32_t binding_package()
     return package;
 }
 
-Result<datastore::Bytes> random_bytes(std::size_t count)
-{
-    datastore::Bytes bytes(count);
-    std::size_t done = 0;
-    while (done < count) {
-        const ssize_t got = getrandom(bytes.data() + done, count - done, 0);
-        if (got < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return make_error(MERIDIAN_ERROR,
-                              std::string("getrandom failed: ") + std::strerror(errno));
-        }
-        done += static_cast<std::size_t>(got);
-    }
-    return bytes;
-}
-
 // What this process publishes before the fence.
-Status publish(datastore::Store &store)
+Status publish(datastore::Store &store, const std::vector<Request> &requests)
 {
     const auto put = [&](std::string_view key, datastore::Value value) {
         return store.put(key, std::move(value));
@@ -141,11 +120,18 @@ Status publish(datastore::Store &store)
         }
     }
     if (store.self().rank == 0) {
-        auto seed = random_bytes(seed_bytes);
-        if (!seed) {
-            return seed.error();
+        datastore::InfoList keys;
+        for (const auto &request : requests) {
+            if (!request.seckey_bytes) {
+                continue;
+            }
+            auto key = draw_seckey(request.id, request.seckey_bytes->value);
+            if (!key) {
+                return key.error();
+            }
+            keys.push_back({request.id, std::move(*key)});
         }
-        if (auto done = put(key_seed, std::move(*seed)); !done) {
+        if (auto done = put(key_seckeys, std::move(keys)); !done) {
             return done;
         }
     }
@@ -269,7 +255,7 @@ Status run(datastore::Store &store)
     if (!requests) {
         return requests.error();
     }
-    if (auto published = publish(store); !published) {
+    if (auto published = publish(store, *requests); !published) {
         // Still take part in the fence, so the peers do not wait forever
         // and can tell why.
         (void) store.put(key_failed, published.error().message);
@@ -287,16 +273,23 @@ Status run(datastore::Store &store)
     if (!gathered) {
         return gathered.error();
     }
-    auto seed = get_as<datastore::Bytes>(store, 0, key_seed);
-    if (!seed) {
-        return seed.error();
+    auto keys = get_as<datastore::InfoList>(store, 0, key_seckeys);
+    if (!keys) {
+        return keys.error();
     }
     auto job = make_job(std::move(gathered->first), std::move(gathered->second),
                         std::move(*requests));
     if (!job) {
         return job.error();
     }
-    (*job)->job.seckey_seed = std::move(*seed);
+    for (auto &key : *keys) {
+        auto *bytes = std::get_if<datastore::Bytes>(&key.value);
+        if (bytes == nullptr) {
+            return make_error(MERIDIAN_ERROR, "the security key of request \"" + key.key +
+                                                  "\" from rank 0 is not bytes");
+        }
+        (*job)->job.seckeys.emplace(std::move(key.key), std::move(*bytes));
+    }
     if (auto allocated = allocate(**job); !allocated) {
         return allocated;
     }

@@ -3,7 +3,6 @@
 // context, and the datastore entries of setup_local_network.
 #include <sys/random.h>
 
-#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -57,131 +56,9 @@ Error module_failed(const Active &active, std::string_view call, int rc)
                               std::string(call) + ": " + meridian_strerror(rc));
 }
 
-// ---------------------------------------------------------------- SHA-256
-// For seckeys derived from a seed (in-job mode); a small local copy so that
-// the library needs no crypto dependency for one use.
+} // namespace
 
-class Sha256 {
-public:
-    void update(const std::uint8_t *data, std::size_t size)
-    {
-        for (std::size_t i = 0; i < size; ++i) {
-            block_[fill_++] = data[i];
-            if (fill_ == 64) {
-                compress();
-                fill_ = 0;
-            }
-        }
-        length_ += size;
-    }
-    std::array<std::uint8_t, 32> finish()
-    {
-        const std::uint64_t bits = length_ * 8;
-        const std::uint8_t one = 0x80;
-        update(&one, 1);
-        const std::uint8_t zero = 0;
-        while (fill_ != 56) {
-            update(&zero, 1);
-        }
-        for (int i = 7; i >= 0; --i) {
-            const auto byte = static_cast<std::uint8_t>(bits >> (8 * i));
-            update(&byte, 1);
-        }
-        std::array<std::uint8_t, 32> digest{};
-        for (int i = 0; i < 8; ++i) {
-            for (int j = 0; j < 4; ++j) {
-                digest[4 * i + j] = static_cast<std::uint8_t>(state_[i] >> (24 - 8 * j));
-            }
-        }
-        return digest;
-    }
-
-private:
-    static std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-    void compress()
-    {
-        static constexpr std::uint32_t k[64] = {
-            0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-            0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-            0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-            0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-            0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-            0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-            0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-            0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-            0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-            0xc67178f2};
-        std::uint32_t w[64];
-        for (int i = 0; i < 16; ++i) {
-            w[i] = static_cast<std::uint32_t>(block_[4 * i]) << 24 |
-                   static_cast<std::uint32_t>(block_[4 * i + 1]) << 16 |
-                   static_cast<std::uint32_t>(block_[4 * i + 2]) << 8 | block_[4 * i + 3];
-        }
-        for (int i = 16; i < 64; ++i) {
-            const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-            const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-        }
-        std::uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-        std::uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-        for (int i = 0; i < 64; ++i) {
-            const std::uint32_t t1 =
-                h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
-            const std::uint32_t t2 =
-                (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-            h = g;
-            g = f;
-            f = e;
-            e = d + t1;
-            d = c;
-            c = b;
-            b = a;
-            a = t1 + t2;
-        }
-        state_[0] += a;
-        state_[1] += b;
-        state_[2] += c;
-        state_[3] += d;
-        state_[4] += e;
-        state_[5] += f;
-        state_[6] += g;
-        state_[7] += h;
-    }
-
-    std::uint32_t state_[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    std::uint8_t block_[64] = {};
-    std::size_t fill_ = 0;
-    std::uint64_t length_ = 0;
-};
-
-// Block j of a key: SHA-256(seed || 0 || id || 0 || j as 4 bytes).
-std::vector<std::uint8_t> derive_key(std::span<const std::uint8_t> seed, std::string_view id,
-                                     std::size_t bytes)
-{
-    std::vector<std::uint8_t> key;
-    key.reserve(bytes);
-    for (std::uint32_t block = 0; key.size() < bytes; ++block) {
-        Sha256 hash;
-        const std::uint8_t zero = 0;
-        hash.update(seed.data(), seed.size());
-        hash.update(&zero, 1);
-        hash.update(reinterpret_cast<const std::uint8_t *>(id.data()), id.size());
-        hash.update(&zero, 1);
-        const std::uint8_t counter[4] = {static_cast<std::uint8_t>(block >> 24),
-                                         static_cast<std::uint8_t>(block >> 16),
-                                         static_cast<std::uint8_t>(block >> 8),
-                                         static_cast<std::uint8_t>(block)};
-        hash.update(counter, 4);
-        const auto digest = hash.finish();
-        for (std::size_t i = 0; i < digest.size() && key.size() < bytes; ++i) {
-            key.push_back(digest[i]);
-        }
-    }
-    return key;
-}
-
-Result<std::vector<std::uint8_t>> random_key(std::string_view id, std::size_t bytes)
+Result<std::vector<std::uint8_t>> draw_seckey(std::string_view id, std::size_t bytes)
 {
     std::vector<std::uint8_t> key(bytes);
     std::size_t filled = 0;
@@ -201,6 +78,8 @@ Result<std::vector<std::uint8_t>> random_key(std::string_view id, std::size_t by
     return key;
 }
 
+namespace {
+
 // The grants before any module sees them (base.hpp, Grant).
 Status prepare_grants(Job &job)
 {
@@ -214,10 +93,16 @@ Status prepare_grants(Job &job)
         grant.endpts_asked = request.endpts ? request.endpts->value : 1;
         if (request.seckey_bytes) {
             const std::size_t bytes = request.seckey_bytes->value;
-            if (!job.seckey_seed.empty()) {
-                grant.seckey = derive_key(job.seckey_seed, request.id, bytes);
+            if (const auto given = job.seckeys.find(request.id); given != job.seckeys.end()) {
+                if (given->second.size() != bytes) {
+                    return make_error(MERIDIAN_ERR_BAD_PARAM,
+                                      "request \"" + request.id + "\": SEC_KEY: the key given has " +
+                                          std::to_string(given->second.size()) +
+                                          " bytes, the request asks for " + std::to_string(bytes));
+                }
+                grant.seckey = given->second;
             } else {
-                auto key = random_key(request.id, bytes);
+                auto key = draw_seckey(request.id, bytes);
                 if (!key) {
                     return key.error();
                 }
