@@ -19,12 +19,11 @@
 
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.h>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/mca/mca.h>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
-#include <meridian/mca/frameworks.h>
 #include <meridian/opal/class/coordinate.h>
 #include <meridian/mca/carto/carto.h>
 #include <meridian/mca/carto/base/base.h>

@@ -5,7 +5,7 @@
  *              selects one transport, learns the job (ranks, nodes) through
  *              the datastore and gives transports a key-value exchange
  *              ("modex") to publish their addresses;
- *   QMP        (libqmp, mca/msg/base/qmp_*.cc) holds every QMP semantic:
+ *   QMP        (libqmp, mca/qmp/qmp_*.cc) holds every QMP semantic:
  *              communicators, topology, layout, message memory, channels,
  *              collectives, errors; it moves bytes only through this vtable;
  *   transport  (components/, e.g. qmp_ofi) moves bytes between processes:

@@ -7,19 +7,10 @@
 #include <functional>
 #include <utility>
 
-#include <meridian/mca/carto/carto.h>
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian
 {
-
-// The carto module hands these values across the C boundary unchanged.
-static_assert(type_mask(VertexType::slot) == MCA_CARTO_SLOT);
-static_assert(type_mask(VertexType::mem) == MCA_CARTO_MEM);
-static_assert(type_mask(VertexType::eth) == MCA_CARTO_ETH);
-static_assert(type_mask(VertexType::ib) == MCA_CARTO_IB);
-static_assert(type_mask(VertexType::other) == MCA_CARTO_OTHER);
-static_assert(all_vertex_types == MCA_CARTO_ALL);
 
 namespace
 {

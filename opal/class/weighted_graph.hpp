@@ -49,8 +49,9 @@
 namespace meridian
 {
 
-// A vertex's type: one bit each, with the values of mca_carto_vertex_type_t
-// (mca/carto/carto.h), so a C type or mask converts with a static_cast.
+// A vertex's type: one bit each.  The carto framework's C type
+// (mca_carto_vertex_type_t) takes the same values, which its base asserts,
+// so a C type or mask converts with a static_cast.
 enum class VertexType : std::uint32_t {
     slot = 1u << 0,  // a processor, Slot<n>
     mem = 1u << 1,   // a NUMA memory node, MEM<n>

@@ -1,7 +1,9 @@
 #include <meridian/opal/util/output.hpp>
 
 #include <cstdarg>
+#include <cstddef>
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -66,18 +68,30 @@ extern "C" meridian_message_sink_fn meridian_set_message_sink(meridian_message_s
 
 extern "C" void meridian_report(meridian_severity_t severity, const char *format, ...)
 {
+    // Most messages fit on the stack; a longer one is formatted on the heap,
+    // and delivered cut to the stack's size when no memory is left for it:
+    // this is what the C-boundary guard reports with, so it never throws.
+    char small[512];
     va_list args;
     va_start(args, format);
     va_list copy;
     va_copy(copy, args);
-    const int length = std::vsnprintf(nullptr, 0, format, copy);
+    const int length = std::vsnprintf(small, sizeof small, format, copy);
     va_end(copy);
-    std::vector<char> buffer(length > 0 ? static_cast<size_t>(length) + 1 : 1, '\0');
-    if (length > 0) {
-        std::vsnprintf(buffer.data(), buffer.size(), format, args);
+    if (length < 0) {
+        deliver(severity, format);
+    } else if (static_cast<std::size_t>(length) < sizeof small) {
+        deliver(severity, small);
+    } else {
+        try {
+            std::vector<char> buffer(static_cast<std::size_t>(length) + 1, '\0');
+            std::vsnprintf(buffer.data(), buffer.size(), format, args);
+            deliver(severity, buffer.data());
+        } catch (const std::bad_alloc &) {
+            deliver(severity, small);
+        }
     }
     va_end(args);
-    deliver(severity, buffer.data());
 }
 
 extern "C" unsigned long meridian_error_count(void) { return state().errors; }

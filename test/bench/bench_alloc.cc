@@ -50,7 +50,7 @@
 #include <meridian/mca/pnet/base/request.hpp>
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/job_map.hpp>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include "test/bench/bench_child.hpp"
 
 namespace fab = meridian::fabric;

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <vector>
 
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
 
 namespace carto_auto_test

@@ -5,7 +5,7 @@
 // the vertices, their types and the edges.
 #include <string>
 
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
 #include "test/carto_auto/carto_auto_test.hpp"
 

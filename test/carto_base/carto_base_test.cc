@@ -12,7 +12,7 @@
 #include <meridian/mca/carto/base/base.h>
 #include <meridian/mca/carto/base/base.hpp>
 #include <meridian/opal/mca/base/mca_base_param.h>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
 #include "test/support/meridian_test.hpp"
 

@@ -13,7 +13,7 @@
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
 #include "test/carto_file/carto_test_support.hpp"
 

@@ -1,4 +1,4 @@
-// meridian_carto's DOT writer (opal/tools/meridian_carto/dot.cc, compiled in
+// meridian_carto's DOT writer (mca/tools/meridian_carto/dot.cc, compiled in
 // through dot_for_tests.cc) on what no carto file can hold: names with
 // quotes, backslashes, '%', control characters and non-UTF-8 bytes, loops,
 // parallel edges.  The output is pinned exactly, and when Graphviz's dot is
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "opal/tools/meridian_carto/formats.hpp"
+#include "mca/tools/meridian_carto/formats.hpp"
 #include "test/support/meridian_test.hpp"
 
 using meridian::VertexType;

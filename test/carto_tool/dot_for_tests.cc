@@ -1,3 +1,3 @@
 // meridian_carto's DOT writer, compiled into check_carto_dot from the tool's
 // source: the tool is a program, not a library to link.
-#include "opal/tools/meridian_carto/dot.cc"
+#include "mca/tools/meridian_carto/dot.cc"

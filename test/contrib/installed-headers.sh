@@ -21,7 +21,7 @@ incdir=$root$includedir/meridian
 headers=$(cd "$incdir" && find . -name '*.h' -o -name '*.hpp' | sed 's|^\./||' | sort)
 # What a component and a program that starts Meridian include.
 for needed in meridian.h meridian.hpp rename.h meridian_config.h opal/mca/mca.h opal/mca/base/mca_base_param.h opal/mca/base/mca_base_framework.h \
-    opal/mca/base/mca_base.h opal/util/error.h opal/runtime/meridian.h mca/carto/carto.h \
+    opal/mca/base/mca_base.h opal/util/error.h mca/runtime/meridian.h mca/carto/carto.h \
     mca/pnet/pnet.h mca/coord/coord.h mca/msg/msg.h; do
     echo "$headers" | grep -qxF "$needed" || fail "$needed is not installed in $incdir"
 done

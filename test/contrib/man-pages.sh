@@ -56,9 +56,9 @@ missing_options() {
 
 checked=0
 for entry in \
-    "meridian_info opal/tools/meridian_info/meridian_info.1" \
-    "meridian_carto opal/tools/meridian_carto/meridian_carto.1" \
-    "meridian_netmap opal/tools/meridian_netmap/meridian_netmap.1" \
+    "meridian_info mca/tools/meridian_info/meridian_info.1" \
+    "meridian_carto mca/tools/meridian_carto/meridian_carto.1" \
+    "meridian_netmap mca/tools/meridian_netmap/meridian_netmap.1" \
     "qmp-config contrib/qmp/qmp-config.1"; do
     tool=${entry%% *}
     page=$top_srcdir/${entry#* }

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include <meridian/mca/carto/base/base.h>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
 
 int main(int argc, char **argv)

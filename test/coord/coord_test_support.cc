@@ -1,6 +1,6 @@
 #include "test/coord/coord_test_support.hpp"
 
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
 
 namespace coord_test

@@ -11,7 +11,7 @@
 #include <string>
 
 #include <meridian/opal/runtime/datastore.hpp>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include "test/support/meridian_test.hpp"
 
 using namespace meridian;

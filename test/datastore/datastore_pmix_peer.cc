@@ -7,7 +7,7 @@
 #include <string>
 
 #include <meridian/opal/runtime/datastore.hpp>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 
 using namespace meridian;
 using namespace meridian::datastore;

@@ -17,7 +17,7 @@
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/opal/runtime/datastore.hpp>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 
 using namespace meridian;
 

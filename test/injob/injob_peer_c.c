@@ -10,7 +10,7 @@
 
 #include <meridian/mca/coord/base/base.h>
 #include <meridian/opal/class/coordinate.h>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
 
 static int failures = 0;

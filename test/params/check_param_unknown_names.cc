@@ -4,7 +4,6 @@
 // framework Meridian declares but that is not registered yet are not judged.
 #include <string>
 
-#include <meridian/mca/frameworks.h>
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
@@ -142,13 +141,23 @@ START_TEST(strict_with_nothing_unknown_succeeds)
 }
 END_TEST
 
-// pnet is declared by Meridian: until it is registered its components'
-// parameter names cannot be judged; once it is, they are.
+// Once pnet is declared (meridian_init declares the built-in frameworks),
+// until it is registered its components' parameter names cannot be judged;
+// once it is, they are.  Before the declaration the base knows no pnet.
 START_TEST(declared_framework_not_registered_is_not_judged)
 {
     set_param_env("pnet_base_verbos", "5");
     set_param_env("pnet_somecomponent_knob", "1");
     ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_messages(
+        WARNING_MSG(unknown("pnet_base_verbos",
+                            "environment variable " + env_name("pnet_base_verbos"), "")),
+        WARNING_MSG(unknown("pnet_somecomponent_knob",
+                            "environment variable " + env_name("pnet_somecomponent_knob"), "")));
+
+    ck_assert_int_eq(meridian_mca_base_framework_declare(&meridian_pnet_base_framework), MERIDIAN_SUCCESS);
+    clear_messages();
     ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 

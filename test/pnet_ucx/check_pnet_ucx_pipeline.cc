@@ -13,7 +13,7 @@
 #include <meridian/mca/pnet/base/request.hpp>
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/job_map.hpp>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include "test/support/meridian_test.hpp"
 
 namespace fabric = meridian::fabric;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp.h"
 #include "qmp_check.h"
 
 enum { MAXD = 8, WORDS = 16 };

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp.h"
 
 #ifdef __cplusplus
 extern "C" {

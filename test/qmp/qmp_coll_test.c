@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp.h"
 #include "qmp_check.h"
 
 static int me, n;

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "mca/msg/qmp.hpp"
+#include "mca/qmp/qmp.hpp"
 #include "qmp_check.h"
 
 namespace

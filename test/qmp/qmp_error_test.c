@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp.h"
 #include "qmp_check.h"
 
 /* QMP's strings, by status (QMP_SUCCESS, then QMP_ERROR onwards). */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp.h"
 #include "qmp_check.h"
 
 static const char *level_names[] = {"single", "funneled", "serialized", "multiple"};

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp.h"
 #include "qmp_check.h"
 
 enum { MAXD = 8 };

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp.h"
 #include "qmp_check.h"
 
 static void sleep_ms(long ms)

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp.h"
 #include "qmp_check.h"
 
 static int handler_calls = 0;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp.h"
 #include "test/qmp_base/qmp_args.hpp"
 #include "test/support/meridian_test.hpp"
 

@@ -1,11 +1,11 @@
-// QMP's rules as pure functions (mca/msg/base/qmp_layout_rule.hpp).  Every
+// QMP's rules as pure functions (mca/qmp/qmp_layout_rule.hpp).  Every
 // expected value below was worked out by hand from QMP 2.5's algorithms
 // (lib/QMP_grid.c, lib/mpi/QMP_topology_mpi.c, lib/QMP_init.c); the steps
 // are in the comments.
 #include <string>
 #include <vector>
 
-#include "mca/msg/base/qmp_layout_rule.hpp"
+#include "mca/qmp/qmp_layout_rule.hpp"
 #include "test/support/meridian_test.hpp"
 
 namespace rules = meridian::qmp::rules;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "mca/msg/base/qmp_internal.hpp"
+#include "mca/qmp/qmp_internal.hpp"
 #include "test/qmp_base/qmp_args.hpp"
 #include "test/support/meridian_test.hpp"
 

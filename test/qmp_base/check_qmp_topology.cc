@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "mca/msg/base/qmp_internal.hpp"
-#include "mca/msg/base/qmp_layout_rule.hpp"
+#include "mca/qmp/qmp_internal.hpp"
+#include "mca/qmp/qmp_layout_rule.hpp"
 #include "test/support/meridian_test.hpp"
 
 namespace qmp = meridian::qmp;

@@ -1,5 +1,5 @@
 // The QMP layer's messaging logic that needs no running job
-// (mca/msg/base/qmp_msg.hpp): message memory as runs of bytes, QMP's tag
+// (mca/qmp/qmp_msg.hpp): message memory as runs of bytes, QMP's tag
 // rule in the transport tag, the collectives' size classes and schedules
 // (simulated over every member of many machine shapes), and the calls that
 // work before QMP_init_msg_passing (memory, status strings, the error
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "mca/msg/base/qmp_msg.hpp"
-#include "mca/msg/qmp.h"
+#include "mca/qmp/qmp_msg.hpp"
+#include "mca/qmp/qmp.h"
 #include "test/support/meridian_test.hpp"
 
 namespace qmp = meridian::qmp;

@@ -30,7 +30,7 @@
 
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/msg/msg.h>
-#include <meridian/opal/runtime/meridian.h>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
 
 namespace

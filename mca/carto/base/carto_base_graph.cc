@@ -16,6 +16,15 @@
 namespace meridian::carto
 {
 
+// The carto module hands WeightedGraph's types across the C boundary
+// unchanged (a static_cast each way).
+static_assert(type_mask(VertexType::slot) == MCA_CARTO_SLOT);
+static_assert(type_mask(VertexType::mem) == MCA_CARTO_MEM);
+static_assert(type_mask(VertexType::eth) == MCA_CARTO_ETH);
+static_assert(type_mask(VertexType::ib) == MCA_CARTO_IB);
+static_assert(type_mask(VertexType::other) == MCA_CARTO_OTHER);
+static_assert(all_vertex_types == MCA_CARTO_ALL);
+
 int check_type_mask(unsigned int types)
 {
     if (types == 0 || (types & ~static_cast<unsigned int>(all_vertex_types)) != 0) {

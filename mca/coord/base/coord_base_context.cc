@@ -12,20 +12,13 @@
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/coord/coord.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
+#include "mca/coord/base/coord_base_internal.hpp"
 #include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::coord {
-
-namespace detail {
-// coord_base_event.cc: call the callbacks registered for these planes
-// (names; cidrs[i] is plane i's CIDR text or empty, for registrations by CIDR).
-void fire_updated(const std::vector<std::string> &names, const std::vector<std::string> &cidrs);
-// Called by the framework's close hook (coord_base_frame.cc).
-int framework_closing();
-} // namespace detail
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <meridian/mca/coord/base/base.hpp>
+#include "mca/coord/base/coord_base_internal.hpp"
 #include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 

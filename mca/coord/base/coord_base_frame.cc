@@ -1,11 +1,8 @@
 // The coord framework object.  Multi-select: each plane goes to the first
 // module, in priority order, that places it (coord.h).
 #include <meridian/mca/coord/coord.h>
+#include "mca/coord/base/coord_base_internal.hpp"
 #include "mca/coord/base/static-components.h"
-
-namespace meridian::coord::detail {
-int framework_closing(); // coord_base_context.cc
-} // namespace meridian::coord::detail
 
 namespace {
 

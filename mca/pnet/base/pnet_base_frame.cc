@@ -3,14 +3,10 @@
 
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/mca/pnet/pnet.h>
+#include "mca/pnet/base/pnet_base_internal.hpp"
 #include "mca/pnet/base/static-components.h"
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/error.h>
-
-namespace meridian::pnet::detail {
-// pnet_base_pipeline.cc: the selected modules die with the framework.
-void framework_closing();
-} // namespace meridian::pnet::detail
 
 namespace {
 
@@ -74,7 +70,6 @@ InJobMode in_job_mode()
 }
 
 namespace detail {
-// For requests_from_params (the parameter's storage lives here).
 const char *requests_parameter_text()
 {
     return requests_text;

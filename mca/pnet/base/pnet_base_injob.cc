@@ -30,16 +30,11 @@
 
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
+#include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/output.hpp>
 
 namespace meridian::pnet {
-
-namespace detail {
-// meridian_init: let in_job() run the pipeline on its first call (a
-// singleton under pnet_base_in_job=auto).
-void defer_in_job(bool deferred);
-} // namespace detail
 
 namespace {
 

@@ -5,18 +5,12 @@
 #include <string>
 
 #include <meridian/mca/pnet/base/base.hpp>
+#include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet {
-
-namespace detail {
-// pnet_base_pipeline.cc: every type the active modules serve, in module order
-// (a type once), and the best module serving `type` ("" when none).
-std::vector<std::string> served_types();
-std::string component_serving(std::string_view type);
-} // namespace detail
 
 namespace {
 

@@ -10,6 +10,7 @@
 
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
+#include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/opal/mca/base/param_registry.hpp>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
@@ -18,11 +19,6 @@
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet {
-
-namespace detail {
-const char *requests_parameter_text(); // pnet_base_frame.cc
-std::string component_serving(std::string_view type);
-} // namespace detail
 
 namespace {
 

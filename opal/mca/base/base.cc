@@ -6,10 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <meridian/mca/frameworks.h>
 #include "opal/mca/base/base_params.hpp"
 #include <meridian/opal/mca/base/cmdline.hpp>
-#include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_file.hpp>
@@ -218,6 +216,11 @@ std::vector<std::string> component_directories()
     return directories;
 }
 
+bool strict_params()
+{
+    return core().strict;
+}
+
 std::string_view datastore_backend()
 {
     for (const auto *entry = datastore_backends; entry->name != nullptr; ++entry) {
@@ -301,23 +304,6 @@ extern "C" int meridian_mca_base_cmdline_apply(int *argc, char ***argv)
         return files ? MERIDIAN_SUCCESS : files.error().status;
     }
     return MERIDIAN_SUCCESS;
-}
-
-extern "C" int meridian_mca_base_check_params(void)
-{
-    ensure_base_open();
-    const auto undecidable = [](std::string_view name) {
-        for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
-            const std::string prefix = std::string((*framework)->name);
-            if ((name == prefix || util::starts_with(name, prefix + "_")) &&
-                !framework_is_registered(prefix)) {
-                return true;
-            }
-        }
-        return false;
-    };
-    const auto status = ParamRegistry::instance().check_unknown(core().strict, undecidable);
-    return status ? MERIDIAN_SUCCESS : status.error().status;
 }
 
 extern "C" const char *meridian_mca_base_env_prefix(void) { return MERIDIAN_MCA_ENV_PREFIX; }

@@ -19,6 +19,9 @@ std::vector<std::string> component_directories();
 // framework_component names.
 bool show_load_error(std::string_view framework, std::string_view component);
 
+// mca_base_strict_params: an unknown setting is an error, not a warning.
+bool strict_params();
+
 // mca_base_datastore: "auto", "local" or "pmix".
 std::string_view datastore_backend();
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "opal/mca/base/base_params.hpp"
+#include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
 #include "opal/util/no_destructor.hpp"
@@ -46,6 +47,32 @@ std::set<std::string, std::less<>> &registered_names()
 {
     static std::set<std::string, std::less<>> names;
     return names;
+}
+
+// The declared frameworks, NULL-terminated (meridian_mca_base_frameworks).
+std::vector<mca_base_framework_t *> &declared()
+{
+    static util::NoDestructor<std::vector<mca_base_framework_t *>> list(
+        std::vector<mca_base_framework_t *>{nullptr});
+    return list.get();
+}
+
+// A setting under the name of a framework that is declared but not
+// registered: its components have not said what they take yet.
+bool undecidable(std::string_view name)
+{
+    for (const auto *framework : declared()) {
+        if (framework == nullptr) {
+            continue;
+        }
+        const std::string_view prefix = framework->name;
+        if ((name == prefix ||
+             (util::starts_with(name, prefix) && name.size() > prefix.size() && name[prefix.size()] == '_')) &&
+            !framework_is_registered(prefix)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 FrameworkState &state_of(mca_base_framework_t &framework)
@@ -301,10 +328,41 @@ bool framework_is_registered(std::string_view name)
 using namespace meridian;
 using namespace meridian::mca;
 
-extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framework)
+extern "C" int meridian_mca_base_framework_declare(mca_base_framework_t *framework)
 {
     if (framework == nullptr || framework->name == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
+    }
+    auto &list = declared();
+    for (const auto *known : list) {
+        if (known == framework) {
+            return MERIDIAN_SUCCESS;
+        }
+        if (known != nullptr && std::string_view(known->name) == framework->name) {
+            return MERIDIAN_ERR_EXISTS;
+        }
+    }
+    list.back() = framework;
+    list.push_back(nullptr);
+    return MERIDIAN_SUCCESS;
+}
+
+extern "C" mca_base_framework_t *const *meridian_mca_base_frameworks(void)
+{
+    return declared().data();
+}
+
+extern "C" int meridian_mca_base_check_params(void)
+{
+    ensure_base_open();
+    const auto status = ParamRegistry::instance().check_unknown(strict_params(), undecidable);
+    return status ? MERIDIAN_SUCCESS : status.error().status;
+}
+
+extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framework)
+{
+    if (const int rc = meridian_mca_base_framework_declare(framework); rc != MERIDIAN_SUCCESS) {
+        return rc;
     }
     FrameworkState &state = state_of(*framework);
     if (state.registered) {

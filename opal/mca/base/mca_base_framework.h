@@ -79,6 +79,20 @@ typedef struct mca_base_selected {
     int priority;
 } mca_base_selected_t;
 
+/* Make a framework known to the base, which names none of its own: it is
+ * listed by meridian_mca_base_frameworks(), and until it registers, settings
+ * under its name ("<fw>_...") are not judged unknown.  The runtime above the
+ * frameworks declares the built-in ones (meridian_builtin_frameworks); a
+ * program may declare its own.  Idempotent; registering a framework declares
+ * it too.  MERIDIAN_ERR_BAD_PARAM for NULL or a nameless framework,
+ * MERIDIAN_ERR_EXISTS when another framework of that name was declared.  The
+ * struct must stay valid while Meridian is in use. */
+int meridian_mca_base_framework_declare(mca_base_framework_t *framework);
+
+/* The declared frameworks, in the order they were declared, NULL-terminated.
+ * The array belongs to the base and is valid until the next declaration. */
+mca_base_framework_t *const *meridian_mca_base_frameworks(void);
+
 int meridian_mca_base_framework_register(mca_base_framework_t *framework);
 int meridian_mca_base_framework_open(mca_base_framework_t *framework);
 int meridian_mca_base_framework_close(mca_base_framework_t *framework);

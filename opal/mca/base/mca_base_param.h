@@ -51,6 +51,21 @@ enum mca_base_param_flags {
     MCA_BASE_PARAM_FLAG_NOT_IN_FILES = 1 << 2
 };
 
+/* Info levels (meridian_info --level N shows levels 1 to N), as Open MPI
+ * names its OPAL_INFO_LVL_n: who a parameter is for, and how deep it goes.
+ * Registrations use these names, never bare numbers. */
+typedef enum mca_base_param_info_level {
+    MCA_BASE_INFO_USER_BASIC = 1,   /* what every user may set */
+    MCA_BASE_INFO_USER_DETAIL = 2,
+    MCA_BASE_INFO_USER_ALL = 3,
+    MCA_BASE_INFO_TUNER_BASIC = 4,  /* for tuning a site or an application */
+    MCA_BASE_INFO_TUNER_DETAIL = 5,
+    MCA_BASE_INFO_TUNER_ALL = 6,
+    MCA_BASE_INFO_DEV_BASIC = 7,    /* for Meridian's and components' developers */
+    MCA_BASE_INFO_DEV_DETAIL = 8,
+    MCA_BASE_INFO_DEV_ALL = 9
+} mca_base_param_info_level_t;
+
 /* A named value for ENUM parameters (and aliases for INT ones).  Arrays end
  * with an entry whose name is NULL. */
 typedef struct mca_base_param_enum_value {
@@ -60,7 +75,7 @@ typedef struct mca_base_param_enum_value {
 
 /* Register a parameter.  framework and name are required; component may be
  * NULL or "" (framework-level name <framework>_<name>).  level is the info
- * level 1-9 (1: every user; 9: developers).  enumerators is required for ENUM,
+ * level, an mca_base_param_info_level_t (1: every user; 9: developers).  enumerators is required for ENUM,
  * optional for INT (NULL otherwise) and is copied.  Returns the parameter's
  * index (>= 0), or MERIDIAN_ERR_BAD_PARAM for an invalid name, type, level or
  * a default outside the enumerators, or MERIDIAN_ERR_EXISTS when the name is

@@ -1,0 +1,264 @@
+// Communicators: the allocated / job / default roles, split, free, and the
+// per-communicator node queries.  A communicator is its members (job ranks
+// in communicator rank order) and a context that keeps its traffic apart
+// from every other communicator sharing a process.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "mca/qmp/qmp_internal.hpp"
+
+namespace meridian::qmp
+{
+
+namespace
+{
+
+// What each member of the parent says in a split.  Plain fixed-size fields:
+// every process of a job runs the same build, so the bytes read alike.
+struct SplitEntry {
+    std::int32_t color;
+    std::int32_t key;
+    std::uint32_t next_context;
+};
+
+bool in_a_role(QMP_comm_t comm)
+{
+    const State &s = state();
+    return comm == s.allocated || comm == s.job_comm || comm == s.default_comm;
+}
+
+} // namespace
+
+QMP_status_t check_comm(QMP_comm_t comm, const char *call)
+{
+    if (QMP_status_t status = require_initialized(call); status != QMP_SUCCESS) {
+        return status;
+    }
+    if (comm == nullptr) {
+        return set_error(QMP_INVALID_ARG, std::string(call) + ": the communicator is NULL");
+    }
+    return QMP_SUCCESS;
+}
+
+QMP_comm_t make_comm(std::vector<int> members, std::uint32_t context, int color, int key,
+                     int number_of_colors)
+{
+    State &s = state();
+    auto comm = std::make_unique<QMP_comm_struct>();
+    const auto self = std::find(members.begin(), members.end(), s.job->rank);
+    comm->rank = static_cast<int>(self - members.begin());
+    comm->size = static_cast<int>(members.size());
+    comm->members = std::move(members);
+    comm->color = color;
+    comm->key = key;
+    comm->number_of_colors = number_of_colors;
+    comm->context = context;
+    QMP_comm_t made = comm.get();
+    s.comms.push_back(std::move(comm));
+    if (attach_collectives(made) != QMP_SUCCESS) {
+        s.comms.pop_back(); // attach_collectives recorded why
+        return nullptr;
+    }
+    return made;
+}
+
+QMP_status_t destroy_comm(QMP_comm_t comm)
+{
+    State &s = state();
+    if (in_a_role(comm) || comm->context == 0) {
+        return set_error(QMP_INVALID_ARG,
+                         "QMP_comm_free: the communicator is the allocated, job or default one "
+                         "(give the role to another with QMP_comm_set_* first)");
+    }
+    const auto it = std::find_if(s.comms.begin(), s.comms.end(),
+                                 [comm](const auto &owned) { return owned.get() == comm; });
+    if (it == s.comms.end()) {
+        return set_error(QMP_INVALID_ARG,
+                         "QMP_comm_free: not a communicator of this QMP (freed already?)");
+    }
+    s.comms.erase(it); // its collectives go with it
+    return QMP_SUCCESS;
+}
+
+} // namespace meridian::qmp
+
+using namespace meridian::qmp;
+
+namespace
+{
+
+QMP_comm_t role(QMP_comm_t State::*which, const char *call)
+{
+    if (require_initialized(call) != QMP_SUCCESS) {
+        return nullptr;
+    }
+    return state().*which;
+}
+
+QMP_status_t set_role(QMP_comm_t State::*which, QMP_comm_t comm, const char *call)
+{
+    if (QMP_status_t status = check_comm(comm, call); status != QMP_SUCCESS) {
+        return status;
+    }
+    auto guard = lock_if_multiple();
+    state().*which = comm;
+    return QMP_SUCCESS;
+}
+
+// The members of one colour in the order QMP (MPI) gives them: by key, then
+// by rank in the parent.  Keys are usually all equal or already in order,
+// which costs one pass; otherwise a stable sort.
+std::vector<int> members_of(QMP_comm_t parent, const std::vector<SplitEntry> &all, int color)
+{
+    std::vector<int> ranks; // parent ranks
+    for (int r = 0; r < parent->size; ++r) {
+        if (all[static_cast<std::size_t>(r)].color == color) {
+            ranks.push_back(r);
+        }
+    }
+    const auto by_key = [&all](int a, int b) {
+        return all[static_cast<std::size_t>(a)].key < all[static_cast<std::size_t>(b)].key;
+    };
+    if (!std::is_sorted(ranks.begin(), ranks.end(), by_key)) {
+        std::stable_sort(ranks.begin(), ranks.end(), by_key);
+    }
+    std::vector<int> members(ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        members[i] = parent->members[static_cast<std::size_t>(ranks[i])];
+    }
+    return members;
+}
+
+} // namespace
+
+extern "C" {
+
+QMP_comm_t QMP_comm_get_allocated(void)
+{
+    return role(&State::allocated, "QMP_comm_get_allocated");
+}
+
+QMP_status_t QMP_comm_set_allocated(QMP_comm_t comm)
+{
+    return set_role(&State::allocated, comm, "QMP_comm_set_allocated");
+}
+
+QMP_comm_t QMP_comm_get_job(void)
+{
+    return role(&State::job_comm, "QMP_comm_get_job");
+}
+
+QMP_status_t QMP_comm_set_job(QMP_comm_t comm)
+{
+    return set_role(&State::job_comm, comm, "QMP_comm_set_job");
+}
+
+QMP_comm_t QMP_comm_get_default(void)
+{
+    return role(&State::default_comm, "QMP_comm_get_default");
+}
+
+QMP_status_t QMP_comm_set_default(QMP_comm_t comm)
+{
+    return set_role(&State::default_comm, comm, "QMP_comm_set_default");
+}
+
+QMP_status_t QMP_comm_split(QMP_comm_t comm, int color, int key, QMP_comm_t *newcomm)
+{
+    const char *call = "QMP_comm_split";
+    if (QMP_status_t status = check_comm(comm, call); status != QMP_SUCCESS) {
+        return status;
+    }
+    if (newcomm == nullptr) {
+        return set_error(QMP_INVALID_ARG, std::string(call) + ": newcomm is NULL");
+    }
+    // At QMP_THREAD_MULTIPLE the whole split holds the lock: two splits in
+    // one process must not both take the same next context.
+    auto guard = lock_if_multiple();
+    State &s = state();
+    // Every member learns every (colour, key) and the next free context of
+    // each: the largest is free on all of them, so the new communicators
+    // (disjoint, one per colour) share it without clashing.
+    const SplitEntry mine{color, key, s.next_context};
+    std::vector<SplitEntry> all(static_cast<std::size_t>(comm->size));
+    if (QMP_status_t status = allgather(comm, &mine, all.data(), sizeof(SplitEntry));
+        status != QMP_SUCCESS) {
+        return status;
+    }
+    std::uint32_t context = 0;
+    std::unordered_set<int> colors;
+    for (const SplitEntry &e : all) {
+        context = std::max(context, e.next_context);
+        if (e.color >= 0) {
+            colors.insert(e.color);
+        }
+    }
+    s.next_context = context + 1;
+    if (color < 0) {
+        *newcomm = nullptr; // as MPI_UNDEFINED: in no new communicator
+        return QMP_SUCCESS;
+    }
+    QMP_comm_t made = make_comm(members_of(comm, all, color), context, color, key,
+                                static_cast<int>(colors.size()));
+    if (made == nullptr) {
+        return QMP_get_error_number(nullptr);
+    }
+    *newcomm = made;
+    return QMP_SUCCESS;
+}
+
+QMP_status_t QMP_comm_free(QMP_comm_t comm)
+{
+    if (QMP_status_t status = check_comm(comm, "QMP_comm_free"); status != QMP_SUCCESS) {
+        return status;
+    }
+    auto guard = lock_if_multiple();
+    return destroy_comm(comm);
+}
+
+int QMP_comm_get_number_of_colors(QMP_comm_t comm)
+{
+    return check_comm(comm, "QMP_comm_get_number_of_colors") == QMP_SUCCESS ? comm->number_of_colors
+                                                                            : 0;
+}
+
+int QMP_comm_get_color(QMP_comm_t comm)
+{
+    return check_comm(comm, "QMP_comm_get_color") == QMP_SUCCESS ? comm->color : 0;
+}
+
+int QMP_comm_get_key(QMP_comm_t comm)
+{
+    return check_comm(comm, "QMP_comm_get_key") == QMP_SUCCESS ? comm->key : 0;
+}
+
+QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void **hiddencomm)
+{
+    (void)comm;
+    if (hiddencomm != nullptr) {
+        *hiddencomm = nullptr;
+    }
+    return set_error(QMP_NOTSUPPORTED, "QMP_get_hidden_comm: there is no MPI communicator "
+                                       "behind a Meridian QMP communicator");
+}
+
+int QMP_comm_get_number_of_nodes(QMP_comm_t comm)
+{
+    return check_comm(comm, "QMP_get_number_of_nodes") == QMP_SUCCESS ? comm->size : 0;
+}
+
+int QMP_comm_get_node_number(QMP_comm_t comm)
+{
+    return check_comm(comm, "QMP_get_node_number") == QMP_SUCCESS ? comm->rank : -1;
+}
+
+QMP_bool_t QMP_comm_is_primary_node(QMP_comm_t comm)
+{
+    return check_comm(comm, "QMP_is_primary_node") == QMP_SUCCESS && comm->rank == 0 ? QMP_TRUE
+                                                                                     : QMP_FALSE;
+}
+
+} // extern "C"

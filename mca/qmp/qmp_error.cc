@@ -1,0 +1,211 @@
+// Status strings, the last error (QMP_get_error_number / _string with a
+// NULL handle), per-handle errors, and the 2002 error function.
+#include <cstdio>
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
+#include "mca/qmp/qmp_internal.hpp"
+#include "mca/qmp/qmp_msg.hpp"
+#include <meridian/opal/util/error.h>
+#include "opal/util/no_destructor.hpp"
+
+namespace meridian::qmp
+{
+namespace
+{
+
+// The descriptions QMP 2.5 gives, by status (QMP_SUCCESS, then QMP_ERROR
+// onwards): applications print them and tools compare them, so they are
+// QMP's words.
+constexpr const char *kStatusText[] = {
+    "successful",
+    "general QMP error",
+    "message passing system is not initialized yet",
+    "run time environment set up error",
+    "machine CPU information retrieval error",
+    "node run time information retrieval error",
+    "malloc failure",
+    "sending memory size is larger than receiving memory size",
+    "node hostname retrieval error",
+    "initiate underlying service (gm) error",
+    "logical topology exists already",
+    "channel connection time out",
+    "not supported",
+    "underlying service (gm) is busy",
+    "invalid communication message",
+    "invalid function arguments",
+    "invalid declared topology",
+    "topology neighboring information error",
+    "declare memory size exceeeds the maximum allowed size",
+    "invalid memory for a message handle",
+    "no more gm ports available",
+    "remote node number is out of range",
+    "channel definition error (send/recv to/from itself)",
+    "receiving memory is already used by others",
+    "a sending/receiving operation applied in a wrong state",
+    "communication time out",
+};
+static_assert(std::size(kStatusText) == 1 + (QMP_MAX_STATUS - QMP_ERROR));
+
+int default_error_function(QMP_status_t status, const char *message);
+
+struct ErrorState {
+    std::mutex mutex;
+    std::unordered_set<std::string> texts; // intern(): node-based, so c_str()s stay put
+    QMP_status_t last = QMP_SUCCESS;
+    const char *last_message = nullptr;
+    ERRFUNCPTR_t function = default_error_function;
+};
+
+ErrorState &errors()
+{
+    static util::NoDestructor<ErrorState> instance;
+    return instance.get();
+}
+
+const char *intern_locked(ErrorState &e, const std::string &text)
+{
+    return e.texts.insert(text).first->c_str();
+}
+
+// 2002: "generally prints an error message and exits".
+int default_error_function(QMP_status_t status, const char *message)
+{
+    QMP_error("%s", message);
+    QMP_abort(1);
+    return static_cast<int>(status);
+}
+
+} // namespace
+
+const char *intern(const std::string &text)
+{
+    ErrorState &e = errors();
+    std::lock_guard guard(e.mutex);
+    return intern_locked(e, text);
+}
+
+QMP_status_t set_error(QMP_status_t status, std::string message)
+{
+    ErrorState &e = errors();
+    std::lock_guard guard(e.mutex);
+    e.last = status;
+    e.last_message = intern_locked(e, message);
+    return status;
+}
+
+QMP_status_t set_handle_error(QMP_msghandle_t handle, QMP_status_t status,
+                              const std::string &message)
+{
+    set_error(status, message);
+    if (handle != nullptr) {
+        handle->error = status;
+        handle->error_message = intern(message);
+    }
+    return status;
+}
+
+void fatal_error(QMP_status_t status, const std::string &message)
+{
+    set_error(status, message);
+    ERRFUNCPTR_t function;
+    const char *text;
+    {
+        ErrorState &e = errors();
+        std::lock_guard guard(e.mutex);
+        function = e.function;
+        text = e.last_message;
+    }
+    function(status, text);
+}
+
+QMP_status_t from_meridian(int status)
+{
+    switch (status) {
+    case MERIDIAN_SUCCESS:
+        return QMP_SUCCESS;
+    case MERIDIAN_ERR_TIMEOUT:
+        return QMP_TIMEOUT;
+    case MERIDIAN_ERR_BAD_PARAM:
+        return QMP_INVALID_ARG;
+    case MERIDIAN_ERR_OUT_OF_RESOURCE:
+        return QMP_NOMEM_ERR;
+    case MERIDIAN_ERR_NOT_SUPPORTED:
+        return QMP_NOTSUPPORTED;
+    case MERIDIAN_ERR_NOT_INITIALIZED:
+        return QMP_NOT_INITED;
+    default:
+        return QMP_ERROR; // MERIDIAN_ERR_UNREACH among them
+    }
+}
+
+QMP_status_t require_initialized(const char *call)
+{
+    if (state().initialized) {
+        return QMP_SUCCESS;
+    }
+    return set_error(QMP_NOT_INITED, std::string(call) + ": QMP is not initialized");
+}
+
+} // namespace meridian::qmp
+
+using namespace meridian::qmp;
+
+extern "C" {
+
+const char *QMP_error_string(QMP_status_t code)
+{
+    if (code == QMP_SUCCESS) {
+        return kStatusText[0];
+    }
+    if (code >= QMP_ERROR && code < QMP_MAX_STATUS) {
+        return kStatusText[code - QMP_ERROR + 1];
+    }
+    // QMP hands other codes to the layer below (MPI); ours is Meridian.
+    const int value = static_cast<int>(code);
+    if (value < 0 && value >= MERIDIAN_ERR_UNREACH) {
+        return intern(std::string("Meridian: ") + meridian_strerror(value));
+    }
+    return intern("unknown error code " + std::to_string(value));
+}
+
+QMP_status_t QMP_get_error_number(QMP_msghandle_t mh)
+{
+    if (mh != nullptr) {
+        return mh->error;
+    }
+    ErrorState &e = errors();
+    std::lock_guard guard(e.mutex);
+    return e.last;
+}
+
+const char *QMP_get_error_string(QMP_msghandle_t mh)
+{
+    if (mh != nullptr) {
+        return mh->error_message != nullptr ? mh->error_message : QMP_error_string(mh->error);
+    }
+    QMP_status_t last;
+    const char *message;
+    {
+        ErrorState &e = errors();
+        std::lock_guard guard(e.mutex);
+        last = e.last;
+        message = e.last_message;
+    }
+    return message != nullptr ? message : QMP_error_string(last);
+}
+
+// 2002: returns the previous function (the default one included, so an
+// application can pass errors on to it); NULL restores the default.
+ERRFUNCPTR_t QMP_set_error_function(ERRFUNCPTR_t function)
+{
+    ErrorState &e = errors();
+    std::lock_guard guard(e.mutex);
+    ERRFUNCPTR_t previous = e.function;
+    e.function = function != nullptr ? function : default_error_function;
+    return previous;
+}
+
+} // extern "C"

@@ -1,0 +1,348 @@
+// Init, finalize, abort; QMP's argv options; thread levels.
+//
+// QMP_init_msg_passing: meridian_init (takes --mca / --tune), then QMP's own
+// options, then the transport (meridian_mca_msg_base_start), then the machine and the
+// allocated / job / default communicators (qmp_machine.cc).  Each step that
+// fails undoes the ones before, so a failed init leaves nothing running.
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <meridian/mca/msg/base/base.h>
+#include "mca/qmp/qmp_internal.hpp"
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/util/error.h>
+#include "opal/util/no_destructor.hpp"
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
+
+namespace meridian::qmp
+{
+
+State &state()
+{
+    // Never destroyed: QMP calls may come from other static destructors.
+    static util::NoDestructor<State> instance;
+    return instance.get();
+}
+
+std::unique_lock<std::recursive_mutex> lock_if_multiple()
+{
+    State &s = state();
+    if (s.initialized && s.thread_level == QMP_THREAD_MULTIPLE) {
+        return std::unique_lock<std::recursive_mutex>(s.lock);
+    }
+    return {};
+}
+
+namespace
+{
+
+enum class OptionKind { geom, alloc_map, logic_map, job };
+
+struct OptionSpec {
+    std::string_view name;
+    OptionKind kind;
+    std::string_view expected; // what the values must be, for messages
+};
+
+constexpr OptionSpec option_specs[] = {
+    {"-qmp-geom", OptionKind::geom, "the allocated dimensions (whole numbers) or native"},
+    {"-qmp-alloc-map", OptionKind::alloc_map, "a permutation of the allocated axes (0 1 ...)"},
+    {"-qmp-logic-map", OptionKind::logic_map, "a permutation of the logical axes (0 1 ...)"},
+    {"-qmp-job", OptionKind::job, "the job geometry (whole numbers)"},
+};
+
+std::string join_values(const std::vector<int> &values)
+{
+    std::string out;
+    for (const int v : values) {
+        out += (out.empty() ? "" : " ") + std::to_string(v);
+    }
+    return out;
+}
+
+QMP_status_t bad_option(std::string_view name, const std::string &text)
+{
+    return set_error(QMP_INVALID_ARG, std::string(name) + ": " + text);
+}
+
+// Values already parsed: sizes at least 1, maps permutations of 0..n-1.
+QMP_status_t check_values(const OptionSpec &spec, const std::vector<int> &values)
+{
+    if (spec.kind == OptionKind::geom || spec.kind == OptionKind::job) {
+        for (const int v : values) {
+            if (v < 1) {
+                return bad_option(spec.name, "expected whole numbers of at least 1, found " +
+                                                 join_values(values));
+            }
+        }
+        return QMP_SUCCESS;
+    }
+    std::vector<bool> seen(values.size(), false);
+    for (const int v : values) {
+        if (static_cast<std::size_t>(v) >= values.size() || seen[static_cast<std::size_t>(v)]) {
+            return bad_option(spec.name, "expected a permutation of 0.." +
+                                             std::to_string(values.size() - 1) + ", found " +
+                                             join_values(values));
+        }
+        seen[static_cast<std::size_t>(v)] = true;
+    }
+    return QMP_SUCCESS;
+}
+
+// argc and argv's entries (with the NULL after the last), to put back.
+class ArgvCopy
+{
+  public:
+    ArgvCopy(const int *argc, char **const *argv)
+    {
+        if (argc != nullptr && argv != nullptr && *argv != nullptr && *argc >= 0) {
+            entries_.assign(*argv, *argv + *argc + 1);
+        }
+    }
+    void restore(int *argc, char ***argv) const
+    {
+        if (!entries_.empty()) {
+            std::copy(entries_.begin(), entries_.end(), *argv);
+            *argc = static_cast<int>(entries_.size()) - 1;
+        }
+    }
+
+  private:
+    std::vector<char *> entries_;
+};
+
+// An init that fails says why where the user sees it, not only in
+// QMP_get_error_string (programs seldom print that).
+QMP_status_t failed(const char *call, QMP_status_t status)
+{
+    report_error(std::string(call) + ": " + QMP_get_error_string(nullptr));
+    return status;
+}
+
+// Undo a partial init: communicators (their channels) before the transport.
+void tear_down(bool transport_started)
+{
+    State &s = state();
+    s.allocated = s.job_comm = s.default_comm = nullptr;
+    s.comms.clear();
+    s.initialized = false;
+    if (transport_started) {
+        meridian_mca_msg_base_stop();
+    }
+    s.transport = nullptr;
+    s.job = nullptr;
+    s.machine = Machine{};
+    s.next_context = 1;
+    meridian_finalize();
+}
+
+} // namespace
+
+QMP_status_t take_options(int *argc, char ***argv, Options *options)
+{
+    *options = Options{};
+    if (argc == nullptr || argv == nullptr || *argv == nullptr) {
+        return QMP_SUCCESS;
+    }
+    const int count = *argc;
+    char **args = *argv;
+    std::vector<bool> drop(static_cast<std::size_t>(std::max(count, 0)), false);
+    std::vector<int> seen_at(std::size(option_specs), 0);
+    int i = 1;
+    while (i < count) {
+        const std::string_view arg = args[i];
+        const OptionSpec *spec = nullptr;
+        std::size_t which = 0;
+        for (; which < std::size(option_specs); ++which) {
+            if (arg == option_specs[which].name) {
+                spec = &option_specs[which];
+                break;
+            }
+        }
+        if (spec == nullptr) {
+            ++i;
+            continue;
+        }
+        if (seen_at[which] != 0) {
+            return bad_option(spec->name, "expected the option once, found it again at argument " +
+                                              std::to_string(i) + " (first at argument " +
+                                              std::to_string(seen_at[which]) + ")");
+        }
+        seen_at[which] = i;
+        // As QMP: the values are the arguments after the option that start
+        // with a digit; each must be a whole number.
+        std::vector<int> values;
+        int next = i + 1;
+        for (; next < count && std::isdigit(static_cast<unsigned char>(args[next][0])) != 0;
+             ++next) {
+            const auto value = util::parse_uint(args[next], 0, INT32_MAX);
+            if (!value) {
+                return bad_option(spec->name, "expected " + std::string(spec->expected) +
+                                                  ", found " + util::quoted(args[next]));
+            }
+            values.push_back(static_cast<int>(*value));
+        }
+        if (values.empty()) {
+            if (spec->kind == OptionKind::geom && next < count &&
+                std::string_view(args[next]) == "native") {
+                options->geom_native = true;
+                ++next;
+            } else {
+                return bad_option(spec->name, "expected " + std::string(spec->expected) +
+                                                  ", found " +
+                                                  (next < count ? util::quoted(args[next])
+                                                                : std::string("end of arguments")));
+            }
+        } else if (QMP_status_t status = check_values(*spec, values); status != QMP_SUCCESS) {
+            return status;
+        }
+        switch (spec->kind) {
+        case OptionKind::geom:
+            options->geom = std::move(values);
+            break;
+        case OptionKind::alloc_map:
+            options->alloc_map = std::move(values);
+            break;
+        case OptionKind::logic_map:
+            options->logic_map = std::move(values);
+            break;
+        case OptionKind::job:
+            options->job_geom = std::move(values);
+            break;
+        }
+        for (int k = i; k < next; ++k) {
+            drop[static_cast<std::size_t>(k)] = true;
+        }
+        i = next;
+    }
+    // Every option was good: take them out, keeping the rest in order.
+    int out = 0;
+    for (int k = 0; k < count; ++k) {
+        if (!drop[static_cast<std::size_t>(k)]) {
+            args[out++] = args[k];
+        }
+    }
+    if (out != count) {
+        args[out] = nullptr;
+        *argc = out;
+    }
+    return QMP_SUCCESS;
+}
+
+} // namespace meridian::qmp
+
+using namespace meridian::qmp;
+
+extern "C" {
+
+QMP_status_t QMP_init_msg_passing(int *argc, char ***argv, QMP_thread_level_t required,
+                                  QMP_thread_level_t *provided)
+{
+    const char *call = "QMP_init_msg_passing";
+    State &s = state();
+    if (s.initialized) {
+        // QMP asserts here (and aborts): the error function decides.
+        const std::string message =
+            std::string(call) + ": QMP is initialized already (QMP_finalize_msg_passing first)";
+        fatal_error(QMP_ERROR, message);
+        return set_error(QMP_ERROR, message);
+    }
+    if (required < QMP_THREAD_SINGLE || required > QMP_THREAD_MULTIPLE) {
+        return set_error(QMP_INVALID_ARG, std::string(call) + ": the required thread level " +
+                                              std::to_string(static_cast<int>(required)) +
+                                              " is not one of QMP_THREAD_SINGLE .. MULTIPLE");
+    }
+    if (provided == nullptr) {
+        return set_error(QMP_INVALID_ARG, std::string(call) + ": provided is NULL");
+    }
+    // A failed init gives argv back as it came (meridian_init and the
+    // options have taken their part out by then).
+    const ArgvCopy given(argc, argv);
+    if (int rc = meridian_init(argc, argv); rc != MERIDIAN_SUCCESS) {
+        // meridian_init reported why.
+        return set_error(QMP_RTENV_ERR, std::string(call) +
+                                            ": Meridian could not start: " + meridian_strerror(rc));
+    }
+    Options options;
+    if (QMP_status_t status = take_options(argc, argv, &options); status != QMP_SUCCESS) {
+        meridian_finalize();
+        given.restore(argc, argv);
+        return failed(call, status);
+    }
+    mca_msg_base_module_t *transport = nullptr;
+    const mca_msg_job_t *job = nullptr;
+    if (int rc = meridian_mca_msg_base_start(&transport, &job); rc != MERIDIAN_SUCCESS) {
+        meridian_finalize(); // the msg base reported why
+        given.restore(argc, argv);
+        return set_error(QMP_INITSVC_ERR,
+                         std::string(call) +
+                             ": the msg transport could not start: " + meridian_strerror(rc));
+    }
+    s.transport = transport;
+    s.job = job;
+    // Every level is supported: MULTIPLE by the State lock.
+    s.thread_level = required;
+    s.init_time = QMP_time(); // also the session id of handles (qmp_channel.cc)
+    s.initialized = true;
+    if (QMP_status_t status = set_up_machine(options); status != QMP_SUCCESS) {
+        tear_down(true);
+        given.restore(argc, argv);
+        return failed(call, status);
+    }
+    *provided = s.thread_level;
+    return QMP_SUCCESS;
+}
+
+QMP_bool_t QMP_is_initialized(void)
+{
+    return state().initialized ? QMP_TRUE : QMP_FALSE;
+}
+
+void QMP_finalize_msg_passing(void)
+{
+    State &s = state();
+    if (!s.initialized) {
+        require_initialized("QMP_finalize_msg_passing");
+        return;
+    }
+    // Every process arrives before any closes its endpoints, so no transfer
+    // in flight loses its peer (as MPI_Finalize).  A dead peer makes the
+    // barrier give up within the transport's limit.
+    for (const auto &comm : s.comms) {
+        if (comm->context == 0) {
+            (void)barrier(comm.get(), -1);
+            break;
+        }
+    }
+    tear_down(true);
+}
+
+void QMP_abort(int error_code)
+{
+    QMP_error("abort: %i", error_code);
+    // The launcher ends the other processes (as MPI_Abort makes it do), even
+    // for code 0, after which an exit alone would look like success.
+    if (meridian::qmp::state().initialized) {
+        if (auto store = meridian::datastore::store(); store) {
+            (*store)->abort_job(error_code, "QMP_abort(" + std::to_string(error_code) + ")");
+        }
+    }
+    std::exit(error_code);
+}
+
+void QMP_abort_string(int error_code, char *message)
+{
+    QMP_error("%s", message != nullptr ? message : "");
+    QMP_abort(error_code);
+}
+
+} // extern "C"

@@ -1,0 +1,196 @@
+// The QMP layer's shared state and the calls between its parts (libqmp).
+//
+//   qmp_init.cc      init / finalize / abort, argv options, thread levels
+//   qmp_machine.cc   the allocated machine (coord, -qmp-geom, -qmp-alloc-map),
+//                    jobs (-qmp-job), SMP count, I/O nodes
+//   qmp_topology.cc  logical topologies (+ map), coordinates <-> node numbers,
+//                    relative neighbours
+//   qmp_layout.cc    QMP_layout_grid and the subgrid queries (rule in
+//                    qmp_layout_rule.hpp, pure and unit-tested)
+//   qmp_comm.cc      communicators: allocated / job / default, split, free
+//   qmp_mem.cc       aligned memory and message memory (contiguous, strided,
+//                    strided array, indexed) as iovec lists
+//   qmp_channel.cc   message handles: declare, multiple, pairs, change
+//                    address, clear to send, start / wait / is_complete
+//   qmp_coll.cc      collectives over the transport's channels
+//   qmp_error.cc     status strings, the last error, the error function
+//   qmp_output.cc    verbose / printf / info / error, timing, version
+//
+// Threads: QMP calls are serialised by the application (THREAD_SINGLE,
+// FUNNELED, SERIALIZED); MULTIPLE is granted by a lock around each call that
+// enters the transport (qmp_channel.cc and qmp_coll.cc take it).
+#ifndef MERIDIAN_MCA_MSG_BASE_QMP_INTERNAL_HPP
+#define MERIDIAN_MCA_MSG_BASE_QMP_INTERNAL_HPP
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <meridian/mca/msg/msg.h>
+#include "mca/qmp/qmp.h"
+
+namespace meridian::qmp {
+
+// A logical grid declared on a communicator (empty dims: none declared).
+struct Topology {
+    std::vector<int> dims;
+    std::vector<int> coords; // this process's
+    // declare_logical_topology_map, as QMP numbers a grid: the node number's
+    // fastest-running digit is the coordinate on dimension map[0], the next
+    // on map[1], ...; empty when the plain form was used (dimension 0
+    // fastest).  See qmp_layout_rule.hpp.
+    std::vector<int> map;
+    // A grid whose numbering is not QMP's (the allocated machine read from
+    // coord): every rank's coordinates (flat, dims.size() each) and the rank
+    // at each position (positions numbered with dimension 0 fastest).  Empty
+    // otherwise.
+    std::vector<int> coords_of_rank;
+    std::vector<int> rank_at;
+};
+
+// QMP_layout_grid's result (empty: not laid out).
+struct Layout {
+    std::vector<int> lattice;
+    std::vector<int> subgrid;
+    int subgrid_sites = 0;
+};
+
+// The allocated machine: MESH with dims/coords when the processes have
+// torus coordinates (coord) or -qmp-geom gave a grid, SWITCH otherwise
+// (no dims and no coords: QMP reports 0 dimensions and NULL for a switched
+// machine).
+struct Machine {
+    QMP_ictype_t type = QMP_SWITCH;
+    std::vector<int> dims;
+    std::vector<int> coords;
+    std::vector<int> alloc_map; // -qmp-alloc-map (empty: identity)
+    std::vector<int> logic_map; // -qmp-logic-map (empty: identity)
+    int smp_count = 1;          // processes of the job on this node
+    // -qmp-job: the job geometry (empty: one job) and this process's job.
+    std::vector<int> job_geometry;
+    int number_of_jobs = 1;
+    int job_number = 0;
+};
+
+struct Collectives; // qmp_coll.cc: per-communicator channels and scratch
+void destroy_collectives(Collectives *coll);
+struct CollectivesDeleter {
+    void operator()(Collectives *coll) const { destroy_collectives(coll); }
+};
+
+} // namespace meridian::qmp
+
+struct QMP_comm_struct {
+    std::vector<int> members; // comm rank -> job rank
+    int rank = 0;             // this process in the communicator
+    int size = 0;
+    int color = 0;
+    int key = 0;
+    int number_of_colors = 1;
+    // Same on every member, different for communicators that share a
+    // process: tags carry it, so traffic of two communicators never matches.
+    std::uint32_t context = 0;
+    meridian::qmp::Topology logical;
+    meridian::qmp::Layout layout;
+    std::unique_ptr<meridian::qmp::Collectives, meridian::qmp::CollectivesDeleter> coll;
+};
+
+namespace meridian::qmp {
+
+// Everything between init and finalize.
+struct State {
+    bool initialized = false;
+    QMP_thread_level_t thread_level = QMP_THREAD_SINGLE;
+    mca_msg_base_module_t *transport = nullptr;
+    const mca_msg_job_t *job = nullptr;
+    Machine machine;
+    // Communicators this layer owns (job, allocated and split results the
+    // application has not freed); the three roles point into them.
+    std::vector<std::unique_ptr<QMP_comm_struct>> comms;
+    QMP_comm_t allocated = nullptr;
+    QMP_comm_t job_comm = nullptr;
+    QMP_comm_t default_comm = nullptr;
+    std::uint32_t next_context = 1; // 0 is the allocated communicator's
+    std::recursive_mutex lock;      // taken only at QMP_THREAD_MULTIPLE
+    int verbose = 0;
+    int profcontrol = 0;
+    double init_time = 0.0;
+};
+State &state();
+
+// -- qmp_error.cc
+// Record the last error (QMP_get_error_number/string(NULL)) and return it.
+// The message is what QMP_get_error_string gives: "what failed: why".
+QMP_status_t set_error(QMP_status_t status, std::string message);
+// For calls that cannot return a status (a failed wait inside a void call):
+// the error function, or by default print and abort.
+void fatal_error(QMP_status_t status, const std::string &message);
+// Meridian status -> QMP status (TIMEOUT -> QMP_TIMEOUT, UNREACH ->
+// QMP_ERROR, BAD_PARAM -> QMP_INVALID_ARG, OUT_OF_RESOURCE -> QMP_NOMEM_ERR).
+QMP_status_t from_meridian(int status);
+// QMP_NOT_INITED with its message when QMP is not initialized.
+QMP_status_t require_initialized(const char *call);
+
+// -- qmp_comm.cc
+// A communicator of `members` (job ranks, this process among them) with the
+// given context; registered in state().comms; collectives attached.
+QMP_comm_t make_comm(std::vector<int> members, std::uint32_t context, int color, int key,
+                     int number_of_colors);
+// Frees the communicator (not the allocated or job one).
+QMP_status_t destroy_comm(QMP_comm_t comm);
+// QMP_SUCCESS, or QMP_NOT_INITED / QMP_INVALID_ARG (NULL) recorded with
+// "call: why".
+QMP_status_t check_comm(QMP_comm_t comm, const char *call);
+
+// -- qmp_topology.cc
+// The rank in comm of the neighbour at `dir` (+1 / -1) along `axis` of the
+// declared logical topology (periodic).  QMP_NONEIGHBOR_INFO without one,
+// QMP_INVALID_ARG for a bad axis or dir.
+QMP_status_t relative_neighbor(QMP_comm_t comm, int axis, int dir, int *rank);
+// QMP_comm_declare_logical_topology_map with `call` naming the caller in
+// errors (QMP_TOPOLOGY_EXISTS when the communicator has one).
+QMP_status_t declare_topology(QMP_comm_t comm, const int *dims, int ndim, const int *map,
+                              int nmap, const char *call);
+// Give comm a grid whose numbering is not QMP's: every rank's coordinates
+// (flat, dims.size() each, each position once).
+void set_grid(QMP_comm_t comm, std::vector<int> dims, std::vector<int> coords_of_rank);
+
+// -- qmp_machine.cc
+struct Options;
+// At init, with the transport up: the allocated communicator and its grid
+// (-qmp-geom, else a mesh or torus from coord, else switched; -qmp-alloc-map),
+// the job communicator (-qmp-job) and the default one.  Every process
+// computes the same from the same inputs, so nothing is exchanged.
+QMP_status_t set_up_machine(const Options &options);
+
+// -- qmp_coll.cc (all collective over the communicator's members)
+// Set up a communicator's collective channels (make_comm calls it).
+QMP_status_t attach_collectives(QMP_comm_t comm);
+// out receives every member's `each` bytes, in communicator rank order.
+QMP_status_t allgather(QMP_comm_t comm, const void *in, void *out, std::size_t each);
+QMP_status_t barrier(QMP_comm_t comm, int timeout_ms); // < 0: transport's limit
+
+// -- qmp_init.cc
+// The State lock at QMP_THREAD_MULTIPLE; an empty guard otherwise.
+std::unique_lock<std::recursive_mutex> lock_if_multiple();
+// Parse -qmp-geom, -qmp-alloc-map, -qmp-logic-map, -qmp-job and remove
+// them from argv (meridian_init has taken --mca / --tune; set_up_machine
+// applies these once the transport is up).  Exposed for tests: parses
+// without a running job.
+struct Options {
+    std::vector<int> geom;      // -qmp-geom a b c ... ("native": empty, native = true)
+    bool geom_native = false;
+    std::vector<int> alloc_map; // -qmp-alloc-map
+    std::vector<int> logic_map; // -qmp-logic-map
+    std::vector<int> job_geom;  // -qmp-job
+};
+// Removes the options it knows from argc/argv (argv entries are moved, not
+// freed).  QMP_INVALID_ARG with "-qmp-geom: expected ..., found ..." on
+// bad input (nothing is removed then).
+QMP_status_t take_options(int *argc, char ***argv, Options *options);
+
+} // namespace meridian::qmp
+
+#endif

@@ -1,0 +1,109 @@
+#include "config.h"
+
+#include <meridian/mca/runtime/meridian.h>
+
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/pnet/base/base.hpp>
+#include "mca/pnet/base/pnet_base_internal.hpp"
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
+
+namespace {
+
+int init_count = 0;
+
+// Undo registration and the base's open after a failed init.
+int fail(int rc)
+{
+    meridian::pnet::forget_in_job();
+    meridian::coord::forget_context();
+    meridian::datastore::shutdown();
+    for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
+        meridian_mca_base_framework_close(*framework);
+    }
+    meridian_mca_base_close();
+    return rc;
+}
+
+// pnet_base_in_job: yes runs the pipeline now; auto runs it now when PMIx
+// started the job (every process of the job is in meridian_init, so the
+// collective fence works) and leaves a singleton's to its first in_job()
+// call; no never runs it.  Nothing here runs unless asked: a program that
+// never sets pnet_base_in_job and is not under a PMIx launcher only gets a
+// local datastore handle.
+int start_in_job()
+{
+    using meridian::pnet::InJobMode;
+    const InJobMode mode = meridian::pnet::in_job_mode();
+    if (mode == InJobMode::no) {
+        return MERIDIAN_SUCCESS;
+    }
+    auto store = meridian::datastore::store();
+    if (!store) {
+        meridian::report_error(store.error().message);
+        return store.error().status;
+    }
+    if (mode == InJobMode::automatic && (*store)->backend() != "pmix") {
+        meridian::pnet::detail::defer_in_job(true);
+        return MERIDIAN_SUCCESS;
+    }
+    if (auto done = meridian::pnet::run_in_job(); !done) {
+        meridian::report_error(done.error().message);
+        return done.error().status;
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int meridian_init(int *argc, char ***argv)
+{
+    if (init_count > 0) {
+        ++init_count;
+        return MERIDIAN_SUCCESS;
+    }
+    if (argc != nullptr && argv != nullptr) {
+        if (const int rc = meridian_mca_base_cmdline_apply(argc, argv); rc != MERIDIAN_SUCCESS) {
+            return rc;
+        }
+    }
+    if (const int rc = meridian_mca_base_open(); rc != MERIDIAN_SUCCESS) {
+        return fail(rc);
+    }
+    for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
+        if (const int rc = meridian_mca_base_framework_register(*framework); rc != MERIDIAN_SUCCESS) {
+            return fail(rc);
+        }
+    }
+    if (const int rc = meridian_mca_base_check_params(); rc != MERIDIAN_SUCCESS) {
+        return fail(rc);
+    }
+    if (const int rc = start_in_job(); rc != MERIDIAN_SUCCESS) {
+        return fail(rc);
+    }
+    init_count = 1;
+    return MERIDIAN_SUCCESS;
+}
+
+extern "C" int meridian_finalize(void)
+{
+    if (init_count == 0) {
+        return MERIDIAN_SUCCESS;
+    }
+    if (--init_count > 0) {
+        return MERIDIAN_SUCCESS;
+    }
+    // The job gives its resources back before the frameworks close, and the
+    // datastore (PMIx_Finalize) goes last: coord and pnet may still read it.
+    meridian::pnet::forget_in_job();
+    meridian::coord::forget_context();
+    meridian::datastore::shutdown();
+    for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
+        meridian_mca_base_framework_close(*framework);
+    }
+    return meridian_mca_base_close();
+}
+
+extern "C" const char *meridian_version(void) { return PACKAGE_VERSION; }
