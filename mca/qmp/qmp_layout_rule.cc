@@ -6,6 +6,8 @@
 #include <climits>
 #include <cstddef>
 
+#include <meridian/opal/util/strings.hpp>
+
 namespace meridian::qmp::rules
 {
 
@@ -15,15 +17,6 @@ namespace
 Error invalid(std::string message)
 {
     return make_error(QMP_INVALID_ARG, std::move(message));
-}
-
-std::string list(std::span<const int> values)
-{
-    std::string out;
-    for (const int v : values) {
-        out += (out.empty() ? "" : " ") + std::to_string(v);
-    }
-    return out;
 }
 
 // The product of sizes, or -1 when it does not fit an int.
@@ -66,11 +59,7 @@ std::string format_dims(std::span<const int> dims)
     if (dims.empty()) {
         return "(none)";
     }
-    std::string out;
-    for (const int d : dims) {
-        out += (out.empty() ? "" : "x") + std::to_string(d);
-    }
-    return out;
+    return util::join_numbers(dims, "x");
 }
 
 Status check_topology(std::string_view call, std::span<const int> dims, int nodes,
@@ -79,26 +68,26 @@ Status check_topology(std::string_view call, std::span<const int> dims, int node
     const std::string who(call);
     for (const int d : dims) {
         if (d < 1) {
-            return invalid(who + ": expected sizes of at least 1, found " + list(dims));
+            return invalid(who + ": expected sizes of at least 1, found " + util::join_numbers(dims, " "));
         }
     }
     if (product(dims) != nodes) {
         return invalid(who + ": expected sizes whose product is the number of nodes (" +
-                       std::to_string(nodes) + "), found " + list(dims));
+                       std::to_string(nodes) + "), found " + util::join_numbers(dims, " "));
     }
     if (map.empty()) {
         return success();
     }
     if (map.size() != dims.size()) {
         return invalid(who + ": expected a map of " + std::to_string(dims.size()) +
-                       " values (one per dimension), found " + list(map));
+                       " values (one per dimension), found " + util::join_numbers(map, " "));
     }
     std::vector<bool> seen(dims.size(), false);
     for (const int axis : map) {
         if (axis < 0 || static_cast<std::size_t>(axis) >= dims.size() ||
             seen[static_cast<std::size_t>(axis)]) {
             return invalid(who + ": expected a map that is a permutation of 0.." +
-                           std::to_string(dims.size() - 1) + ", found " + list(map));
+                           std::to_string(dims.size() - 1) + ", found " + util::join_numbers(map, " "));
         }
         seen[static_cast<std::size_t>(axis)] = true;
     }
@@ -111,7 +100,7 @@ Result<LayoutPlan> layout_grid(std::span<const int> lattice, int nodes,
     const std::string what = "QMP_layout_grid: ";
     for (const int size : lattice) {
         if (size < 1) {
-            return invalid(what + "expected lattice sizes of at least 1, found " + list(lattice));
+            return invalid(what + "expected lattice sizes of at least 1, found " + util::join_numbers(lattice, " "));
         }
     }
     const std::size_t ndim = lattice.size();
@@ -183,7 +172,7 @@ Result<LayoutPlan> layout_grid(std::span<const int> lattice, int nodes,
 Status check_job_geometry(std::span<const int> job_geometry, std::span<const int> allocated_dims,
                           int nodes)
 {
-    const std::string found = "found " + list(job_geometry);
+    const std::string found = "found " + util::join_numbers(job_geometry, " ");
     for (const int g : job_geometry) {
         if (g < 1) {
             return invalid("-qmp-job: expected whole numbers of at least 1, " + found);
@@ -209,7 +198,7 @@ Status check_job_geometry(std::span<const int> job_geometry, std::span<const int
     for (std::size_t i = 0; i < job_geometry.size(); ++i) {
         if (allocated_dims[i] % job_geometry[i] != 0) {
             return invalid("-qmp-job: expected divisors of the allocated dimensions " +
-                           list(allocated_dims) + ", " + found);
+                           util::join_numbers(allocated_dims, " ") + ", " + found);
         }
     }
     return success();

@@ -19,21 +19,13 @@
 #include "mca/qmp/qmp_internal.hpp"
 #include "mca/qmp/qmp_layout_rule.hpp"
 #include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::qmp
 {
 
 namespace
 {
-
-std::string list(const std::vector<int> &values)
-{
-    std::string out;
-    for (const int v : values) {
-        out += (out.empty() ? "" : " ") + std::to_string(v);
-    }
-    return out;
-}
 
 // The first mesh or torus plane (in fabric order: the same on every
 // process) that has every node of the job, read as a grid; nullopt with
@@ -103,7 +95,7 @@ QMP_status_t allocate_grid(QMP_comm_t allocated, const Options &options)
             return set_error(QMP_INVALID_ARG, "-qmp-alloc-map: expected " +
                                                   std::to_string(options.geom.size()) +
                                                   " values (one per -qmp-geom dimension), found " +
-                                                  list(options.alloc_map));
+                                                  util::join_numbers(options.alloc_map, " "));
         }
         // The sizes' product must be the number of nodes: "-qmp-geom: expected ...".
         if (QMP_status_t status = declare_topology(
@@ -126,7 +118,7 @@ QMP_status_t allocate_grid(QMP_comm_t allocated, const Options &options)
                                  why);
         }
         if (!options.alloc_map.empty() && s.job->rank == 0) {
-            report_warning("QMP: -qmp-alloc-map " + list(options.alloc_map) +
+            report_warning("QMP: -qmp-alloc-map " + util::join_numbers(options.alloc_map, " ") +
                            " ignored: the allocated machine is switched (no -qmp-geom, and " + why +
                            ")");
         }
@@ -138,7 +130,7 @@ QMP_status_t allocate_grid(QMP_comm_t allocated, const Options &options)
                                                   std::to_string(mesh->dims.size()) +
                                                   " values (one per allocated dimension of " +
                                                   rules::format_dims(mesh->dims) + "), found " +
-                                                  list(options.alloc_map));
+                                                  util::join_numbers(options.alloc_map, " "));
         }
         rules::permute_axes(mesh->dims, mesh->coords, options.alloc_map);
     }

@@ -78,18 +78,6 @@ std::optional<std::vector<std::uint32_t>> parse_list(std::string_view text, char
     }
 }
 
-std::string joined(const std::vector<std::uint32_t> &values, char separator)
-{
-    std::string text;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if (i > 0) {
-            text += separator;
-        }
-        text += std::to_string(values[i]);
-    }
-    return text;
-}
-
 struct Word {
     std::string_view text;
     std::size_t column = 0; // 1-based
@@ -340,7 +328,7 @@ Status FabricParser::plane_statement()
             if (!flags || flags->size() != plane.shape.size()) {
                 return error_at(attrs[4].value.column,
                                 "expected periodic=yes, no or one 1/0 per dimension of shape " +
-                                    joined(plane.shape, 'x') + " (" +
+                                    util::join_numbers(plane.shape, "x") + " (" +
                                     std::to_string(plane.shape.size()) + "), found " +
                                     util::quoted(value));
             }
@@ -718,7 +706,7 @@ std::string format_fabric(const Fabric &fabric)
             text += " qos=" + std::to_string(plane.qos_levels);
         }
         if (!plane.shape.empty()) {
-            text += " shape=" + joined(plane.shape, 'x');
+            text += " shape=" + util::join_numbers(plane.shape, "x");
             bool all = true;
             bool none = true;
             for (const bool wraps : plane.periodic) {
@@ -751,7 +739,7 @@ std::string format_fabric(const Fabric &fabric)
             text += " ports=" + format_static_ports(node.ports);
         }
         if (!node.coord.empty()) {
-            text += " coord=" + joined(node.coord, ',');
+            text += " coord=" + util::join_numbers(node.coord, ",");
         }
         text += '\n';
     }
@@ -773,7 +761,7 @@ std::string format_fabric(const Fabric &fabric)
             text += " package=" + std::to_string(nic.package);
         }
         if (!nic.coord.empty()) {
-            text += " coord=" + joined(nic.coord, ',');
+            text += " coord=" + util::join_numbers(nic.coord, ",");
         }
         text += '\n';
     }

@@ -4,9 +4,11 @@
 
 #include <meridian/opal/util/require_cxx20.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <ranges>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +47,21 @@ std::optional<std::uint32_t> parse_uint(std::string_view text, std::uint64_t low
 std::vector<std::string> split(std::string_view text, char separator);
 
 std::string join(const std::vector<std::string> &parts, std::string_view separator);
+
+// Whole numbers in decimal, joined by separator: "1 2 3", "4x4x8".
+template <std::ranges::input_range Numbers>
+    requires std::integral<std::ranges::range_value_t<Numbers>>
+std::string join_numbers(const Numbers &numbers, std::string_view separator)
+{
+    std::string text;
+    for (const auto number : numbers) {
+        if (!text.empty()) {
+            text += separator;
+        }
+        text += std::to_string(number);
+    }
+    return text;
+}
 
 bool iequals(std::string_view a, std::string_view b);
 
