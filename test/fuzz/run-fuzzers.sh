@@ -43,10 +43,14 @@ if [ -z "$cxx" ]; then
     exit 1
 fi
 
+mkdir -p "$work/include/meridian"
+# The sources include <meridian/...> (include/meridian links to the tree);
+# <meridian/meridian_config.h> is configure's, here with its defaults.
+sed -e 's/@PACKAGE_VERSION@/fuzz/' -e 's/@MERIDIAN_SYMBOL_PREFIX@/meridian_/' \
+    -e 's/@MERIDIAN_SYMBOL_PREFIX_IS_DEFAULT@/1/' -e 's/@MERIDIAN_MCA_ENV_PREFIX@/MERIDIAN_MCA_/' \
+    "$top/include/meridian/meridian_config.h.in" >"$work/include/meridian/meridian_config.h"
 flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
-    -fno-sanitize-recover=all -I"$top")
-
-mkdir -p "$work"
+    -fno-sanitize-recover=all -I"$top" -I"$top/include" -I"$work/include")
 # libFuzzer comes with the compiler's runtime package; say so plainly when it is missing.
 probe="$work/probe.cc"
 printf '%s\n' '#include <cstddef>' '#include <cstdint>' \
