@@ -227,267 +227,308 @@ void release(const pnet::Job &job, pnet::Grant &grant)
     grant.device_names.clear();
 }
 
-// One request: check everything first, then take (so a failure leaves this
-// request's pools untouched).
-std::optional<Failure> serve(pnet::Job &job, const pnet::Request &request, pnet::Grant &grant,
-                             Nodes &nodes)
-{
-    const fabric::Fabric &fab = *job.fabric;
-    const auto protocol = grant.type == "udp" ? fabric::Protocol::udp : fabric::Protocol::tcp;
-    const std::string proto(fabric::protocol_name(protocol));
-    const auto ranks = static_cast<std::uint32_t>(job.map.procs.size());
-    const std::uint32_t endpts = request.endpts ? request.endpts->value : 1;
-    const bool endpts_required = request.endpts && request.endpts->required;
-
-    // The plane asked for.
-    std::optional<Index> wanted;
-    const bool plane_required = request.plane && request.plane->required;
-    if (request.plane) {
-        wanted = fab.find_plane(request.plane->value);
-        if (!wanted) {
-            std::vector<std::string> names;
-            for (const auto &plane : fab.planes()) {
-                names.push_back(plane.name);
-            }
-            const std::string known = names.empty() ? "none" : util::join(names, ", ");
-            if (plane_required) {
-                return Failure{MERIDIAN_ERR_NOT_FOUND,
-                               quote_id(grant) + "PLANE " + request.plane->value +
-                                   " is required but the fabric has no such plane (planes: " +
-                                   known + ")"};
-            }
-            report_warning(quote_id(grant) + "PLANE " + request.plane->value +
-                           " is not in the fabric (planes: " + known +
-                           "); using each process's nearest NIC with a " + proto + " port pool");
-        }
+// One request being served: what it asks, and what each check found, kept
+// for the take at the end.
+struct Serving {
+    Serving(pnet::Job &job_in, const pnet::Request &request_in, pnet::Grant &grant_in, Nodes &nodes_in)
+        : job(job_in), request(request_in), grant(grant_in), nodes(nodes_in), fab(*job_in.fabric),
+          protocol(grant_in.type == "udp" ? fabric::Protocol::udp : fabric::Protocol::tcp),
+          proto(fabric::protocol_name(protocol)),
+          ranks(static_cast<std::uint32_t>(job_in.map.procs.size())),
+          endpts(request_in.endpts ? request_in.endpts->value : 1),
+          endpts_required(request_in.endpts && request_in.endpts->required),
+          plane_required(request_in.plane && request_in.plane->required),
+          nic_of(ranks, fabric::no_index), pool_of(ranks, none), plane_used(fab.planes().size(), 0)
+    {
     }
 
-    // Each process's NIC and pool.
-    std::vector<Index> nic_of(ranks, fabric::no_index);
-    std::vector<std::uint32_t> pool_of(ranks, none);
-    std::vector<std::uint32_t> users; // per flat pool
-    std::vector<char> plane_used(fab.planes().size(), 0);
+    pnet::Job &job;
+    const pnet::Request &request;
+    pnet::Grant &grant;
+    Nodes &nodes;
+    const fabric::Fabric &fab;
+    const fabric::Protocol protocol;
+    const std::string proto;
+    const std::uint32_t ranks;
+    const std::uint32_t endpts;
+    const bool endpts_required;
+    const bool plane_required;
+
+    std::optional<Index> wanted;           // the plane asked for, when the fabric has it
+    std::vector<Index> nic_of;             // per rank (no_index: none)
+    std::vector<std::uint32_t> pool_of;    // per rank: a flat pool (none: none)
+    std::vector<std::uint32_t> users;      // per flat pool: processes drawing from it
+    std::vector<std::uint32_t> free_at;    // per flat pool: its free ports
+    std::vector<char> plane_used;          // per plane
+    std::optional<std::string> no_pool;    // best effort: the first node without ports
+    std::optional<std::string> short_of;   // best effort: the first pool short of ports
+    std::optional<std::uint32_t> qos;      // assigned
+    std::optional<double> bandwidth;       // assigned, per process
+};
+
+// The plane asked for: found, or (best effort) said to be missing.
+std::optional<Failure> find_plane(Serving &s)
+{
+    if (!s.request.plane) {
+        return std::nullopt;
+    }
+    s.wanted = s.fab.find_plane(s.request.plane->value);
+    if (s.wanted) {
+        return std::nullopt;
+    }
+    std::vector<std::string> names;
+    for (const auto &plane : s.fab.planes()) {
+        names.push_back(plane.name);
+    }
+    const std::string known = names.empty() ? "none" : util::join(names, ", ");
+    if (s.plane_required) {
+        return Failure{MERIDIAN_ERR_NOT_FOUND, quote_id(s.grant) + "PLANE " + s.request.plane->value +
+                                                   " is required but the fabric has no such plane (planes: " +
+                                                   known + ")"};
+    }
+    report_warning(quote_id(s.grant) + "PLANE " + s.request.plane->value +
+                   " is not in the fabric (planes: " + known + "); using each process's nearest NIC with a " +
+                   s.proto + " port pool");
+    return std::nullopt;
+}
+
+// The nearest NIC of a process with an address (on the plane, if one is
+// given) that has a pool; on_plane says whether the process has a NIC there.
+void pick_nic(Serving &s, std::uint32_t rank, std::uint32_t slot, std::optional<Index> plane, bool &on_plane)
+{
+    on_plane = false;
+    const NodePools &pools = s.nodes.pools(slot);
+    for (const Index nic : s.job.nics_of(rank)) {
+        const fabric::Nic &n = s.fab.nics()[nic];
+        if (!n.address || (plane && n.plane != *plane)) {
+            continue;
+        }
+        on_plane = true;
+        const std::uint32_t pool = find_pool(pools, s.protocol, *n.address);
+        if (pool != none) {
+            s.nic_of[rank] = nic;
+            s.pool_of[rank] = s.nodes.first_pool(slot) + pool;
+            return;
+        }
+    }
+}
+
+// Each process's NIC and pool.
+std::optional<Failure> choose_nics(Serving &s)
+{
     std::optional<std::string> plane_fallback; // best effort: the first node that had to
-    std::optional<std::string> no_pool;        // best effort: the first node without ports
-    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
-        const Index node = job.map.procs[rank].node;
-        auto slot = nodes.slot(node);
+    for (std::uint32_t rank = 0; rank < s.ranks; ++rank) {
+        const Index node = s.job.map.procs[rank].node;
+        auto slot = s.nodes.slot(node);
         if (!slot) {
             return Failure{slot.error().status, slot.error().message};
         }
-        users.resize(nodes.pool_count(), 0);
-        const NodePools &pools = nodes.pools(*slot);
-        const auto nics = job.nics_of(rank);
-        // The nearest NIC with an address (on the plane, if one is given)
-        // that has a pool.
-        auto pick = [&](std::optional<Index> plane, bool &on_plane) {
-            on_plane = false;
-            for (const Index nic : nics) {
-                const fabric::Nic &n = fab.nics()[nic];
-                if (!n.address || (plane && n.plane != *plane)) {
-                    continue;
-                }
-                on_plane = true;
-                const std::uint32_t pool = find_pool(pools, protocol, *n.address);
-                if (pool != none) {
-                    nic_of[rank] = nic;
-                    pool_of[rank] = nodes.first_pool(*slot) + pool;
-                    return;
-                }
-            }
-        };
+        s.users.resize(s.nodes.pool_count(), 0);
         bool on_plane = false;
-        pick(wanted, on_plane);
-        if (wanted && pool_of[rank] == none) {
-            const std::string &node_name = fab.nodes()[node].name;
-            if (plane_required && !on_plane) {
-                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
-                               quote_id(grant) + "PLANE " + request.plane->value +
-                                   " is required but " + node_name + " has no NIC on it"};
+        pick_nic(s, rank, *slot, s.wanted, on_plane);
+        if (s.wanted && s.pool_of[rank] == none) {
+            const std::string &node_name = s.fab.nodes()[node].name;
+            if (s.plane_required && !on_plane) {
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "PLANE " +
+                                                                 s.request.plane->value + " is required but " +
+                                                                 node_name + " has no NIC on it"};
             }
-            if (!plane_required) {
+            if (!s.plane_required) {
                 if (!plane_fallback) {
                     plane_fallback = node_name;
                 }
-                pick(std::nullopt, on_plane);
+                pick_nic(s, rank, *slot, std::nullopt, on_plane);
             }
         }
-        if (pool_of[rank] == none) {
+        if (s.pool_of[rank] == none) {
             const std::string situation =
-                fab.nodes()[node].name + " has no " + proto + " port pool for " +
-                (wanted ? "its NICs on " + fab.planes()[*wanted].name : std::string("its NICs"));
-            if (endpts_required) {
-                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
-                               quote_id(grant) + "ENDPTS " + std::to_string(endpts) +
-                                   " is required but " + situation};
+                s.fab.nodes()[node].name + " has no " + s.proto + " port pool for " +
+                (s.wanted ? "its NICs on " + s.fab.planes()[*s.wanted].name : std::string("its NICs"));
+            if (s.endpts_required) {
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "ENDPTS " +
+                                                                 std::to_string(s.endpts) +
+                                                                 " is required but " + situation};
             }
-            if (!no_pool) {
-                no_pool = situation;
+            if (!s.no_pool) {
+                s.no_pool = situation;
             }
             continue;
         }
-        ++users[pool_of[rank]];
-        plane_used[fab.nics()[nic_of[rank]].plane] = 1;
+        ++s.users[s.pool_of[rank]];
+        s.plane_used[s.fab.nics()[s.nic_of[rank]].plane] = 1;
     }
     if (plane_fallback) {
-        report_warning(quote_id(grant) + "PLANE " + request.plane->value + " is not available on " +
-                       *plane_fallback + "; using its nearest NIC with a " + proto +
-                       " port pool");
+        report_warning(quote_id(s.grant) + "PLANE " + s.request.plane->value + " is not available on " +
+                       *plane_fallback + "; using its nearest NIC with a " + s.proto + " port pool");
     }
+    return std::nullopt;
+}
 
-    // Enough ports in every pool used?
-    users.resize(nodes.pool_count(), 0);
-    std::vector<std::uint32_t> free_at(nodes.pool_count(), 0);
-    std::optional<std::string> short_of = no_pool; // best effort: the first pool that is
-    for (std::uint32_t slot = 0; slot < nodes.size(); ++slot) {
-        NodePools &pools = nodes.pools(slot);
+// Enough ports in every pool used?
+std::optional<Failure> check_ports(Serving &s)
+{
+    s.users.resize(s.nodes.pool_count(), 0);
+    s.free_at.assign(s.nodes.pool_count(), 0);
+    s.short_of = s.no_pool;
+    for (std::uint32_t slot = 0; slot < s.nodes.size(); ++slot) {
+        NodePools &pools = s.nodes.pools(slot);
         for (std::uint32_t p = 0; p < pools.pools.size(); ++p) {
-            const std::uint32_t flat = nodes.first_pool(slot) + p;
-            if (users[flat] == 0) {
+            const std::uint32_t flat = s.nodes.first_pool(slot) + p;
+            if (s.users[flat] == 0) {
                 continue;
             }
-            free_at[flat] = static_cast<std::uint32_t>(pools.pools[p].free.free_count());
-            if (free_at[flat] >= std::uint64_t{endpts} * users[flat]) {
+            s.free_at[flat] = static_cast<std::uint32_t>(pools.pools[p].free.free_count());
+            if (s.free_at[flat] >= std::uint64_t{s.endpts} * s.users[flat]) {
                 continue;
             }
             const Pool &pool = pools.pools[p];
             const std::string situation =
-                fab.nodes()[nodes.node(slot)].name + " has " + std::to_string(free_at[flat]) +
-                " free " + proto + " ports" + (pool.subnet ? " on " + pool.subnet->text() : "") +
-                " for " + processes(users[flat]);
-            if (endpts_required) {
-                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
-                               quote_id(grant) + "ENDPTS " + std::to_string(endpts) +
-                                   " is required but " + situation};
+                s.fab.nodes()[s.nodes.node(slot)].name + " has " + std::to_string(s.free_at[flat]) + " free " +
+                s.proto + " ports" + (pool.subnet ? " on " + pool.subnet->text() : "") + " for " +
+                processes(s.users[flat]);
+            if (s.endpts_required) {
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "ENDPTS " +
+                                                                 std::to_string(s.endpts) +
+                                                                 " is required but " + situation};
             }
-            if (!short_of) {
-                short_of = situation;
+            if (!s.short_of) {
+                s.short_of = situation;
             }
         }
     }
+    return std::nullopt;
+}
 
-    // QoS: the fewest levels among the planes used.
-    std::optional<std::uint32_t> qos;
-    if (request.qos) {
-        qos = request.qos->value;
-        for (Index plane = 0; plane < plane_used.size(); ++plane) {
-            if (!plane_used[plane] || *qos < fab.planes()[plane].qos_levels) {
-                continue;
-            }
-            const auto levels = fab.planes()[plane].qos_levels;
-            const std::string has = levels <= 1 ? "has only QoS level 0"
-                                                : "has QoS levels 0-" + std::to_string(levels - 1);
-            if (request.qos->required) {
-                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
-                               quote_id(grant) + "QOS " + std::to_string(request.qos->value) +
-                                   " is required but plane " + fab.planes()[plane].name + " " +
-                                   has};
-            }
-            qos = levels == 0 ? 0 : levels - 1;
-            report_warning(quote_id(grant) + "QOS " + std::to_string(request.qos->value) +
-                           " is not available: plane " + fab.planes()[plane].name + " " + has +
-                           "; assigned " + std::to_string(*qos));
+// QoS: the fewest levels among the planes used.
+std::optional<Failure> check_qos(Serving &s)
+{
+    if (!s.request.qos) {
+        return std::nullopt;
+    }
+    s.qos = s.request.qos->value;
+    for (Index plane = 0; plane < s.plane_used.size(); ++plane) {
+        if (!s.plane_used[plane] || *s.qos < s.fab.planes()[plane].qos_levels) {
+            continue;
+        }
+        const auto levels = s.fab.planes()[plane].qos_levels;
+        const std::string has =
+            levels <= 1 ? "has only QoS level 0" : "has QoS levels 0-" + std::to_string(levels - 1);
+        if (s.request.qos->required) {
+            return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                           quote_id(s.grant) + "QOS " + std::to_string(s.request.qos->value) +
+                               " is required but plane " + s.fab.planes()[plane].name + " " + has};
+        }
+        s.qos = levels == 0 ? 0 : levels - 1;
+        report_warning(quote_id(s.grant) + "QOS " + std::to_string(s.request.qos->value) +
+                       " is not available: plane " + s.fab.planes()[plane].name + " " + has + "; assigned " +
+                       std::to_string(*s.qos));
+    }
+    return std::nullopt;
+}
+
+// Bandwidth: each NIC's speed shared by the job's processes using it.
+std::optional<Failure> check_bandwidth(Serving &s)
+{
+    if (!s.request.bandwidth_mbps) {
+        return std::nullopt;
+    }
+    const double asked = s.request.bandwidth_mbps->value;
+    const bool required = s.request.bandwidth_mbps->required;
+    std::vector<std::uint32_t> sharing(s.fab.nics().size(), 0); // per NIC: processes
+    for (std::uint32_t rank = 0; rank < s.ranks; ++rank) {
+        if (s.nic_of[rank] != fabric::no_index) {
+            ++sharing[s.nic_of[rank]];
         }
     }
-
-    // Bandwidth: each NIC's speed shared by the job's processes using it.
-    std::optional<double> bandwidth;
-    if (request.bandwidth_mbps) {
-        const double asked = request.bandwidth_mbps->value;
-        const bool required = request.bandwidth_mbps->required;
-        std::vector<std::uint32_t> sharing(fab.nics().size(), 0); // per NIC: processes
-        for (std::uint32_t rank = 0; rank < ranks; ++rank) {
-            if (nic_of[rank] != fabric::no_index) {
-                ++sharing[nic_of[rank]];
-            }
+    std::optional<double> least; // the least any process gets
+    std::optional<std::string> limited_by;
+    double worst = 0;
+    bool unknown = false;
+    // In rank order, so the message names the same NIC every time.
+    for (std::uint32_t rank = 0; rank < s.ranks; ++rank) {
+        const Index nic = s.nic_of[rank];
+        if (nic == fabric::no_index) {
+            continue;
         }
-        std::optional<double> least; // the least any process gets
-        std::optional<std::string> limited_by;
-        double worst = 0;
-        bool unknown = false;
-        // In rank order, so the message names the same NIC every time.
-        for (std::uint32_t rank = 0; rank < ranks; ++rank) {
-            const Index nic = nic_of[rank];
-            if (nic == fabric::no_index) {
-                continue;
-            }
-            const fabric::Nic &n = fab.nics()[nic];
-            const std::string which = fab.nodes()[n.node].name + "'s " + n.name;
-            if (n.speed_mbps == 0) {
-                if (required) {
-                    return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
-                                   quote_id(grant) + "BANDWIDTH " +
-                                       fabric::format_rate_mbps(asked) +
-                                       " is required but the speed of " + which + " is unknown"};
-                }
-                unknown = true;
-                continue;
-            }
-            const double share = static_cast<double>(n.speed_mbps) / sharing[nic];
-            least = std::min(least.value_or(asked), std::min(share, asked));
-            if (share >= asked) {
-                continue;
-            }
-            const std::string situation =
-                which + " gives " + fabric::format_rate_mbps(share) + " per process (" +
-                fabric::format_rate_mbps(static_cast<double>(n.speed_mbps)) + " shared by " +
-                processes(sharing[nic]) + ")";
+        const fabric::Nic &n = s.fab.nics()[nic];
+        const std::string which = s.fab.nodes()[n.node].name + "'s " + n.name;
+        if (n.speed_mbps == 0) {
             if (required) {
-                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
-                               quote_id(grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
-                                   " is required but " + situation};
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "BANDWIDTH " +
+                                                                 fabric::format_rate_mbps(asked) +
+                                                                 " is required but the speed of " + which +
+                                                                 " is unknown"};
             }
-            // The warning names the NIC that gives least.
-            if (!limited_by || share < worst) {
-                limited_by = situation;
-                worst = share;
-            }
+            unknown = true;
+            continue;
         }
-        if (least) {
-            bandwidth = least;
-            if (limited_by) {
-                report_warning(quote_id(grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
-                               " is not met: " + *limited_by + "; assigned " +
-                               fabric::format_rate_mbps(*least));
-            }
-        } else if (unknown) {
-            report_warning(quote_id(grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
-                           " cannot be assigned: no NIC used has a known speed");
+        const double share = static_cast<double>(n.speed_mbps) / sharing[nic];
+        least = std::min(least.value_or(asked), std::min(share, asked));
+        if (share >= asked) {
+            continue;
+        }
+        const std::string situation = which + " gives " + fabric::format_rate_mbps(share) + " per process (" +
+                                      fabric::format_rate_mbps(static_cast<double>(n.speed_mbps)) +
+                                      " shared by " + processes(sharing[nic]) + ")";
+        if (required) {
+            return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "BANDWIDTH " +
+                                                             fabric::format_rate_mbps(asked) + " is required but " +
+                                                             situation};
+        }
+        // The warning names the NIC that gives least.
+        if (!limited_by || share < worst) {
+            limited_by = situation;
+            worst = share;
         }
     }
-
-    if (short_of) {
-        report_warning(quote_id(grant) + "ENDPTS " + std::to_string(endpts) + " is not met: " +
-                       *short_of + "; processes get what is free");
+    if (least) {
+        s.bandwidth = least;
+        if (limited_by) {
+            report_warning(quote_id(s.grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) + " is not met: " +
+                           *limited_by + "; assigned " + fabric::format_rate_mbps(*least));
+        }
+    } else if (unknown) {
+        report_warning(quote_id(s.grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
+                       " cannot be assigned: no NIC used has a known speed");
     }
+    return std::nullopt;
+}
 
-    // Take: every check passed.
-    std::vector<std::uint32_t> handed(nodes.pool_count(), 0);
+// Take: every check passed.  A pool short of ports is shared out evenly, the
+// first processes getting one more.
+void take_ports(Serving &s)
+{
+    if (s.short_of) {
+        report_warning(quote_id(s.grant) + "ENDPTS " + std::to_string(s.endpts) + " is not met: " + *s.short_of +
+                       "; processes get what is free");
+    }
+    pnet::Grant &grant = s.grant;
+    std::vector<std::uint32_t> handed(s.nodes.pool_count(), 0);
     // Per NIC: its name's entry in device_names (NICs of one name share it).
-    std::vector<std::uint32_t> device_of_nic(fab.nics().size(), none);
+    std::vector<std::uint32_t> device_of_nic(s.fab.nics().size(), none);
     std::unordered_map<std::string_view, std::uint32_t> device_index;
-    grant.port_offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
-    grant.device_offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
+    grant.port_offsets.assign(static_cast<std::size_t>(s.ranks) + 1, 0);
+    grant.device_offsets.assign(static_cast<std::size_t>(s.ranks) + 1, 0);
     grant.ports.clear();
     grant.devices.clear();
     grant.device_names.clear();
-    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
-        const std::uint32_t flat = pool_of[rank];
+    for (std::uint32_t rank = 0; rank < s.ranks; ++rank) {
+        const std::uint32_t flat = s.pool_of[rank];
         if (flat != none) {
-            const std::uint32_t each = free_at[flat] / users[flat];
-            std::uint32_t count = std::min(endpts, each);
-            if (count < endpts && handed[flat] < free_at[flat] % users[flat]) {
+            const std::uint32_t each = s.free_at[flat] / s.users[flat];
+            std::uint32_t count = std::min(s.endpts, each);
+            if (count < s.endpts && handed[flat] < s.free_at[flat] % s.users[flat]) {
                 ++count;
             }
             ++handed[flat];
-            const std::uint32_t slot = nodes.slot(job.map.procs[rank].node).value();
-            const std::uint32_t pool = flat - nodes.first_pool(slot);
-            nodes.pools(slot).pools[pool].free.take(count, grant.ports);
-            std::uint32_t &device = device_of_nic[nic_of[rank]];
+            const std::uint32_t slot = s.nodes.slot(s.job.map.procs[rank].node).value();
+            const std::uint32_t pool = flat - s.nodes.first_pool(slot);
+            s.nodes.pools(slot).pools[pool].free.take(count, grant.ports);
+            std::uint32_t &device = device_of_nic[s.nic_of[rank]];
             if (device == none) {
-                const std::string &nic_name = fab.nics()[nic_of[rank]].name;
-                const auto [entry, added] = device_index.emplace(
-                    nic_name, static_cast<std::uint32_t>(grant.device_names.size()));
+                const std::string &nic_name = s.fab.nics()[s.nic_of[rank]].name;
+                const auto [entry, added] =
+                    device_index.emplace(nic_name, static_cast<std::uint32_t>(grant.device_names.size()));
                 if (added) {
                     grant.device_names.push_back(nic_name);
                 }
@@ -498,18 +539,36 @@ std::optional<Failure> serve(pnet::Job &job, const pnet::Request &request, pnet:
         grant.port_offsets[rank + 1] = static_cast<std::uint32_t>(grant.ports.size());
         grant.device_offsets[rank + 1] = static_cast<std::uint32_t>(grant.devices.size());
     }
+}
 
+// What the grant says of the request as served: the planes used, QoS, bandwidth.
+void record_assignment(Serving &s)
+{
     std::vector<std::string> planes;
-    for (Index plane = 0; plane < plane_used.size(); ++plane) {
-        if (plane_used[plane]) {
-            planes.push_back(fab.planes()[plane].name);
+    for (Index plane = 0; plane < s.plane_used.size(); ++plane) {
+        if (s.plane_used[plane]) {
+            planes.push_back(s.fab.planes()[plane].name);
         }
     }
-    grant.plane = !planes.empty()      ? util::join(planes, ",")
-                  : wanted             ? fab.planes()[*wanted].name
-                                       : std::string();
-    grant.qos = qos;
-    grant.bandwidth_mbps = bandwidth;
+    s.grant.plane = !planes.empty() ? util::join(planes, ",")
+                    : s.wanted      ? s.fab.planes()[*s.wanted].name
+                                    : std::string();
+    s.grant.qos = s.qos;
+    s.grant.bandwidth_mbps = s.bandwidth;
+}
+
+// One request: check everything first, then take (so a failure leaves this
+// request's pools untouched).
+std::optional<Failure> serve(pnet::Job &job, const pnet::Request &request, pnet::Grant &grant, Nodes &nodes)
+{
+    Serving s(job, request, grant, nodes);
+    for (auto check : {find_plane, choose_nics, check_ports, check_qos, check_bandwidth}) {
+        if (auto failure = check(s)) {
+            return failure;
+        }
+    }
+    take_ports(s);
+    record_assignment(s);
     return std::nullopt;
 }
 
