@@ -3,7 +3,6 @@
 // names a file; the file is read when the base first asks for the map
 // (map_host), not in query, so that selection stays cheap and a bad file is
 // reported once, by the query that needed it.
-#include <new>
 #include <string>
 
 #include "components/carto_file/carto_graph_build.hpp"
@@ -12,6 +11,7 @@
 #include <meridian/mca/carto/carto.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
@@ -23,7 +23,7 @@ namespace
 const char *carto_file_path = nullptr; // owned by Meridian
 int carto_file_priority = 50;
 
-int register_params(const mca_base_component_t *self)
+int register_params_now(const mca_base_component_t *self)
 {
     int index = meridian_mca_base_component_param_register(
         self, "path",
@@ -32,7 +32,7 @@ int register_params(const mca_base_component_t *self)
         "(a vertex, then NAME:WEIGHT entries; types from names: MEM<n>, Slot<n>, eth*/en* "
         "Ethernet, ib*/mthca*/mlx*/hfi* InfiniBand) and Open MPI 1.3's "
         "(EDGE/BRANCH/BRANCH_BI_DIR).  Empty: the component declines",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_BASIC, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
         &carto_file_path);
     if (index < 0) {
         return index;
@@ -41,13 +41,18 @@ int register_params(const mca_base_component_t *self)
         self, "priority",
         "Selection priority of the file carto component when carto_file_path is set "
         "(higher wins)",
-        MCA_BASE_PARAM_TYPE_INT, nullptr, 6, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+        MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
         &carto_file_priority);
     if (index < 0) {
         return index;
     }
     const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
     return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
+}
+
+int register_params(const mca_base_component_t *self)
+{
+    return meridian::c_boundary("carto_file register_params", [self] { return register_params_now(self); });
 }
 
 bool path_is_set()
@@ -63,13 +68,11 @@ int map_host(const mca_carto_base_module_t *, mca_carto_graph_t *graph)
         return MERIDIAN_ERR_BAD_PARAM;
     }
     if (!path_is_set()) {
-        meridian::report_error(
-            "carto_file: carto_file_path is not set: there is no carto file to read");
+        meridian_report(MERIDIAN_SEVERITY_ERROR,
+                        "carto_file: carto_file_path is not set: there is no carto file to read");
         return MERIDIAN_ERR_NOT_AVAILABLE;
     }
-    // No exception may cross into the C caller (allocation is the one that
-    // can come out of here).
-    try {
+    return meridian::c_boundary("carto_file map_host", [graph]() -> int {
         const std::string path = carto_file_path;
         const auto description = meridian::carto::read_carto_file(path);
         if (!description) {
@@ -91,18 +94,12 @@ int map_host(const mca_carto_base_module_t *, mca_carto_graph_t *graph)
                                                                            : "Open MPI 1.3",
             description->vertices.size(), description->edges.size());
         return MERIDIAN_SUCCESS;
-    } catch (const std::bad_alloc &) {
-        meridian::report_error("carto_file: out of memory while reading the carto file");
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    } catch (...) {
-        meridian::report_error("carto_file: unexpected failure while reading the carto file");
-        return MERIDIAN_ERROR;
-    }
+    });
 }
 
-const mca_carto_base_module_t module = {map_host};
+const mca_carto_base_module_t module = {.map_host = map_host};
 
-int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)
+int offer(mca_base_module_t **selected, int *priority)
 {
     if (!path_is_set()) {
         meridian_mca_base_framework_verbose(&meridian_carto_base_framework, MCA_BASE_VERBOSE_INFO,
@@ -116,22 +113,28 @@ int query(const mca_base_component_t *, mca_base_module_t **selected, int *prior
     return MERIDIAN_SUCCESS;
 }
 
+int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)
+{
+    return meridian::c_boundary("carto_file query", [=] { return offer(selected, priority); });
+}
+
 } // namespace
 
 // The one symbol the component exports (the rest is hidden, see component.am).
 extern "C" {
 
 __attribute__((visibility("default"))) mca_carto_base_component_t mca_carto_file_component = {
-    {
-        MCA_BASE_COMPONENT_ABI,
-        "carto",
-        MCA_CARTO_BASE_VERSION,
-        "file",
-        {1, 0, 0},
-        register_params,
-        nullptr, // open: nothing to acquire until the map is asked for
-        nullptr, // close: nothing held
-        query,
+    .base = {
+        .mca_abi_major = MCA_BASE_ABI_MAJOR,
+        .mca_abi_minor = MCA_BASE_ABI_MINOR,
+        .framework_name = "carto",
+        .framework_version = MCA_CARTO_BASE_VERSION,
+        .component_name = "file",
+        .component_version = {1, 0, 0},
+        .register_params = register_params,
+        .open = nullptr,  // nothing to acquire until the map is asked for
+        .close = nullptr, // nothing held
+        .query = query,
     },
 };
 

@@ -5,7 +5,6 @@
 // physical view: a TCP fabric says nothing about cabling.
 #include <algorithm>
 #include <cstdint>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include <meridian/mca/coord/coord.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
@@ -30,18 +30,20 @@ constexpr std::uint64_t hops_routed = 6;
 
 int register_params(const mca_base_component_t *self)
 {
-    const int index = meridian_mca_base_component_param_register(
-        self, "priority",
-        "Selection priority of the TCP coord component, which places every plane (x = NIC index "
-        "on its node, y = switch, z = subnet); components with a higher priority are asked "
-        "first",
-        MCA_BASE_PARAM_TYPE_INT, nullptr, 6, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &coord_tcp_priority);
-    if (index < 0) {
-        return index;
-    }
-    const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
-    return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
+    return meridian::c_boundary("coord_tcp register_params", [&]() -> int {
+        const int index = meridian_mca_base_component_param_register(
+            self, "priority",
+            "Selection priority of the TCP coord component, which places every plane (x = NIC index "
+            "on its node, y = switch, z = subnet); components with a higher priority are asked "
+            "first",
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+            &coord_tcp_priority);
+        if (index < 0) {
+            return index;
+        }
+        const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
+        return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
+    });
 }
 
 int place(mca_coord_context_t *context, uint32_t plane_index)
@@ -86,18 +88,14 @@ int place(mca_coord_context_t *context, uint32_t plane_index)
 
 int compute_plane(const mca_coord_base_module_t *, mca_coord_context_t *context, uint32_t plane)
 {
-    if (context == nullptr || context->fabric == nullptr ||
-        plane >= context->fabric->planes().size()) {
-        meridian::report_error("coord_tcp: asked to place a plane that is not in the fabric");
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    try {
+    return meridian::c_boundary("coord_tcp compute_plane", [&]() -> int {
+        if (context == nullptr || context->fabric == nullptr ||
+            plane >= context->fabric->planes().size()) {
+            meridian::report_error("coord_tcp: asked to place a plane that is not in the fabric");
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
         return place(context, plane);
-    } catch (const std::bad_alloc &) {
-        meridian::report_error("coord_tcp: out of memory while placing plane \"" +
-                               context->fabric->planes()[plane].name + "\"");
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    }
+    });
 }
 
 // From the fabric rather than the coordinates: x, y and z alone cannot tell
@@ -105,35 +103,39 @@ int compute_plane(const mca_coord_base_module_t *, mca_coord_context_t *context,
 int nic_cost(const mca_coord_base_module_t *, const mca_coord_context_t *context, uint32_t a,
              uint32_t b, uint64_t *hops)
 {
-    if (context == nullptr || context->fabric == nullptr || hops == nullptr ||
-        a >= context->fabric->nics().size() || b >= context->fabric->nics().size()) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    const auto &x = context->fabric->nics()[a];
-    const auto &y = context->fabric->nics()[b];
-    const bool both_subnets = x.subnet != meridian::fabric::no_index &&
-                              y.subnet != meridian::fabric::no_index;
-    if (a == b || x.node == y.node) {
-        *hops = 0; // loopback, no wire
-    } else if (both_subnets && x.subnet != y.subnet) {
-        *hops = hops_routed; // a router between them, even behind one switch
-    } else if (x.sw != meridian::fabric::no_index && x.sw == y.sw) {
-        *hops = hops_same_switch;
-    } else {
-        // One segment (or nothing says otherwise), different or unknown switches.
-        *hops = hops_same_subnet;
-    }
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("coord_tcp nic_cost", [&]() -> int {
+        if (context == nullptr || context->fabric == nullptr || hops == nullptr ||
+            a >= context->fabric->nics().size() || b >= context->fabric->nics().size()) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        const auto &x = context->fabric->nics()[a];
+        const auto &y = context->fabric->nics()[b];
+        const bool both_subnets = x.subnet != meridian::fabric::no_index &&
+                                  y.subnet != meridian::fabric::no_index;
+        if (a == b || x.node == y.node) {
+            *hops = 0; // loopback, no wire
+        } else if (both_subnets && x.subnet != y.subnet) {
+            *hops = hops_routed; // a router between them, even behind one switch
+        } else if (x.sw != meridian::fabric::no_index && x.sw == y.sw) {
+            *hops = hops_same_switch;
+        } else {
+            // One segment (or nothing says otherwise), different or unknown switches.
+            *hops = hops_same_subnet;
+        }
+        return MERIDIAN_SUCCESS;
+    });
 }
 
-const mca_coord_base_module_t module = {compute_plane, nic_cost};
+const mca_coord_base_module_t module = {.compute_plane = compute_plane, .nic_cost = nic_cost};
 
 int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)
 {
-    // The module is read-only; the ABI's void * only carries it to the base.
-    *selected = const_cast<mca_coord_base_module_t *>(&module);
-    *priority = coord_tcp_priority;
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("coord_tcp query", [&]() -> int {
+        // The module is read-only; the ABI's void * only carries it to the base.
+        *selected = const_cast<mca_coord_base_module_t *>(&module);
+        *priority = coord_tcp_priority;
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 } // namespace
@@ -142,16 +144,17 @@ int query(const mca_base_component_t *, mca_base_module_t **selected, int *prior
 extern "C" {
 
 __attribute__((visibility("default"))) mca_coord_base_component_t mca_coord_tcp_component = {
-    {
-        MCA_BASE_COMPONENT_ABI,
-        "coord",
-        MCA_COORD_BASE_VERSION,
-        "tcp",
-        {1, 0, 0},
-        register_params,
-        nullptr, // open: nothing to acquire
-        nullptr, // close: nothing held
-        query,
+    .base = {
+        .mca_abi_major = MCA_BASE_ABI_MAJOR,
+        .mca_abi_minor = MCA_BASE_ABI_MINOR,
+        .framework_name = "coord",
+        .framework_version = MCA_COORD_BASE_VERSION,
+        .component_name = "tcp",
+        .component_version = {1, 0, 0},
+        .register_params = register_params,
+        .open = nullptr,  // nothing to acquire
+        .close = nullptr,  // nothing held
+        .query = query,
     },
 };
 

@@ -11,7 +11,6 @@
 // order.  Cost: wrap-around Manhattan hops between physical positions.
 #include <algorithm>
 #include <cstdint>
-#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -22,6 +21,7 @@
 #include <meridian/mca/coord/coord.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
@@ -85,51 +85,57 @@ const Settings &parsed_settings()
 
 int register_params(const mca_base_component_t *self)
 {
-    int index = meridian_mca_base_component_param_register(
-        self, "shape",
-        "The mesh/torus every plane without a shape of its own in the fabric is placed on: "
-        "dimension sizes joined by x (e.g. 8x4x4x4).  Empty: only planes the fabric gives a "
-        "shape are placed by the torus component",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &coord_torus_shape);
-    if (index < 0) {
-        return index;
-    }
-    index = meridian_mca_base_component_param_register(
-        self, "periodic",
-        "Which dimensions of coord_torus_shape wrap around: yes (all: a torus), no (none: a "
-        "mesh), or 1/0 per dimension separated by commas (e.g. 1,1,0,1)",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &coord_torus_periodic);
-    if (index < 0) {
-        return index;
-    }
-    index = meridian_mca_base_component_param_register(
-        self, "priority",
-        "Selection priority of the torus coord component (planes are offered to components in "
-        "priority order; the torus component leaves planes without a shape to the next)",
-        MCA_BASE_PARAM_TYPE_INT, nullptr, 6, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &coord_torus_priority);
-    if (index < 0) {
-        return index;
-    }
-    const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
-    return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
+    return meridian::c_boundary("coord_torus register_params", [&]() -> int {
+        int index = meridian_mca_base_component_param_register(
+            self, "shape",
+            "The mesh/torus every plane without a shape of its own in the fabric is placed on: "
+            "dimension sizes joined by x (e.g. 8x4x4x4).  Empty: only planes the fabric gives a "
+            "shape are placed by the torus component",
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+            &coord_torus_shape);
+        if (index < 0) {
+            return index;
+        }
+        index = meridian_mca_base_component_param_register(
+            self, "periodic",
+            "Which dimensions of coord_torus_shape wrap around: yes (all: a torus), no (none: a "
+            "mesh), or 1/0 per dimension separated by commas (e.g. 1,1,0,1)",
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+            &coord_torus_periodic);
+        if (index < 0) {
+            return index;
+        }
+        index = meridian_mca_base_component_param_register(
+            self, "priority",
+            "Selection priority of the torus coord component (planes are offered to components in "
+            "priority order; the torus component leaves planes without a shape to the next)",
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+            &coord_torus_priority);
+        if (index < 0) {
+            return index;
+        }
+        const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
+        return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
+    });
 }
 
 int open_component(const mca_base_component_t *)
 {
-    // Values may have changed since the last open.
-    settings() = Settings{};
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("coord_torus open", [&]() -> int {
+        // Values may have changed since the last open.
+        settings() = Settings{};
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 int close_component(const mca_base_component_t *)
 {
-    // Free what the parse holds now: the DSO (and this storage) may be
-    // unloaded next, and its heap blocks with it would be lost.
-    settings() = Settings{};
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("coord_torus close", [&]() -> int {
+        // Free what the parse holds now: the DSO (and this storage) may be
+        // unloaded next, and its heap blocks with it would be lost.
+        settings() = Settings{};
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 std::string nic_label(const Fabric &fabric, Index nic)
@@ -253,12 +259,12 @@ int place(mca_coord_context_t *context, Index plane_index, const std::vector<std
 
 int compute_plane(const mca_coord_base_module_t *, mca_coord_context_t *context, uint32_t plane)
 {
-    if (context == nullptr || context->fabric == nullptr ||
-        plane >= context->fabric->planes().size()) {
-        meridian::report_error("coord_torus: asked to place a plane that is not in the fabric");
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    try {
+    return meridian::c_boundary("coord_torus compute_plane", [&]() -> int {
+        if (context == nullptr || context->fabric == nullptr ||
+            plane >= context->fabric->planes().size()) {
+            meridian::report_error("coord_torus: asked to place a plane that is not in the fabric");
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
         const auto &p = context->fabric->planes()[plane];
         if (!p.shape.empty()) {
             return place(context, plane, p.shape);
@@ -272,44 +278,44 @@ int compute_plane(const mca_coord_base_module_t *, mca_coord_context_t *context,
             return MERIDIAN_ERR_TAKE_NEXT_OPTION; // neither the fabric nor the parameter shapes it
         }
         return place(context, plane, s.shape);
-    } catch (const std::bad_alloc &) {
-        meridian::report_error("coord_torus: out of memory while placing plane \"" +
-                               context->fabric->planes()[plane].name + "\"");
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    }
+    });
 }
 
 int nic_cost(const mca_coord_base_module_t *, const mca_coord_context_t *context, uint32_t a,
              uint32_t b, uint64_t *hops)
 {
-    if (context == nullptr || context->fabric == nullptr || hops == nullptr ||
-        a >= context->fabric->nics().size() || b >= context->fabric->nics().size()) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    const auto pa = meridian::coord::nic_coordinate(*context, a, MERIDIAN_COORD_PHYSICAL_VIEW);
-    const auto pb = meridian::coord::nic_coordinate(*context, b, MERIDIAN_COORD_PHYSICAL_VIEW);
-    const Index plane = context->fabric->nics()[a].plane;
-    if (pa.empty() || pb.empty() || plane != context->fabric->nics()[b].plane) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    const auto &p = context->fabric->planes()[plane];
-    if (!p.shape.empty()) {
-        *hops = torus::distance(pa, pb, p.shape, p.periodic);
-    } else {
-        const Settings &s = parsed_settings();
-        *hops = torus::distance(pa, pb, s.shape, s.periodic);
-    }
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("coord_torus nic_cost", [&]() -> int {
+        if (context == nullptr || context->fabric == nullptr || hops == nullptr ||
+            a >= context->fabric->nics().size() || b >= context->fabric->nics().size()) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        const auto pa = meridian::coord::nic_coordinate(*context, a, MERIDIAN_COORD_PHYSICAL_VIEW);
+        const auto pb = meridian::coord::nic_coordinate(*context, b, MERIDIAN_COORD_PHYSICAL_VIEW);
+        const Index plane = context->fabric->nics()[a].plane;
+        if (pa.empty() || pb.empty() || plane != context->fabric->nics()[b].plane) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        const auto &p = context->fabric->planes()[plane];
+        if (!p.shape.empty()) {
+            *hops = torus::distance(pa, pb, p.shape, p.periodic);
+        } else {
+            const Settings &s = parsed_settings();
+            *hops = torus::distance(pa, pb, s.shape, s.periodic);
+        }
+        return MERIDIAN_SUCCESS;
+    });
 }
 
-const mca_coord_base_module_t module = {compute_plane, nic_cost};
+const mca_coord_base_module_t module = {.compute_plane = compute_plane, .nic_cost = nic_cost};
 
 int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)
 {
-    // Always offered: whether a plane is a torus is decided per plane.
-    *selected = const_cast<mca_coord_base_module_t *>(&module);
-    *priority = coord_torus_priority;
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("coord_torus query", [&]() -> int {
+        // Always offered: whether a plane is a torus is decided per plane.
+        *selected = const_cast<mca_coord_base_module_t *>(&module);
+        *priority = coord_torus_priority;
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 } // namespace
@@ -318,16 +324,17 @@ int query(const mca_base_component_t *, mca_base_module_t **selected, int *prior
 extern "C" {
 
 __attribute__((visibility("default"))) mca_coord_base_component_t mca_coord_torus_component = {
-    {
-        MCA_BASE_COMPONENT_ABI,
-        "coord",
-        MCA_COORD_BASE_VERSION,
-        "torus",
-        {1, 0, 0},
-        register_params,
-        open_component,
-        close_component,
-        query,
+    .base = {
+        .mca_abi_major = MCA_BASE_ABI_MAJOR,
+        .mca_abi_minor = MCA_BASE_ABI_MINOR,
+        .framework_name = "coord",
+        .framework_version = MCA_COORD_BASE_VERSION,
+        .component_name = "torus",
+        .component_version = {1, 0, 0},
+        .register_params = register_params,
+        .open = open_component,
+        .close = close_component,
+        .query = query,
     },
 };
 

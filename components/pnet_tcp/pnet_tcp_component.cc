@@ -3,7 +3,6 @@
 // runs it with every other active pnet component.  See README.md.
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <optional>
 #include <string>
 
@@ -13,6 +12,7 @@
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
@@ -28,49 +28,36 @@ std::optional<meridian::Result<std::vector<meridian::fabric::PortPoolSpec>>> par
 
 int register_params(const mca_base_component_t *self)
 {
-    int index = meridian_mca_base_component_param_register(
-        self, "static_ports",
-        "Static ports the launcher may hand out on nodes whose fabric description names none, "
-        "in PMIx's syntax: PROTOCOL[:CIDR]:RANGES;... e.g. "
-        "tcp:10.10.10.0/24:32000-32100,33000;udp:40000,40005 (a CIDR limits a pool to NICs "
-        "on that subnet)",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &static_ports);
-    if (index < 0) {
-        return index;
-    }
-    index = meridian_mca_base_component_param_register(
-        self, "fabric_file",
-        "A fabric file (nodes, NICs, planes, subnets, switches, port pools) used as the "
-        "inventory where no fabric manager is present; empty: this host's interfaces",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &fabric_file);
-    if (index < 0) {
-        return index;
-    }
-    index = meridian_mca_base_component_param_register(
-        self, "priority", "Order of the tcp pnet component among the active ones (higher first)",
-        MCA_BASE_PARAM_TYPE_INT, nullptr, 6, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &priority);
-    if (index < 0) {
-        return index;
-    }
-    const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
-    return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
-}
-
-// No exception may cross into the C caller.
-template <typename F>
-int guarded(const char *call, F &&body)
-{
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        meridian::report_error(std::string("pnet_tcp: out of memory in ") + call);
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    } catch (...) {
-        meridian::report_error(std::string("pnet_tcp: unexpected failure in ") + call);
-        return MERIDIAN_ERROR;
-    }
+    return meridian::c_boundary("pnet_tcp register_params", [&]() -> int {
+        int index = meridian_mca_base_component_param_register(
+            self, "static_ports",
+            "Static ports the launcher may hand out on nodes whose fabric description names none, "
+            "in PMIx's syntax: PROTOCOL[:CIDR]:RANGES;... e.g. "
+            "tcp:10.10.10.0/24:32000-32100,33000;udp:40000,40005 (a CIDR limits a pool to NICs "
+            "on that subnet)",
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+            &static_ports);
+        if (index < 0) {
+            return index;
+        }
+        index = meridian_mca_base_component_param_register(
+            self, "fabric_file",
+            "A fabric file (nodes, NICs, planes, subnets, switches, port pools) used as the "
+            "inventory where no fabric manager is present; empty: this host's interfaces",
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+            &fabric_file);
+        if (index < 0) {
+            return index;
+        }
+        index = meridian_mca_base_component_param_register(
+            self, "priority", "Order of the tcp pnet component among the active ones (higher first)",
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &priority);
+        if (index < 0) {
+            return index;
+        }
+        const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
+        return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
+    });
 }
 
 int collect_inventory(const mca_pnet_base_module_t *, mca_pnet_blob_t *inventory)
@@ -78,7 +65,7 @@ int collect_inventory(const mca_pnet_base_module_t *, mca_pnet_blob_t *inventory
     if (inventory == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return guarded("collect_inventory", [&] {
+    return meridian::c_boundary("pnet_tcp collect_inventory", [&] {
         auto text = meridian::pnet_tcp::inventory_text();
         if (!text) {
             meridian::report_error(text.error().message);
@@ -101,7 +88,7 @@ int deliver_inventory(const mca_pnet_base_module_t *, const char *node,
     if (node == nullptr || inventory == nullptr || fabric == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return guarded("deliver_inventory", [&] {
+    return meridian::c_boundary("pnet_tcp deliver_inventory", [&] {
         const std::span<const std::uint8_t> blob(
             static_cast<const std::uint8_t *>(inventory->bytes),
             inventory->bytes != nullptr ? inventory->size : 0);
@@ -119,7 +106,7 @@ int allocate(const mca_pnet_base_module_t *, mca_pnet_job_t *job)
     if (job == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return guarded("allocate", [&] { return meridian::pnet_tcp::allocate(job->job); });
+    return meridian::c_boundary("pnet_tcp allocate", [&] { return meridian::pnet_tcp::allocate(job->job); });
 }
 
 int setup_local_network(const mca_pnet_base_module_t *, mca_pnet_job_t *job, const char *node)
@@ -127,8 +114,7 @@ int setup_local_network(const mca_pnet_base_module_t *, mca_pnet_job_t *job, con
     if (job == nullptr || node == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return guarded("setup_local_network",
-                   [&] { return meridian::pnet_tcp::setup_local_network(job->job, node); });
+    return meridian::c_boundary("pnet_tcp setup_local_network", [&] { return meridian::pnet_tcp::setup_local_network(job->job, node); });
 }
 
 int deregister(const mca_pnet_base_module_t *, mca_pnet_job_t *job)
@@ -136,24 +122,24 @@ int deregister(const mca_pnet_base_module_t *, mca_pnet_job_t *job)
     if (job == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return guarded("deregister", [&] { return meridian::pnet_tcp::deregister(job->job); });
+    return meridian::c_boundary("pnet_tcp deregister", [&] { return meridian::pnet_tcp::deregister(job->job); });
 }
 
 const mca_pnet_base_module_t module = {
-    "tcp,udp",
-    collect_inventory,
-    deliver_inventory,
-    allocate,
-    setup_local_network,
-    nullptr, // setup_fork: sockets need no environment
-    deregister,
+    .types = "tcp,udp",
+    .collect_inventory = collect_inventory,
+    .deliver_inventory = deliver_inventory,
+    .allocate = allocate,
+    .setup_local_network = setup_local_network,
+    .setup_fork = nullptr, // sockets need no environment
+    .deregister = deregister,
 };
 
 // A bad pnet_tcp_static_ports is reported when the component opens, whether
 // or not a job ever draws from it (the component then stays closed).
 int open_component(const mca_base_component_t *)
 {
-    return guarded("open", [] {
+    return meridian::c_boundary("pnet_tcp open", [] {
         parsed_pools.reset();
         const auto pools = meridian::pnet_tcp::static_pools();
         if (!pools) {
@@ -166,17 +152,21 @@ int open_component(const mca_base_component_t *)
 
 int close_component(const mca_base_component_t *)
 {
-    parsed_pools.reset();
-    meridian::pnet_tcp::forget_pools();
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("pnet_tcp close", [&]() -> int {
+        parsed_pools.reset();
+        meridian::pnet_tcp::forget_pools();
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 int query(const mca_base_component_t *, mca_base_module_t **selected, int *chosen_priority)
 {
-    // The module is read-only; the ABI's void * only carries it to the base.
-    *selected = const_cast<mca_pnet_base_module_t *>(&module);
-    *chosen_priority = priority;
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("pnet_tcp query", [&]() -> int {
+        // The module is read-only; the ABI's void * only carries it to the base.
+        *selected = const_cast<mca_pnet_base_module_t *>(&module);
+        *chosen_priority = priority;
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 } // namespace
@@ -217,16 +207,17 @@ Result<std::vector<fabric::PortPoolSpec>> static_pools()
 extern "C" {
 
 __attribute__((visibility("default"))) mca_pnet_base_component_t mca_pnet_tcp_component = {
-    {
-        MCA_BASE_COMPONENT_ABI,
-        "pnet",
-        MCA_PNET_BASE_VERSION,
-        "tcp",
-        {1, 0, 0},
-        register_params,
-        open_component,
-        close_component,
-        query,
+    .base = {
+        .mca_abi_major = MCA_BASE_ABI_MAJOR,
+        .mca_abi_minor = MCA_BASE_ABI_MINOR,
+        .framework_name = "pnet",
+        .framework_version = MCA_PNET_BASE_VERSION,
+        .component_name = "tcp",
+        .component_version = {1, 0, 0},
+        .register_params = register_params,
+        .open = open_component,
+        .close = close_component,
+        .query = query,
     },
 };
 

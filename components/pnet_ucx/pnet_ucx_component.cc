@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +17,7 @@
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
@@ -36,17 +36,19 @@ int pnet_ucx_priority = 20;
 
 int register_params(const mca_base_component_t *self)
 {
-    const int index = meridian_mca_base_component_param_register(
-        self, "priority",
-        "Order of the UCX pnet component among the active pnet components (higher is asked "
-        "first); it serves requests of type ucx",
-        MCA_BASE_PARAM_TYPE_INT, nullptr, 6, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &pnet_ucx_priority);
-    if (index < 0) {
-        return index;
-    }
-    const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
-    return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
+    return meridian::c_boundary("pnet_ucx register_params", [&]() -> int {
+        const int index = meridian_mca_base_component_param_register(
+            self, "priority",
+            "Order of the UCX pnet component among the active pnet components (higher is asked "
+            "first); it serves requests of type ucx",
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+            &pnet_ucx_priority);
+        if (index < 0) {
+            return index;
+        }
+        const int bounded = meridian_mca_base_param_set_bounds(index, 0, 100);
+        return bounded < 0 ? bounded : MERIDIAN_SUCCESS;
+    });
 }
 
 // Every node's delivered devices, by node name.  Delivery and allocation may
@@ -124,10 +126,10 @@ bool serves(const meridian::pnet::Job &job, std::size_t request)
 
 int collect_inventory(const mca_pnet_base_module_t *, mca_pnet_blob_t *inventory)
 {
-    if (inventory == nullptr) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    try {
+    return meridian::c_boundary("pnet_ucx collect_inventory", [&]() -> int {
+        if (inventory == nullptr) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
         const auto resources = ucx::query_uct_resources();
         if (!resources) {
             meridian_mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
@@ -148,20 +150,17 @@ int collect_inventory(const mca_pnet_base_module_t *, mca_pnet_blob_t *inventory
         inventory->bytes = bytes;
         inventory->size = text.size();
         return MERIDIAN_SUCCESS;
-    } catch (const std::bad_alloc &) {
-        meridian::report_error("pnet_ucx: out of memory while listing UCX devices");
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    }
+    });
 }
 
 int deliver_inventory(const mca_pnet_base_module_t *, const char *node,
                       const mca_pnet_blob_t *inventory, mca_pnet_fabric_t *)
 {
-    if (node == nullptr || inventory == nullptr ||
-        (inventory->bytes == nullptr && inventory->size != 0)) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    try {
+    return meridian::c_boundary("pnet_ucx deliver_inventory", [&]() -> int {
+        if (node == nullptr || inventory == nullptr ||
+            (inventory->bytes == nullptr && inventory->size != 0)) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
         const std::string_view text(static_cast<const char *>(inventory->bytes),
                                     inventory->size);
         auto devices =
@@ -174,10 +173,7 @@ int deliver_inventory(const mca_pnet_base_module_t *, const char *node,
         const std::lock_guard guard(delivered_now.lock);
         delivered_now.nodes.insert_or_assign(node, std::move(*devices));
         return MERIDIAN_SUCCESS;
-    } catch (const std::bad_alloc &) {
-        meridian::report_error("pnet_ucx: out of memory while keeping an inventory");
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    }
+    });
 }
 
 // One request into `grant` (a scratch copy; committed by allocate).
@@ -238,10 +234,10 @@ meridian::Status allocate_request(const meridian::pnet::Job &job, const Request 
 
 int allocate(const mca_pnet_base_module_t *, mca_pnet_job_t *handle)
 {
-    if (handle == nullptr || !handle->job.fabric) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    try {
+    return meridian::c_boundary("pnet_ucx allocate", [&]() -> int {
+        if (handle == nullptr || !handle->job.fabric) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
         meridian::pnet::Job &job = handle->job;
         bool any = false;
         for (std::size_t i = 0; i < job.requests.size(); ++i) {
@@ -291,19 +287,16 @@ int allocate(const mca_pnet_base_module_t *, mca_pnet_job_t *handle)
             job.grants[index] = std::move(grant);
         }
         return MERIDIAN_SUCCESS;
-    } catch (const std::bad_alloc &) {
-        meridian::report_error("pnet_ucx: out of memory while choosing UCX devices");
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    }
+    });
 }
 
 int setup_fork(const mca_pnet_base_module_t *, const mca_pnet_job_t *handle, uint32_t rank,
                mca_pnet_env_t *env)
 {
-    if (handle == nullptr || env == nullptr || !handle->job.fabric) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    try {
+    return meridian::c_boundary("pnet_ucx setup_fork", [&]() -> int {
+        if (handle == nullptr || env == nullptr || !handle->job.fabric) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
         const meridian::pnet::Job &job = handle->job;
         if (rank >= job.map.procs.size()) {
             return MERIDIAN_ERR_BAD_PARAM;
@@ -341,54 +334,57 @@ int setup_fork(const mca_pnet_base_module_t *, const mca_pnet_job_t *handle, uin
             status = meridian_mca_pnet_env_set(env, "UCX_TLS", tls.c_str());
         }
         return status;
-    } catch (const std::bad_alloc &) {
-        meridian::report_error("pnet_ucx: out of memory while setting UCX's environment");
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    }
+    });
 }
 
 // Nothing is pooled: forgetting the devices is all there is to give back.
 int deregister(const mca_pnet_base_module_t *, mca_pnet_job_t *handle)
 {
-    if (handle == nullptr) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    meridian::pnet::Job &job = handle->job;
-    for (std::size_t i = 0; i < job.grants.size() && i < job.requests.size(); ++i) {
-        if (serves(job, i)) {
-            Grant &grant = job.grants[i];
-            grant.device_offsets = {};
-            grant.devices = {};
-            grant.device_names = {};
+    return meridian::c_boundary("pnet_ucx deregister", [&]() -> int {
+        if (handle == nullptr) {
+            return MERIDIAN_ERR_BAD_PARAM;
         }
-    }
-    return MERIDIAN_SUCCESS;
+        meridian::pnet::Job &job = handle->job;
+        for (std::size_t i = 0; i < job.grants.size() && i < job.requests.size(); ++i) {
+            if (serves(job, i)) {
+                Grant &grant = job.grants[i];
+                grant.device_offsets = {};
+                grant.devices = {};
+                grant.device_names = {};
+            }
+        }
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 const mca_pnet_base_module_t module = {
-    "ucx",
-    collect_inventory,
-    deliver_inventory,
-    allocate,
-    nullptr, // setup_local_network: the base stores the grants
-    setup_fork,
-    deregister,
+    .types = "ucx",
+    .collect_inventory = collect_inventory,
+    .deliver_inventory = deliver_inventory,
+    .allocate = allocate,
+    .setup_local_network = nullptr, // the base stores the grants
+    .setup_fork = setup_fork,
+    .deregister = deregister,
 };
 
 int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)
 {
-    *selected = const_cast<mca_pnet_base_module_t *>(&module);
-    *priority = pnet_ucx_priority;
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("pnet_ucx query", [&]() -> int {
+        *selected = const_cast<mca_pnet_base_module_t *>(&module);
+        *priority = pnet_ucx_priority;
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 // A reopened framework starts from no delivered inventory.
 int close_component(const mca_base_component_t *)
 {
-    DeliveredInventory &inventory = delivered();
-    const std::lock_guard guard(inventory.lock);
-    inventory.nodes.clear();
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("pnet_ucx close", [&]() -> int {
+        DeliveredInventory &inventory = delivered();
+        const std::lock_guard guard(inventory.lock);
+        inventory.nodes.clear();
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 } // namespace
@@ -396,16 +392,17 @@ int close_component(const mca_base_component_t *)
 extern "C" {
 
 __attribute__((visibility("default"))) mca_pnet_base_component_t mca_pnet_ucx_component = {
-    {
-        MCA_BASE_COMPONENT_ABI,
-        "pnet",
-        MCA_PNET_BASE_VERSION,
-        "ucx",
-        {1, 0, 0},
-        register_params,
-        nullptr, // open: UCX is asked only when an inventory is wanted
-        close_component,
-        query,
+    .base = {
+        .mca_abi_major = MCA_BASE_ABI_MAJOR,
+        .mca_abi_minor = MCA_BASE_ABI_MINOR,
+        .framework_name = "pnet",
+        .framework_version = MCA_PNET_BASE_VERSION,
+        .component_name = "ucx",
+        .component_version = {1, 0, 0},
+        .register_params = register_params,
+        .open = nullptr, // UCX is asked only when an inventory is wanted
+        .close = close_component,
+        .query = query,
     },
 };
 

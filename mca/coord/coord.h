@@ -16,6 +16,14 @@
  *              C++): a process's coordinates (nearest NIC first), view,
  *              dims, planes, NICs, endpoints, shape, the cost between two
  *              processes, and the coordinates-updated event.
+ *
+ * Threads: compute_plane is called while a context is placed, one plane
+ * after the other, from the thread that sets the context (pnet's allocate, or
+ * meridian_init in in-job mode); nic_cost may then be called from any number
+ * of threads at once and must only read the context.  Queries through the
+ * base may run in several threads once the context is placed; placing a new
+ * context (and firing the updated event) must not overlap them.  Every call
+ * is a C boundary (opal/util/c_boundary.hpp): no exception leaves it.
  */
 #ifndef MERIDIAN_MCA_COORD_H
 #define MERIDIAN_MCA_COORD_H

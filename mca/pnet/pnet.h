@@ -23,6 +23,16 @@
  * before returning an error.  Requests name the module that serves them by
  * their type: each module lists the types it serves (`types`), and allocate
  * must serve exactly the job's requests of those types.
+ *
+ * Threads: the base makes the pipeline's calls for one job one after the
+ * other, from whichever thread runs the pipeline (the launcher's, or the one
+ * in meridian_init in in-job mode); a module must not rely on which.  A
+ * launcher may deliver the inventories of different nodes from several
+ * threads at once, so a module that keeps what deliver_inventory gave it
+ * (outside the fabric it is handed) locks it.  Jobs are independent: two jobs
+ * may run their pipelines in different threads, and a module keeps no
+ * per-job state outside the job handle.  Every call is a C boundary
+ * (opal/util/c_boundary.hpp): no exception leaves it.
  */
 #ifndef MERIDIAN_MCA_PNET_H
 #define MERIDIAN_MCA_PNET_H

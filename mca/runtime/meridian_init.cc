@@ -7,6 +7,7 @@
 #include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
@@ -60,50 +61,54 @@ int start_in_job()
 
 extern "C" int meridian_init(int *argc, char ***argv)
 {
-    if (init_count > 0) {
-        ++init_count;
-        return MERIDIAN_SUCCESS;
-    }
-    if (argc != nullptr && argv != nullptr) {
-        if (const int rc = meridian_mca_base_cmdline_apply(argc, argv); rc != MERIDIAN_SUCCESS) {
-            return rc;
+    return meridian::c_boundary("meridian_init", [&]() -> int {
+        if (init_count > 0) {
+            ++init_count;
+            return MERIDIAN_SUCCESS;
         }
-    }
-    if (const int rc = meridian_mca_base_open(); rc != MERIDIAN_SUCCESS) {
-        return fail(rc);
-    }
-    for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
-        if (const int rc = meridian_mca_base_framework_register(*framework); rc != MERIDIAN_SUCCESS) {
+        if (argc != nullptr && argv != nullptr) {
+            if (const int rc = meridian_mca_base_cmdline_apply(argc, argv); rc != MERIDIAN_SUCCESS) {
+                return rc;
+            }
+        }
+        if (const int rc = meridian_mca_base_open(); rc != MERIDIAN_SUCCESS) {
             return fail(rc);
         }
-    }
-    if (const int rc = meridian_mca_base_check_params(); rc != MERIDIAN_SUCCESS) {
-        return fail(rc);
-    }
-    if (const int rc = start_in_job(); rc != MERIDIAN_SUCCESS) {
-        return fail(rc);
-    }
-    init_count = 1;
-    return MERIDIAN_SUCCESS;
+        for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
+            if (const int rc = meridian_mca_base_framework_register(*framework); rc != MERIDIAN_SUCCESS) {
+                return fail(rc);
+            }
+        }
+        if (const int rc = meridian_mca_base_check_params(); rc != MERIDIAN_SUCCESS) {
+            return fail(rc);
+        }
+        if (const int rc = start_in_job(); rc != MERIDIAN_SUCCESS) {
+            return fail(rc);
+        }
+        init_count = 1;
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 extern "C" int meridian_finalize(void)
 {
-    if (init_count == 0) {
-        return MERIDIAN_SUCCESS;
-    }
-    if (--init_count > 0) {
-        return MERIDIAN_SUCCESS;
-    }
-    // The job gives its resources back before the frameworks close, and the
-    // datastore (PMIx_Finalize) goes last: coord and pnet may still read it.
-    meridian::pnet::forget_in_job();
-    meridian::coord::forget_context();
-    meridian::datastore::shutdown();
-    for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
-        meridian_mca_base_framework_close(*framework);
-    }
-    return meridian_mca_base_close();
+    return meridian::c_boundary("meridian_finalize", [&]() -> int {
+        if (init_count == 0) {
+            return MERIDIAN_SUCCESS;
+        }
+        if (--init_count > 0) {
+            return MERIDIAN_SUCCESS;
+        }
+        // The job gives its resources back before the frameworks close, and the
+        // datastore (PMIx_Finalize) goes last: coord and pnet may still read it.
+        meridian::pnet::forget_in_job();
+        meridian::coord::forget_context();
+        meridian::datastore::shutdown();
+        for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
+            meridian_mca_base_framework_close(*framework);
+        }
+        return meridian_mca_base_close();
+    });
 }
 
 extern "C" const char *meridian_version(void) { return PACKAGE_VERSION; }

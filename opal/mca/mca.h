@@ -9,6 +9,14 @@
  * version differs from MCA_BASE_ABI_MAJOR, whose framework interface version
  * is incompatible (see mca_base_framework.h), or whose names differ from its
  * file name mca_<framework>_<component>.so.
+ *
+ * Threads: the hooks below (register_params, open, close, query) are called
+ * by the framework's lifecycle, one at a time, from the thread that
+ * registers, opens or closes the framework; never concurrently with each
+ * other or with the module's calls.  What a module's calls may do
+ * concurrently is said by each framework's header.  No hook lets a C++
+ * exception out (opal/util/c_boundary.hpp guards each in Meridian's own
+ * components).
  */
 #ifndef MERIDIAN_MCA_MCA_H
 #define MERIDIAN_MCA_MCA_H

@@ -17,7 +17,8 @@
 // codes, a NULL pointer) -- and is said once: "CALL: out of memory" as an
 // error report, or to the CFailure's record hook for a layer with error state
 // of its own.  The guard itself never throws and never allocates on its own
-// account.  Thread-safe as far as the body is.
+// account.  Thread-safe as far as the body is.  A function whose body is C
+// only (malloc, free, memcpy, field reads) cannot throw and needs none.
 #ifndef MERIDIAN_UTIL_C_BOUNDARY_HPP
 #define MERIDIAN_UTIL_C_BOUNDARY_HPP
 

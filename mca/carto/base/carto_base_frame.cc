@@ -2,6 +2,7 @@
 #include "mca/carto/base/carto_base_internal.hpp"
 #include <meridian/mca/carto/carto.h>
 #include "mca/carto/base/static-components.h"
+#include <meridian/opal/util/c_boundary.hpp>
 
 namespace {
 
@@ -9,7 +10,7 @@ namespace {
 // unloaded, and the next open may select another.
 int carto_base_close(mca_base_framework_t *)
 {
-    return meridian::carto::framework_closing();
+    return meridian::c_boundary("carto framework close", [] { return meridian::carto::framework_closing(); });
 }
 
 } // namespace
@@ -17,16 +18,16 @@ int carto_base_close(mca_base_framework_t *)
 extern "C" {
 
 mca_base_framework_t meridian_carto_base_framework = {
-    "carto",
-    "The host's map: processors, memory and ports as a weighted graph",
-    MCA_CARTO_BASE_VERSION,
-    MCA_BASE_FRAMEWORK_FLAG_NONE,
-    nullptr,
-    nullptr,
-    carto_base_close,
-    mca_carto_base_static_components,
-    0,
-    nullptr,
+    .name = "carto",
+    .description = "The host's map: processors, memory and ports as a weighted graph",
+    .version = MCA_CARTO_BASE_VERSION,
+    .flags = MCA_BASE_FRAMEWORK_FLAG_NONE,
+    .register_params = nullptr,
+    .open = nullptr,
+    .close = carto_base_close,
+    .static_components = mca_carto_base_static_components,
+    .verbose = 0,
+    .internal = nullptr,
 };
 
 }

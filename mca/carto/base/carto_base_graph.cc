@@ -10,6 +10,7 @@
 
 #include <meridian/mca/carto/base/base.h>
 #include "mca/carto/base/carto_base_internal.hpp"
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
@@ -59,19 +60,6 @@ using meridian::Result;
 using meridian::VertexId;
 using meridian::WeightedGraph;
 
-// Run body, turning an escaped allocation failure into an error code.
-template <typename Body>
-int guarded(Body &&body) noexcept
-{
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    } catch (...) {
-        return MERIDIAN_ERROR;
-    }
-}
-
 // A vertex by name: reports "unknown vertex ..." (with the closest name) when absent.
 Result<VertexId> named(const WeightedGraph &graph, const char *name)
 {
@@ -97,7 +85,7 @@ int meridian_mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *na
     if (graph == nullptr || name == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return guarded([&]() -> int {
+    return meridian::c_boundary(__func__, [&]() -> int {
         const auto added = graph->graph.add_vertex(name, static_cast<meridian::VertexType>(type));
         return added ? MERIDIAN_SUCCESS : fail(added.error());
     });
@@ -109,13 +97,17 @@ int meridian_mca_carto_graph_add_edge(mca_carto_graph_t *graph, const char *from
     if (graph == nullptr || from == nullptr || to == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return guarded([&]() -> int {
+    return meridian::c_boundary(__func__, [&]() -> int {
         const auto added = graph->graph.add_edge(std::string_view(from), std::string_view(to), weight);
         return added ? MERIDIAN_SUCCESS : fail(added.error());
     });
 }
 
-mca_carto_graph_t *meridian_mca_carto_graph_new(void) { return new (std::nothrow) mca_carto_graph; }
+mca_carto_graph_t *meridian_mca_carto_graph_new(void)
+{
+    return meridian::c_boundary(__func__, meridian::CFailure<mca_carto_graph_t *>{nullptr, nullptr},
+                                [] { return new mca_carto_graph; });
+}
 
 void meridian_mca_carto_graph_free(mca_carto_graph_t *graph) { delete graph; }
 
@@ -151,12 +143,14 @@ int meridian_mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const c
     if (graph == nullptr || name == nullptr || index == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    const auto found = graph->graph.find(name);
-    if (!found) {
-        return MERIDIAN_ERR_NOT_FOUND;
-    }
-    *index = *found;
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary(__func__, [&] {
+        const auto found = graph->graph.find(name);
+        if (!found) {
+            return MERIDIAN_ERR_NOT_FOUND;
+        }
+        *index = *found;
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 int meridian_mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const char *from,
@@ -171,10 +165,10 @@ int meridian_mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const
     if (graph == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    if (const int rc = meridian::carto::check_type_mask(types); rc != MERIDIAN_SUCCESS) {
-        return rc;
-    }
-    return guarded([&]() -> int {
+    return meridian::c_boundary(__func__, [&]() -> int {
+        if (const int rc = meridian::carto::check_type_mask(types); rc != MERIDIAN_SUCCESS) {
+            return rc;
+        }
         const WeightedGraph &g = graph->graph;
         const auto source = named(g, from);
         if (!source) {
@@ -227,7 +221,7 @@ int meridian_mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const
     if (graph == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return guarded([&]() -> int {
+    return meridian::c_boundary(__func__, [&]() -> int {
         const WeightedGraph &g = graph->graph;
         const auto first = named(g, a);
         if (!first) {
@@ -297,7 +291,8 @@ unsigned int meridian_mca_carto_type_from_name(const char *name)
     if (name == nullptr) {
         return 0;
     }
-    return meridian::carto::parse_type_name(name).value_or(0);
+    return meridian::c_boundary(__func__, meridian::CFailure<unsigned int>{0, 0},
+                                [name] { return meridian::carto::parse_type_name(name).value_or(0); });
 }
 
 } // extern "C"

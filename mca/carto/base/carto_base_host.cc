@@ -6,6 +6,7 @@
 #include <meridian/mca/carto/base/base.hpp>
 #include "mca/carto/base/carto_base_internal.hpp"
 #include <meridian/opal/mca/base/mca_base_framework.h>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 
@@ -123,15 +124,20 @@ extern "C" {
 
 int meridian_mca_carto_base_select(void)
 {
-    const auto graph = meridian::carto::host_graph();
-    return graph ? MERIDIAN_SUCCESS : graph.error().status;
+    return meridian::c_boundary(__func__, [] {
+        const auto graph = meridian::carto::host_graph();
+        return graph ? MERIDIAN_SUCCESS : graph.error().status;
+    });
 }
 
 const char *meridian_mca_carto_base_selected_component(void)
 {
-    const auto name = meridian::carto::selected_component();
-    // The view is of a std::string kept in the map, so it is NUL-terminated.
-    return name ? name->data() : nullptr;
+    return meridian::c_boundary(__func__, meridian::CFailure<const char *>{nullptr, nullptr},
+                                []() -> const char * {
+                                    const auto name = meridian::carto::selected_component();
+                                    // A view of a std::string kept in the map: NUL-terminated.
+                                    return name ? name->data() : nullptr;
+                                });
 }
 
 int meridian_mca_carto_base_get_host_graph(unsigned int types, mca_carto_graph_t **graph)
@@ -140,15 +146,17 @@ int meridian_mca_carto_base_get_host_graph(unsigned int types, mca_carto_graph_t
         return MERIDIAN_ERR_BAD_PARAM;
     }
     *graph = nullptr;
-    if (const int rc = meridian::carto::check_type_mask(types); rc != MERIDIAN_SUCCESS) {
-        return rc;
-    }
-    auto part = meridian::carto::host_graph(types);
-    if (!part) {
-        // Already reported: by the framework, or by the component.
-        return part.error().status;
-    }
-    return meridian::carto::hand_out(std::move(*part), graph);
+    return meridian::c_boundary(__func__, [&] {
+        if (const int rc = meridian::carto::check_type_mask(types); rc != MERIDIAN_SUCCESS) {
+            return rc;
+        }
+        auto part = meridian::carto::host_graph(types);
+        if (!part) {
+            // Already reported: by the framework, or by the component.
+            return part.error().status;
+        }
+        return meridian::carto::hand_out(std::move(*part), graph);
+    });
 }
 
 } // extern "C"

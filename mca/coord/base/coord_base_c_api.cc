@@ -2,12 +2,12 @@
 // reported, their results copied into malloc'd arrays the caller frees.
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string>
 #include <vector>
 
 #include <meridian/mca/coord/base/base.h>
 #include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
@@ -80,23 +80,10 @@ int string_array(const std::vector<std::string> &values, char ***out, size_t *co
     return MERIDIAN_SUCCESS;
 }
 
-// Run a query body; no exception may reach the C caller.
-template <typename Body>
-int guarded(Body body)
-{
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return no_memory();
-    } catch (...) {
-        report_error("coord: unexpected failure in a coordinate query");
-        return MERIDIAN_ERROR;
-    }
-}
-
+// Through the C reporter, which never throws: called before the guard.
 int missing(const char *call, const char *argument)
 {
-    report_error(std::string(call) + ": " + argument + " is NULL");
+    meridian_report(MERIDIAN_SEVERITY_ERROR, "%s: %s is NULL", call, argument);
     return MERIDIAN_ERR_BAD_PARAM;
 }
 
@@ -112,7 +99,7 @@ int meridian_coord_get_coordinates(uint32_t rank, const char *plane, meridian_co
     }
     *coords = nullptr;
     *count = 0;
-    return guarded([&] {
+    return c_boundary(__func__, [&] {
         auto result = coord::coordinates(rank, text_or_empty(plane), view);
         if (!result) {
             return fail(result.error());
@@ -144,7 +131,7 @@ int meridian_coord_get_dims(const char *plane, meridian_coord_view_t view, uint3
     }
     *dims = nullptr;
     *count = 0;
-    return guarded([&] {
+    return c_boundary(__func__, [&] {
         auto result = coord::dims(text_or_empty(plane), view);
         return result ? uint32_array(*result, dims, count) : fail(result.error());
     });
@@ -157,7 +144,7 @@ int meridian_coord_get_planes(char ***planes, size_t *count)
     }
     *planes = nullptr;
     *count = 0;
-    return guarded([&] {
+    return c_boundary(__func__, [&] {
         if (coord::context() == nullptr) {
             // planes() answers none; the C caller is told why.
             return fail(Error{MERIDIAN_ERR_NOT_INITIALIZED,
@@ -175,7 +162,7 @@ int meridian_coord_get_nics(const char *plane, char ***nics, size_t *count)
     }
     *nics = nullptr;
     *count = 0;
-    return guarded([&] {
+    return c_boundary(__func__, [&] {
         coord::Qualifiers q;
         q.plane = text_or_empty(plane);
         auto result = coord::query(coord::key_nic, 0, q);
@@ -193,7 +180,7 @@ int meridian_coord_get_endpoints(uint32_t rank, char ***endpoints, size_t *count
     }
     *endpoints = nullptr;
     *count = 0;
-    return guarded([&] {
+    return c_boundary(__func__, [&] {
         auto result = coord::endpoints(rank);
         return result ? string_array(*result, endpoints, count) : fail(result.error());
     });
@@ -207,7 +194,7 @@ int meridian_coord_get_shape(const char *plane, meridian_coord_view_t view, uint
     }
     *shape = nullptr;
     *dims = 0;
-    return guarded([&] {
+    return c_boundary(__func__, [&] {
         auto result = coord::shape(text_or_empty(plane), view);
         return result ? uint32_array(*result, shape, dims) : fail(result.error());
     });
@@ -219,7 +206,7 @@ int meridian_coord_get_cost(uint32_t from, uint32_t to, uint64_t *cost)
         return missing("meridian_coord_get_cost", "cost");
     }
     *cost = 0;
-    return guarded([&] {
+    return c_boundary(__func__, [&] {
         auto result = coord::cost(from, to);
         if (!result) {
             return fail(result.error());
@@ -236,7 +223,7 @@ int meridian_coord_register_updated(const char *plane, meridian_coord_updated_fn
         return missing("meridian_coord_register_updated", fn == nullptr ? "fn" : "handle");
     }
     *handle = -1;
-    return guarded([&] {
+    return c_boundary(__func__, [&] {
         const int h = coord::on_updated(
             std::string(text_or_empty(plane)), [fn, context](std::span<const std::string> planes) {
                 std::vector<const char *> names;
@@ -256,13 +243,15 @@ int meridian_coord_register_updated(const char *plane, meridian_coord_updated_fn
 
 int meridian_coord_deregister_updated(int handle)
 {
-    if (handle < 0) {
-        report_error("meridian_coord_deregister_updated: " + std::to_string(handle) +
-                     " is not a handle");
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    meridian::coord::remove_updated(handle);
-    return MERIDIAN_SUCCESS;
+    return c_boundary(__func__, [handle] {
+        if (handle < 0) {
+            report_error("meridian_coord_deregister_updated: " + std::to_string(handle) +
+                         " is not a handle");
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        meridian::coord::remove_updated(handle);
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 } // extern "C"

@@ -13,6 +13,7 @@
 #include <meridian/mca/coord/coord.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include "mca/coord/base/coord_base_internal.hpp"
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
@@ -507,23 +508,17 @@ extern "C" {
 int meridian_mca_coord_context_set_shape(mca_coord_context_t *context, uint32_t plane,
                                 meridian_coord_view_t view, const uint32_t *shape, size_t dims)
 {
-    try {
+    return meridian::c_boundary(__func__, [&] {
         return meridian::coord::set_shape(context, plane, view, shape, dims);
-    } catch (const std::bad_alloc &) {
-        meridian::report_error("coord: out of memory while setting a plane's shape");
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    }
+    });
 }
 
 int meridian_mca_coord_context_set_nic(mca_coord_context_t *context, uint32_t nic,
                               meridian_coord_view_t view, const uint32_t *coord, size_t dims)
 {
-    try {
+    return meridian::c_boundary(__func__, [&] {
         return meridian::coord::set_nic(context, nic, view, coord, dims);
-    } catch (const std::bad_alloc &) {
-        meridian::report_error("coord: out of memory while setting a NIC's coordinate");
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    }
+    });
 }
 
 } // extern "C"

@@ -3,6 +3,7 @@
 #include <meridian/mca/coord/coord.h>
 #include "mca/coord/base/coord_base_internal.hpp"
 #include "mca/coord/base/static-components.h"
+#include <meridian/opal/util/c_boundary.hpp>
 
 namespace {
 
@@ -10,7 +11,8 @@ namespace {
 // unloaded, and the next open may select others.
 int coord_base_close(mca_base_framework_t *)
 {
-    return meridian::coord::detail::framework_closing();
+    return meridian::c_boundary("coord framework close",
+                                [] { return meridian::coord::detail::framework_closing(); });
 }
 
 } // namespace
@@ -18,16 +20,16 @@ int coord_base_close(mca_base_framework_t *)
 extern "C" {
 
 mca_base_framework_t meridian_coord_base_framework = {
-    "coord",
-    "Network coordinates, views and communication cost",
-    MCA_COORD_BASE_VERSION,
-    MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT,
-    nullptr,
-    nullptr,
-    coord_base_close,
-    mca_coord_base_static_components,
-    0,
-    nullptr,
+    .name = "coord",
+    .description = "Network coordinates, views and communication cost",
+    .version = MCA_COORD_BASE_VERSION,
+    .flags = MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT,
+    .register_params = nullptr,
+    .open = nullptr,
+    .close = coord_base_close,
+    .static_components = mca_coord_base_static_components,
+    .verbose = 0,
+    .internal = nullptr,
 };
 
 }

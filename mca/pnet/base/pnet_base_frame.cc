@@ -6,6 +6,7 @@
 #include "mca/pnet/base/pnet_base_internal.hpp"
 #include "mca/pnet/base/static-components.h"
 #include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 
 namespace {
@@ -22,14 +23,14 @@ const mca_base_param_enum_value_t in_job_values[] = {
     {0, nullptr},
 };
 
-int pnet_base_register(mca_base_framework_t *)
+int register_params()
 {
     int index = meridian_mca_base_param_register(
         "pnet", "base", "requests",
         "Network allocation requests of the job, ';'-separated: "
         "id=NAME[,type=TYPE][,plane=PLANE][,endpts=N][,seckey[=BYTES]][,qos=N][,bw=RATE]"
         "[,required] (\"!\" after a value makes just that value required)",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, MCA_BASE_PARAM_FLAG_NONE, &requests_text);
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_NONE, &requests_text);
     if (index < 0) {
         return index;
     }
@@ -37,7 +38,7 @@ int pnet_base_register(mca_base_framework_t *)
         "pnet", "base", "default_type",
         "The type of a network request that names none, and of one whose type no pnet "
         "component serves when the type is not required",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, 5, MCA_BASE_PARAM_FLAG_NONE, &default_type_text);
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE, &default_type_text);
     if (index < 0) {
         return index;
     }
@@ -45,14 +46,21 @@ int pnet_base_register(mca_base_framework_t *)
         "pnet", "base", "in_job",
         "Run the pnet pipeline inside the job at meridian_init: auto (when the datastore is "
         "PMIx, or for a singleton), yes, no",
-        MCA_BASE_PARAM_TYPE_ENUM, in_job_values, 5, MCA_BASE_PARAM_FLAG_NONE, &in_job_value);
+        MCA_BASE_PARAM_TYPE_ENUM, in_job_values, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE, &in_job_value);
     return index < 0 ? index : MERIDIAN_SUCCESS;
+}
+
+int pnet_base_register(mca_base_framework_t *)
+{
+    return meridian::c_boundary("pnet framework register_params", register_params);
 }
 
 int pnet_base_close(mca_base_framework_t *)
 {
-    meridian::pnet::detail::framework_closing();
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("pnet framework close", [] {
+        meridian::pnet::detail::framework_closing();
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 } // namespace
@@ -81,16 +89,16 @@ const char *requests_parameter_text()
 extern "C" {
 
 mca_base_framework_t meridian_pnet_base_framework = {
-    "pnet",
-    "Network resources assigned to processes before launch",
-    MCA_PNET_BASE_VERSION,
-    MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT,
-    pnet_base_register,
-    nullptr,
-    pnet_base_close,
-    mca_pnet_base_static_components,
-    0,
-    nullptr,
+    .name = "pnet",
+    .description = "Network resources assigned to processes before launch",
+    .version = MCA_PNET_BASE_VERSION,
+    .flags = MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT,
+    .register_params = pnet_base_register,
+    .open = nullptr,
+    .close = pnet_base_close,
+    .static_components = mca_pnet_base_static_components,
+    .verbose = 0,
+    .internal = nullptr,
 };
 
 }

@@ -6,6 +6,7 @@
 
 #include <meridian/mca/pnet/base/base.hpp>
 #include "mca/pnet/base/pnet_base_internal.hpp"
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
@@ -116,7 +117,7 @@ extern "C" int meridian_mca_pnet_env_set(mca_pnet_env_t *env, const char *name, 
         value == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    try {
+    return meridian::c_boundary(__func__, [&] {
         for (auto &variable : env->variables) {
             if (variable.first == name) {
                 variable.second = value;
@@ -125,7 +126,5 @@ extern "C" int meridian_mca_pnet_env_set(mca_pnet_env_t *env, const char *name, 
         }
         env->variables.emplace_back(name, value);
         return MERIDIAN_SUCCESS;
-    } catch (...) {
-        return MERIDIAN_ERR_OUT_OF_RESOURCE;
-    }
+    });
 }

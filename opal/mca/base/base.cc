@@ -12,6 +12,7 @@
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_file.hpp>
 #include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/output.hpp>
 #include "opal/util/paths.hpp"
 #include <meridian/opal/util/strings.hpp>
@@ -72,24 +73,24 @@ int register_core_params()
     } table[] = {
         {"component_path",
          "Directories searched for component DSOs, separated by ':' ($HOME and ~ are expanded)",
-         MCA_BASE_PARAM_TYPE_STRING, 9, MCA_BASE_PARAM_FLAG_NONE, &c.component_path},
+         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_DEV_ALL, MCA_BASE_PARAM_FLAG_NONE, &c.component_path},
         {"param_files",
          "Param files read, separated by ':'; later files override earlier ones; \"none\" reads none",
-         MCA_BASE_PARAM_TYPE_STRING, 5, MCA_BASE_PARAM_FLAG_NOT_IN_FILES, &c.param_files},
+         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NOT_IN_FILES, &c.param_files},
         {"override_param_file",
          "Param file whose settings override every other source; \"none\" reads none",
-         MCA_BASE_PARAM_TYPE_STRING, 5, MCA_BASE_PARAM_FLAG_NOT_IN_FILES, &c.override_file},
+         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NOT_IN_FILES, &c.override_file},
         {"component_show_load_errors",
          "Report components that cannot be loaded: all, none, or a comma-separated list of "
          "framework or framework_component names",
-         MCA_BASE_PARAM_TYPE_STRING, 9, MCA_BASE_PARAM_FLAG_NONE, &c.show_load_errors},
+         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_DEV_ALL, MCA_BASE_PARAM_FLAG_NONE, &c.show_load_errors},
         {"strict_params",
          "Treat a setting that no component registers as an error instead of a warning",
-         MCA_BASE_PARAM_TYPE_BOOL, 4, MCA_BASE_PARAM_FLAG_NONE, &c.strict},
+         MCA_BASE_PARAM_TYPE_BOOL, MCA_BASE_INFO_TUNER_BASIC, MCA_BASE_PARAM_FLAG_NONE, &c.strict},
         {"datastore",
          "Key-value datastore: auto (PMIx when a PMIx launcher started the process, local "
          "otherwise), local, or pmix (an error when PMIx cannot start)",
-         MCA_BASE_PARAM_TYPE_ENUM, 5, MCA_BASE_PARAM_FLAG_NONE, &c.datastore, datastore_backends},
+         MCA_BASE_PARAM_TYPE_ENUM, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE, &c.datastore, datastore_backends},
     };
     for (const auto &entry : table) {
         const int index = meridian_mca_base_param_register("mca", "base", entry.name, entry.help, entry.type,
@@ -257,11 +258,13 @@ using namespace meridian::mca;
 
 extern "C" int meridian_mca_base_open(void)
 {
-    auto &c = core();
-    if (c.open_count++ > 0) {
-        return MERIDIAN_SUCCESS;
-    }
-    return open_sources();
+    return meridian::c_boundary("meridian_mca_base_open", [&]() -> int {
+        auto &c = core();
+        if (c.open_count++ > 0) {
+            return MERIDIAN_SUCCESS;
+        }
+        return open_sources();
+    });
 }
 
 extern "C" int meridian_mca_base_close(void)
@@ -276,34 +279,36 @@ extern "C" int meridian_mca_base_close(void)
 
 extern "C" int meridian_mca_base_cmdline_apply(int *argc, char ***argv)
 {
-    if (argc == nullptr || argv == nullptr || *argv == nullptr || *argc < 0) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    std::vector<std::string> args;
-    for (int i = 1; i < *argc; ++i) {
-        args.emplace_back((*argv)[i]);
-    }
-    auto parsed = parse_command_line(args);
-    if (!parsed) {
-        report_error(parsed.error().message);
-        return parsed.error().status;
-    }
-    if (auto applied = apply_command_line(*parsed); !applied) {
-        return applied.error().status;
-    }
-    // Keep the program's arguments, in order.
-    int out = 1;
-    for (const std::size_t index : parsed->remaining_index) {
-        (*argv)[out++] = (*argv)[index + 1];
-    }
-    *argc = out;
-    (*argv)[out] = nullptr;
-    // The command line may have changed which param files to read.
-    if (core().registered) {
-        const Status files = read_param_files();
-        return files ? MERIDIAN_SUCCESS : files.error().status;
-    }
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("meridian_mca_base_cmdline_apply", [&]() -> int {
+        if (argc == nullptr || argv == nullptr || *argv == nullptr || *argc < 0) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        std::vector<std::string> args;
+        for (int i = 1; i < *argc; ++i) {
+            args.emplace_back((*argv)[i]);
+        }
+        auto parsed = parse_command_line(args);
+        if (!parsed) {
+            report_error(parsed.error().message);
+            return parsed.error().status;
+        }
+        if (auto applied = apply_command_line(*parsed); !applied) {
+            return applied.error().status;
+        }
+        // Keep the program's arguments, in order.
+        int out = 1;
+        for (const std::size_t index : parsed->remaining_index) {
+            (*argv)[out++] = (*argv)[index + 1];
+        }
+        *argc = out;
+        (*argv)[out] = nullptr;
+        // The command line may have changed which param files to read.
+        if (core().registered) {
+            const Status files = read_param_files();
+            return files ? MERIDIAN_SUCCESS : files.error().status;
+        }
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 extern "C" const char *meridian_mca_base_env_prefix(void) { return MERIDIAN_MCA_ENV_PREFIX; }

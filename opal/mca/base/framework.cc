@@ -11,6 +11,7 @@
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/c_boundary.hpp>
 #include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
@@ -120,7 +121,7 @@ int register_framework_params(mca_base_framework_t &framework, FrameworkState &s
         framework.name, "base", "verbose",
         ("Verbosity of the " + name + " framework: 0-100, or none, error, warn, info, debug, max")
             .c_str(),
-        MCA_BASE_PARAM_TYPE_INT, verbose_levels, 8, MCA_BASE_PARAM_FLAG_NONE, &framework.verbose);
+        MCA_BASE_PARAM_TYPE_INT, verbose_levels, MCA_BASE_INFO_DEV_DETAIL, MCA_BASE_PARAM_FLAG_NONE, &framework.verbose);
     if (index < 0) {
         return index;
     }
@@ -128,7 +129,7 @@ int register_framework_params(mca_base_framework_t &framework, FrameworkState &s
     index = meridian_mca_base_param_register(
         framework.name, nullptr, nullptr,
         ("Which " + name + " components to use: a,b for only these, ^a,b for all but these").c_str(),
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, 2, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_DETAIL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
         &state.selection);
     return index < 0 ? index : MERIDIAN_SUCCESS;
 }
@@ -330,21 +331,23 @@ using namespace meridian::mca;
 
 extern "C" int meridian_mca_base_framework_declare(mca_base_framework_t *framework)
 {
-    if (framework == nullptr || framework->name == nullptr) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    auto &list = declared();
-    for (const auto *known : list) {
-        if (known == framework) {
-            return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("meridian_mca_base_framework_declare", [&]() -> int {
+        if (framework == nullptr || framework->name == nullptr) {
+            return MERIDIAN_ERR_BAD_PARAM;
         }
-        if (known != nullptr && std::string_view(known->name) == framework->name) {
-            return MERIDIAN_ERR_EXISTS;
+        auto &list = declared();
+        for (const auto *known : list) {
+            if (known == framework) {
+                return MERIDIAN_SUCCESS;
+            }
+            if (known != nullptr && std::string_view(known->name) == framework->name) {
+                return MERIDIAN_ERR_EXISTS;
+            }
         }
-    }
-    list.back() = framework;
-    list.push_back(nullptr);
-    return MERIDIAN_SUCCESS;
+        list.back() = framework;
+        list.push_back(nullptr);
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 extern "C" mca_base_framework_t *const *meridian_mca_base_frameworks(void)
@@ -354,114 +357,122 @@ extern "C" mca_base_framework_t *const *meridian_mca_base_frameworks(void)
 
 extern "C" int meridian_mca_base_check_params(void)
 {
-    ensure_base_open();
-    const auto status = ParamRegistry::instance().check_unknown(strict_params(), undecidable);
-    return status ? MERIDIAN_SUCCESS : status.error().status;
+    return meridian::c_boundary("meridian_mca_base_check_params", [&]() -> int {
+        ensure_base_open();
+        const auto status = ParamRegistry::instance().check_unknown(strict_params(), undecidable);
+        return status ? MERIDIAN_SUCCESS : status.error().status;
+    });
 }
 
 extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framework)
 {
-    if (const int rc = meridian_mca_base_framework_declare(framework); rc != MERIDIAN_SUCCESS) {
-        return rc;
-    }
-    FrameworkState &state = state_of(*framework);
-    if (state.registered) {
-        return MERIDIAN_SUCCESS;
-    }
-    ensure_base_open();
-    if (const int rc = register_framework_params(*framework, state); rc != MERIDIAN_SUCCESS) {
-        return rc;
-    }
-    if (framework->register_params != nullptr) {
-        if (const int rc = framework->register_params(framework); rc != MERIDIAN_SUCCESS) {
+    return meridian::c_boundary("meridian_mca_base_framework_register", [&]() -> int {
+        if (const int rc = meridian_mca_base_framework_declare(framework); rc != MERIDIAN_SUCCESS) {
             return rc;
         }
-    }
-    state.registered = true;
-    registered_names().insert(framework->name);
-    find_components(*framework, state);
-
-    for (auto it = state.components.begin(); it != state.components.end();) {
-        const auto &component = it->component();
-        const int rc = component.register_params != nullptr ? component.register_params(&component)
-                                                            : MERIDIAN_SUCCESS;
-        if (rc != MERIDIAN_SUCCESS) {
-            record_failure(*framework, state, it->name(),
-                           it->loaded.path.empty() ? built_in_path : it->loaded.path,
-                           std::string("its register_params hook failed (") +
-                               meridian_strerror(rc) + ")");
-            ParamRegistry::instance().deregister_component(framework->name, it->name());
-            it = state.components.erase(it);
-            continue;
+        FrameworkState &state = state_of(*framework);
+        if (state.registered) {
+            return MERIDIAN_SUCCESS;
         }
-        ++it;
-    }
-    return MERIDIAN_SUCCESS;
+        ensure_base_open();
+        if (const int rc = register_framework_params(*framework, state); rc != MERIDIAN_SUCCESS) {
+            return rc;
+        }
+        if (framework->register_params != nullptr) {
+            if (const int rc = framework->register_params(framework); rc != MERIDIAN_SUCCESS) {
+                return rc;
+            }
+        }
+        state.registered = true;
+        registered_names().insert(framework->name);
+        find_components(*framework, state);
+
+        for (auto it = state.components.begin(); it != state.components.end();) {
+            const auto &component = it->component();
+            const int rc = component.register_params != nullptr ? component.register_params(&component)
+                                                                : MERIDIAN_SUCCESS;
+            if (rc != MERIDIAN_SUCCESS) {
+                record_failure(*framework, state, it->name(),
+                               it->loaded.path.empty() ? built_in_path : it->loaded.path,
+                               std::string("its register_params hook failed (") +
+                                   meridian_strerror(rc) + ")");
+                ParamRegistry::instance().deregister_component(framework->name, it->name());
+                it = state.components.erase(it);
+                continue;
+            }
+            ++it;
+        }
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 extern "C" int meridian_mca_base_framework_open(mca_base_framework_t *framework)
 {
-    if (const int rc = meridian_mca_base_framework_register(framework); rc != MERIDIAN_SUCCESS) {
-        return rc;
-    }
-    FrameworkState &state = state_of(*framework);
-    if (state.open_count > 0) {
-        ++state.open_count;
-        return MERIDIAN_SUCCESS;
-    }
-    auto selection = current_selection(*framework, state);
-    if (!selection) {
-        report_error(selection.error().message);
-        return selection.error().status;
-    }
-    for (auto &entry : state.components) {
-        if (!selection->admits(entry.name())) {
-            verbose(*framework, MCA_BASE_VERBOSE_INFO, "component " + entry.name() + " is not selected");
-            continue;
-        }
-        const auto &component = entry.component();
-        const int rc = component.open != nullptr ? component.open(&component) : MERIDIAN_SUCCESS;
-        if (rc != MERIDIAN_SUCCESS) {
-            verbose(*framework, MCA_BASE_VERBOSE_INFO,
-                    "component " + entry.name() + " did not open (" + meridian_strerror(rc) + ")");
-            continue;
-        }
-        entry.opened = true;
-        verbose(*framework, MCA_BASE_VERBOSE_INFO, "component " + entry.name() + " is open");
-    }
-    if (framework->open != nullptr) {
-        if (const int rc = framework->open(framework); rc != MERIDIAN_SUCCESS) {
-            close_components(state);
+    return meridian::c_boundary("meridian_mca_base_framework_open", [&]() -> int {
+        if (const int rc = meridian_mca_base_framework_register(framework); rc != MERIDIAN_SUCCESS) {
             return rc;
         }
-    }
-    state.open_count = 1;
-    ParamRegistry::instance().set_frozen(framework->name, true);
-    return MERIDIAN_SUCCESS;
+        FrameworkState &state = state_of(*framework);
+        if (state.open_count > 0) {
+            ++state.open_count;
+            return MERIDIAN_SUCCESS;
+        }
+        auto selection = current_selection(*framework, state);
+        if (!selection) {
+            report_error(selection.error().message);
+            return selection.error().status;
+        }
+        for (auto &entry : state.components) {
+            if (!selection->admits(entry.name())) {
+                verbose(*framework, MCA_BASE_VERBOSE_INFO, "component " + entry.name() + " is not selected");
+                continue;
+            }
+            const auto &component = entry.component();
+            const int rc = component.open != nullptr ? component.open(&component) : MERIDIAN_SUCCESS;
+            if (rc != MERIDIAN_SUCCESS) {
+                verbose(*framework, MCA_BASE_VERBOSE_INFO,
+                        "component " + entry.name() + " did not open (" + meridian_strerror(rc) + ")");
+                continue;
+            }
+            entry.opened = true;
+            verbose(*framework, MCA_BASE_VERBOSE_INFO, "component " + entry.name() + " is open");
+        }
+        if (framework->open != nullptr) {
+            if (const int rc = framework->open(framework); rc != MERIDIAN_SUCCESS) {
+                close_components(state);
+                return rc;
+            }
+        }
+        state.open_count = 1;
+        ParamRegistry::instance().set_frozen(framework->name, true);
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 extern "C" int meridian_mca_base_framework_close(mca_base_framework_t *framework)
 {
-    if (framework == nullptr) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    FrameworkState &state = state_of(*framework);
-    if (state.open_count == 0) {
-        if (state.registered) {
-            unload_components(*framework, state);
+    return meridian::c_boundary("meridian_mca_base_framework_close", [&]() -> int {
+        if (framework == nullptr) {
+            return MERIDIAN_ERR_BAD_PARAM;
         }
+        FrameworkState &state = state_of(*framework);
+        if (state.open_count == 0) {
+            if (state.registered) {
+                unload_components(*framework, state);
+            }
+            return MERIDIAN_SUCCESS;
+        }
+        if (--state.open_count > 0) {
+            return MERIDIAN_SUCCESS;
+        }
+        if (framework->close != nullptr) {
+            framework->close(framework);
+        }
+        close_components(state);
+        ParamRegistry::instance().set_frozen(framework->name, false);
+        unload_components(*framework, state);
         return MERIDIAN_SUCCESS;
-    }
-    if (--state.open_count > 0) {
-        return MERIDIAN_SUCCESS;
-    }
-    if (framework->close != nullptr) {
-        framework->close(framework);
-    }
-    close_components(state);
-    ParamRegistry::instance().set_frozen(framework->name, false);
-    unload_components(*framework, state);
-    return MERIDIAN_SUCCESS;
+    });
 }
 
 extern "C" int meridian_mca_base_framework_is_open(const mca_base_framework_t *framework)
@@ -473,53 +484,57 @@ extern "C" int meridian_mca_base_framework_is_open(const mca_base_framework_t *f
 extern "C" int meridian_mca_base_select(mca_base_framework_t *framework, mca_base_module_t **module,
                                const mca_base_component_t **component)
 {
-    if (framework == nullptr || module == nullptr) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    FrameworkState &state = state_of(*framework);
-    if (state.open_count == 0) {
-        return MERIDIAN_ERR_NOT_INITIALIZED;
-    }
-    const auto offers = collect_offers(*framework, state);
-    if (offers.empty()) {
-        report_error("no " + std::string(framework->name) + " component is available (open: " +
-                     [&] {
-                         std::vector<std::string> open;
-                         for (const auto &entry : state.components) {
-                             if (entry.opened) {
-                                 open.push_back(entry.name());
+    return meridian::c_boundary("meridian_mca_base_select", [&]() -> int {
+        if (framework == nullptr || module == nullptr) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        FrameworkState &state = state_of(*framework);
+        if (state.open_count == 0) {
+            return MERIDIAN_ERR_NOT_INITIALIZED;
+        }
+        const auto offers = collect_offers(*framework, state);
+        if (offers.empty()) {
+            report_error("no " + std::string(framework->name) + " component is available (open: " +
+                         [&] {
+                             std::vector<std::string> open;
+                             for (const auto &entry : state.components) {
+                                 if (entry.opened) {
+                                     open.push_back(entry.name());
+                                 }
                              }
-                         }
-                         return open.empty() ? std::string("none") : util::join(open, ", ");
-                     }() +
-                     ")");
-        return MERIDIAN_ERR_NOT_FOUND;
-    }
-    *module = offers.front().module;
-    if (component != nullptr) {
-        *component = offers.front().component;
-    }
-    verbose(*framework, MCA_BASE_VERBOSE_INFO,
-            std::string("selected component ") + offers.front().component->component_name);
-    return MERIDIAN_SUCCESS;
+                             return open.empty() ? std::string("none") : util::join(open, ", ");
+                         }() +
+                         ")");
+            return MERIDIAN_ERR_NOT_FOUND;
+        }
+        *module = offers.front().module;
+        if (component != nullptr) {
+            *component = offers.front().component;
+        }
+        verbose(*framework, MCA_BASE_VERBOSE_INFO,
+                std::string("selected component ") + offers.front().component->component_name);
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 extern "C" int meridian_mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
                                    size_t capacity, size_t *count)
 {
-    if (framework == nullptr || count == nullptr || (selected == nullptr && capacity > 0)) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    FrameworkState &state = state_of(*framework);
-    if (state.open_count == 0) {
-        return MERIDIAN_ERR_NOT_INITIALIZED;
-    }
-    const auto offers = collect_offers(*framework, state);
-    *count = offers.size();
-    for (size_t i = 0; i < offers.size() && i < capacity; ++i) {
-        selected[i] = mca_base_selected_t{offers[i].component, offers[i].module, offers[i].priority};
-    }
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("meridian_mca_base_select_all", [&]() -> int {
+        if (framework == nullptr || count == nullptr || (selected == nullptr && capacity > 0)) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        FrameworkState &state = state_of(*framework);
+        if (state.open_count == 0) {
+            return MERIDIAN_ERR_NOT_INITIALIZED;
+        }
+        const auto offers = collect_offers(*framework, state);
+        *count = offers.size();
+        for (size_t i = 0; i < offers.size() && i < capacity; ++i) {
+            selected[i] = mca_base_selected_t{offers[i].component, offers[i].module, offers[i].priority};
+        }
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 extern "C" void meridian_mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
@@ -533,5 +548,7 @@ extern "C" void meridian_mca_base_framework_verbose(const mca_base_framework_t *
     char buffer[1024];
     std::vsnprintf(buffer, sizeof buffer, format, args);
     va_end(args);
-    report(Severity::verbose, std::string(framework->name) + ": " + buffer);
+    meridian::c_boundary_void("meridian_mca_base_framework_verbose", [&] {
+        report(Severity::verbose, std::string(framework->name) + ": " + buffer);
+    });
 }

@@ -20,6 +20,13 @@
  *   unloads their DSOs.  Closing a framework that is registered but not open
  *   only forgets and unloads; closing one that is neither does nothing.
  *
+ * Threads: the lifecycle (declare, register, open, select, close) is not
+ * thread-safe: run it from one thread at a time, as meridian_init and
+ * meridian_finalize do, and not while another thread uses the framework's
+ * modules.  meridian_mca_base_framework_verbose and
+ * meridian_mca_base_framework_is_open may be called from any thread while
+ * the framework is open.
+ *
  * Interface versions: a component is accepted when its framework interface
  * has the framework's major version and a minor version not above the
  * framework's (a component built against an older minor still works).
