@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include <meridian/mca/carto/base/base.hpp>
-#include <meridian/opal/mca/base/mca_base.h>
 #include "mca/tools/tool_command_line.hpp"
 #include <meridian/opal/util/strings.hpp>
 
@@ -35,9 +34,11 @@ constexpr std::array<CommandSpec, 4> commands = {{
 constexpr std::string_view command_choices = "graph, distance, path, vertices";
 constexpr std::string_view format_choices = "carto, dot, json";
 
+constexpr std::string_view program = "meridian_carto";
+
 Error bad_usage(const std::string &what)
 {
-    return make_error(MERIDIAN_ERR_BAD_PARAM, what + " (see meridian_carto --help)");
+    return tools::usage_error(program, what);
 }
 
 po::options_description visible_options()
@@ -133,18 +134,16 @@ Status check_arguments(const CommandSpec &spec, const std::vector<std::string> &
     return success();
 }
 
-// A Boost message, in our words where Boost's would be vague.
-Error boost_error(const po::error &e)
+// What an option given without its value takes, for the message.
+std::string what_option_needs(const std::string &name)
 {
-    return bad_usage(tools::command_line_error(e, [](const std::string &name) -> std::string {
-        if (name == "--type" || name == "-t") {
-            return "a vertex type: one of " + std::string(carto::type_name_choices());
-        }
-        if (name == "--format" || name == "-f") {
-            return "a format: one of " + std::string(format_choices);
-        }
-        return {};
-    }));
+    if (name == "--type" || name == "-t") {
+        return "a vertex type: one of " + std::string(carto::type_name_choices());
+    }
+    if (name == "--format" || name == "-f") {
+        return "a format: one of " + std::string(format_choices);
+    }
+    return {};
 }
 
 } // namespace
@@ -152,7 +151,6 @@ Error boost_error(const po::error &e)
 std::string usage_text()
 {
     std::ostringstream text;
-    const std::string prefix = meridian_mca_base_env_prefix();
     text << "Usage: meridian_carto [--mca NAME VALUE]... [--tune FILE[,FILE]]... COMMAND [ARG]... "
             "[OPTION]...\n"
             "Show the host's map: its processors (Slot<n>), memory nodes (MEM<n>) and ports as\n"
@@ -194,14 +192,8 @@ std::string usage_text()
             "  neither                      map this machine with hwloc (component auto)\n"
             "  --mca carto NAME             choose the component yourself\n"
             "\n"
-            "Meridian options (understood by every Meridian program):\n"
-            "  --mca NAME VALUE      set an MCA parameter (repeatable)\n"
-            "  --tune FILE[,FILE]    read MCA parameters from these param files\n"
-            "Parameters are also set in the environment ("
-         << prefix
-         << "NAME=VALUE) and in param\n"
-            "files (meridian_info --all lists those read).\n"
-            "\n"
+         << tools::meridian_options_usage() << tools::parameter_sources_usage()
+         << "\n"
             "Examples:\n"
             "  meridian_carto --mca carto_file_path host.carto distance Slot1 --type MEM\n"
             "  meridian_carto graph --format dot | dot -Tsvg -o host.svg\n"
@@ -218,19 +210,11 @@ std::string usage_text()
 
 Result<Options> parse_options(int argc, const char *const *argv)
 {
-    // The command and its arguments land here, in order.
-    po::options_description hidden;
-    hidden.add_options()("argument", po::value<std::vector<std::string>>(), "");
-    po::options_description every;
-    every.add(visible_options()).add(hidden);
-    po::positional_options_description positional;
-    positional.add("argument", -1);
-
-    po::parsed_options parsed(&every);
-    try {
-        parsed = tools::parse_tool_command_line(argc, argv, every, positional);
-    } catch (const po::error &e) {
-        return boost_error(e);
+    // The command and its arguments land in "argument", in order.
+    const auto parsed = tools::parse_own_options(argc, argv, program, visible_options(), "argument",
+                                                 what_option_needs);
+    if (!parsed) {
+        return parsed.error();
     }
 
     Options options;
@@ -238,15 +222,14 @@ Result<Options> parse_options(int argc, const char *const *argv)
     std::optional<std::string> type_text;
     std::optional<std::string> format_text;
     // Each occurrence is read on its own, so that a repeated option is noticed.
-    for (const auto &option : parsed.options) {
+    for (const auto &option : *parsed) {
         const std::string &key = option.string_key;
         if (key == "argument") {
             arguments.insert(arguments.end(), option.value.begin(), option.value.end());
         } else if (key == "type" || key == "format") {
             auto &text = key == "type" ? type_text : format_text;
             if (text) {
-                return bad_usage("--" + key + " is given twice (" + util::quoted(*text) + " and " +
-                                 util::quoted(option.value.at(0)) + ")");
+                return tools::given_twice(program, key, *text, option.value.at(0));
             }
             text = option.value.at(0);
         } else if (key == "help") {

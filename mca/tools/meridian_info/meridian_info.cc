@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <variant>
 
 #include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
@@ -19,8 +20,7 @@
 #include "mca/tools/meridian_info/install_dirs.hpp"
 #include "mca/tools/meridian_info/options.hpp"
 #include "mca/tools/meridian_info/report.hpp"
-#include "mca/tools/tool_command_line.hpp"
-#include "mca/tools/tool_session.hpp"
+#include "mca/tools/tool_main.hpp"
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
@@ -58,11 +58,9 @@ void register_everything(mca_base_framework_t *const *frameworks)
     }
 }
 
-
 using tools::exit_failure;
+using tools::exit_status;
 using tools::exit_usage;
-
-int exit_status() { return meridian_error_count() > 0 ? exit_failure : tools::exit_success; }
 
 }  // namespace
 
@@ -71,26 +69,21 @@ int main(int argc, char **argv)
     // Learned before the library takes --mca and --tune out of argv: what this
     // command line sets is shown whatever its level.
     const auto set_here = info::names_set_on_command_line(argc, argv);
-    if (const int status = tools::apply_meridian_options(argc, argv); status != 0) {
-        return status;
+    const tools::ToolCommandLine<info::Options> tool = {
+        .name = "meridian_info",
+        .parse_options = info::parse_options,
+        .usage_text = info::usage_text,
+        .errors_fail_answers = true,
+    };
+    const auto command_line = tools::read_command_line(argc, argv, tool);
+    if (const int *status = std::get_if<int>(&command_line)) {
+        return *status;
     }
-    auto options = info::parse_options(argc, argv);
-    if (!options) {
-        report_error(options.error().message);
-        return exit_usage;
-    }
-    if (options->help) {
-        return write_out(info::usage_text()) ? exit_status() : exit_failure;
-    }
-    if (options->version) {
-        return write_out(std::string("meridian_info (Meridian) ") + meridian_version() + "\n")
-                   ? exit_status()
-                   : exit_failure;
-    }
+    const info::Options &options = std::get<info::Options>(command_line);
     // The configured directories need no component: nothing is loaded.
-    if (!options->path_names.empty()) {
+    if (!options.path_names.empty()) {
         std::string out;
-        info::write_install_dirs(options->path_names, options->format, out);
+        info::write_install_dirs(options.path_names, options.format, out);
         return write_out(out) ? exit_status() : exit_failure;
     }
 
@@ -98,14 +91,14 @@ int main(int argc, char **argv)
     register_everything(frameworks);
     // A --param name is a bad option value, though only the registered
     // frameworks can tell.
-    if (auto scopes = info::check_scopes(options->scopes, frameworks); !scopes) {
+    if (auto scopes = info::check_scopes(options.scopes, frameworks); !scopes) {
         report_error(scopes.error().message);
         return exit_usage;
     }
-    const auto report = info::build_report(*options, frameworks, set_here);
+    const auto report = info::build_report(options, frameworks, set_here);
     std::string out;
     out.reserve(1 << 16);
-    switch (options->format) {
+    switch (options.format) {
     case info::Format::text: info::write_text(report, out); break;
     case info::Format::parsable: info::write_parsable(report, out); break;
     case info::Format::json: info::write_json(report, out); break;

@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 #include <sstream>
+#include <string_view>
 
 #include <meridian/opal/mca/base/mca_base.h>
 #include "mca/tools/meridian_info/install_dirs.hpp"
@@ -14,7 +15,7 @@ namespace meridian::info {
 
 namespace {
 
-constexpr const char *see_help = " (see meridian_info --help)";
+constexpr std::string_view program = "meridian_info";
 
 po::options_description visible_options()
 {
@@ -40,7 +41,7 @@ po::options_description visible_options()
     return options;
 }
 
-std::string bad_usage(const std::string &what) { return what + see_help; }
+Error bad_usage(const std::string &what) { return tools::usage_error(program, what); }
 
 Result<int> parse_level(const std::string &text)
 {
@@ -48,9 +49,7 @@ Result<int> parse_level(const std::string &text)
     if (trimmed.size() == 1 && trimmed[0] >= '1' && trimmed[0] <= '9') {
         return trimmed[0] - '0';
     }
-    return make_error(MERIDIAN_ERR_BAD_PARAM,
-                      bad_usage("--level expects a number from 1 to 9, found " +
-                                util::quoted(text)));
+    return bad_usage("--level expects a number from 1 to 9, found " + util::quoted(text));
 }
 
 // What an option given without its value takes, for the message.
@@ -83,10 +82,9 @@ Status check_path_alone(const Options &options)
     if (other == nullptr) {
         return success();
     }
-    return make_error(MERIDIAN_ERR_BAD_PARAM,
-                      bad_usage(std::string("--path shows installation directories only: it "
-                                            "cannot be combined with ") +
-                                other));
+    return bad_usage(std::string("--path shows installation directories only: it "
+                                 "cannot be combined with ") +
+                     other);
 }
 
 }  // namespace
@@ -104,11 +102,9 @@ std::string usage_text()
             "--mca or a --tune file of this command is shown whatever its level, so you\n"
             "see what the setting resolves to and where its value comes from.\n"
             "\n"
-         << visible_options()
-         << "\nMeridian options (understood by every Meridian program):\n"
-            "  --mca NAME VALUE      set an MCA parameter (repeatable)\n"
-            "  --tune FILE[,FILE]    read MCA parameters from these param files\n"
-            "\n"
+         << visible_options() << "\n"
+         << tools::meridian_options_usage()
+         << "\n"
             "Parameters are also set in the environment ("
          << prefix
          << "NAME=VALUE)\n"
@@ -130,41 +126,30 @@ std::string usage_text()
 
 Result<Options> parse_options(int argc, const char *const *argv)
 {
-    // Arguments that are not options land here, so they can be named in the error.
-    po::options_description hidden;
-    hidden.add_options()("parseable", "")  // Open MPI's spelling
-        ("unexpected", po::value<std::vector<std::string>>(), "");
     po::options_description every;
-    every.add(visible_options()).add(hidden);
-    po::positional_options_description positional;
-    positional.add("unexpected", -1);
-
-    po::parsed_options parsed(&every);
-    try {
-        parsed = tools::parse_tool_command_line(argc, argv, every, positional);
-    } catch (const po::error &e) {
-        return make_error(MERIDIAN_ERR_BAD_PARAM,
-                          bad_usage(tools::command_line_error(e, what_option_needs)));
+    every.add(visible_options()).add_options()("parseable", "");  // Open MPI's spelling
+    // Arguments that are not options land in "unexpected", so they can be named in the error.
+    const auto parsed =
+        tools::parse_own_options(argc, argv, program, every, "unexpected", what_option_needs);
+    if (!parsed) {
+        return parsed.error();
     }
 
     Options options;
     bool parsable = false;
     bool json = false;
     // Each occurrence is read on its own so --param can be repeated.
-    for (const auto &option : parsed.options) {
+    for (const auto &option : *parsed) {
         const std::string &key = option.string_key;
         if (key == "unexpected") {
-            return make_error(MERIDIAN_ERR_BAD_PARAM,
-                              bad_usage("unexpected argument " + util::quoted(option.value.at(0)) +
-                                        ": meridian_info takes options only"));
+            return bad_usage("unexpected argument " + util::quoted(option.value.at(0)) +
+                             ": meridian_info takes options only");
         }
         if (key == "param") {
             if (option.value.size() != 2) {
-                return make_error(
-                    MERIDIAN_ERR_BAD_PARAM,
-                    bad_usage("--param expects FRAMEWORK COMPONENT (\"all\" for any), found " +
-                              (option.value.empty() ? std::string("nothing")
-                                                    : util::join(option.value, " "))));
+                return bad_usage("--param expects FRAMEWORK COMPONENT (\"all\" for any), found " +
+                                 (option.value.empty() ? std::string("nothing")
+                                                       : util::join(option.value, " ")));
             }
             options.scopes.push_back(ParamScope{option.value[0], option.value[1]});
         } else if (key == "level") {
@@ -179,7 +164,7 @@ Result<Options> parse_options(int argc, const char *const *argv)
             for (const auto &name : option.value) {
                 auto names = expand_install_dir(name);
                 if (!names) {
-                    return make_error(MERIDIAN_ERR_BAD_PARAM, bad_usage(names.error().message));
+                    return bad_usage(names.error().message);
                 }
                 options.path_names.insert(options.path_names.end(), names->begin(), names->end());
             }
@@ -196,8 +181,7 @@ Result<Options> parse_options(int argc, const char *const *argv)
         }
     }
     if (parsable && json) {
-        return make_error(MERIDIAN_ERR_BAD_PARAM,
-                          bad_usage("--parsable and --json cannot be used together"));
+        return bad_usage("--parsable and --json cannot be used together");
     }
     options.format = json ? Format::json : parsable ? Format::parsable : Format::text;
     if (auto alone = check_path_alone(options); !alone) {

@@ -15,12 +15,9 @@
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/job_map.hpp>
-#include <meridian/opal/mca/base/mca_base.h>
-#include <meridian/mca/runtime/meridian.h>
 #include "mca/tools/meridian_netmap/options.hpp"
 #include "mca/tools/meridian_netmap/output.hpp"
-#include "mca/tools/tool_command_line.hpp"
-#include "mca/tools/tool_session.hpp"
+#include "mca/tools/tool_main.hpp"
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.h>
 #include <meridian/opal/util/output.hpp>
@@ -29,11 +26,7 @@ namespace
 {
 
 using namespace meridian;
-using tools::MeridianSession;
-using tools::write_out;
-
 using tools::exit_failure;
-using tools::exit_usage;
 
 // An allocated job gives its ports back however main leaves.
 class Allocation
@@ -107,30 +100,11 @@ int run(const netmap_tool::Options &options)
 
 int main(int argc, char **argv)
 {
-    // --mca and --tune are taken out first; what is left is ours.
-    if (const int status = tools::apply_meridian_options(argc, argv); status != 0) {
-        return status;
-    }
-    const auto options = netmap_tool::parse_options(argc, argv);
-    if (!options) {
-        report_error(options.error().message);
-        return exit_usage;
-    }
-    if (options->help) {
-        return write_out(netmap_tool::usage_text()) ? 0 : exit_failure;
-    }
-    if (options->version) {
-        return write_out(std::string("meridian_netmap (Meridian) ") + meridian_version() + "\n")
-                   ? 0
-                   : exit_failure;
-    }
-
-    const MeridianSession session;
-    if (!session.ok()) {
-        return exit_failure; // reported by the library
-    }
-    const int status = run(*options);
-    // An error reported on the way (a component that could not be loaded,
-    // say) fails the run even when an answer could be given.
-    return status != 0 ? status : meridian_error_count() > 0 ? exit_failure : 0;
+    const tools::ToolCommandLine<netmap_tool::Options> tool = {
+        .name = "meridian_netmap",
+        .parse_options = netmap_tool::parse_options,
+        .usage_text = netmap_tool::usage_text,
+        .errors_fail_answers = false,
+    };
+    return tools::run_tool(argc, argv, tool, run);
 }

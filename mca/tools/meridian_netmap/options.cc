@@ -6,7 +6,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include <meridian/opal/mca/base/mca_base.h>
 #include "mca/tools/tool_command_line.hpp"
 #include <meridian/opal/util/strings.hpp>
 
@@ -22,9 +21,11 @@ constexpr std::string_view bind_choices = "core, package, none";
 constexpr std::string_view format_choices = "table, json";
 constexpr std::string_view view_choices = "logical, physical";
 
+constexpr std::string_view program = "meridian_netmap";
+
 Error bad_usage(const std::string &what)
 {
-    return make_error(MERIDIAN_ERR_BAD_PARAM, what + " (see meridian_netmap --help)");
+    return tools::usage_error(program, what);
 }
 
 po::options_description visible_options()
@@ -91,21 +92,19 @@ Result<std::vector<pnet::Request>> parse_request_options(const std::vector<std::
     return requests;
 }
 
-// A Boost message, in our words where Boost's would be vague.
-Error boost_error(const po::error &e)
+// What an option given without its value takes, for the message.
+std::string what_option_needs(const std::string &name)
 {
-    return bad_usage(tools::command_line_error(e, [](const std::string &name) -> std::string {
-        static const std::unordered_map<std::string, std::string> needs = {
-            {"--fabric", "a fabric file"},
-            {"--hosts", "a host list such as node01:4,node02:4"},
-            {"--bind", "a binding: one of " + std::string(bind_choices)},
-            {"--request", "a request such as id=NAME,type=tcp,endpts=2"},
-            {"--format", "a format: one of " + std::string(format_choices)},
-            {"--view", "a view: one of " + std::string(view_choices)},
-        };
-        const auto it = needs.find(name);
-        return it != needs.end() ? it->second : std::string();
-    }));
+    static const std::unordered_map<std::string, std::string> needs = {
+        {"--fabric", "a fabric file"},
+        {"--hosts", "a host list such as node01:4,node02:4"},
+        {"--bind", "a binding: one of " + std::string(bind_choices)},
+        {"--request", "a request such as id=NAME,type=tcp,endpts=2"},
+        {"--format", "a format: one of " + std::string(format_choices)},
+        {"--view", "a view: one of " + std::string(view_choices)},
+    };
+    const auto it = needs.find(name);
+    return it != needs.end() ? it->second : std::string();
 }
 
 } // namespace
@@ -113,7 +112,6 @@ Error boost_error(const po::error &e)
 std::string usage_text()
 {
     std::ostringstream text;
-    const std::string prefix = meridian_mca_base_env_prefix();
     text << "Usage: meridian_netmap [--mca NAME VALUE]... [--tune FILE[,FILE]]... --fabric FILE\n"
             "         --hosts NODE[:N],... [--bind core|package|none] [--request R]...\n"
             "         [--format table|json] [--view logical|physical]\n"
@@ -153,14 +151,8 @@ std::string usage_text()
             "Port pools: a node's ports= attribute in the fabric file, or for every node\n"
             "  --mca pnet_tcp_static_ports 'tcp:32000-32999;udp:40000-40099'\n"
             "\n"
-            "Meridian options (understood by every Meridian program):\n"
-            "  --mca NAME VALUE      set an MCA parameter (repeatable)\n"
-            "  --tune FILE[,FILE]    read MCA parameters from these param files\n"
-            "Parameters are also set in the environment ("
-         << prefix
-         << "NAME=VALUE) and in param\n"
-            "files (meridian_info --all lists those read).\n"
-            "\n"
+         << tools::meridian_options_usage() << tools::parameter_sources_usage()
+         << "\n"
             "Example:\n"
             "  meridian_netmap --fabric example.fabric --hosts node01:4,node02:4 \\\n"
             "      --request id=bulk,type=tcp,plane=data,endpts=2,qos=2 \\\n"
@@ -177,18 +169,10 @@ std::string usage_text()
 
 Result<Options> parse_options(int argc, const char *const *argv)
 {
-    po::options_description hidden;
-    hidden.add_options()("argument", po::value<std::vector<std::string>>(), "");
-    po::options_description every;
-    every.add(visible_options()).add(hidden);
-    po::positional_options_description positional;
-    positional.add("argument", -1);
-
-    po::parsed_options parsed(&every);
-    try {
-        parsed = tools::parse_tool_command_line(argc, argv, every, positional);
-    } catch (const po::error &e) {
-        return boost_error(e);
+    const auto parsed = tools::parse_own_options(argc, argv, program, visible_options(), "argument",
+                                                 what_option_needs);
+    if (!parsed) {
+        return parsed.error();
     }
 
     Options options;
@@ -196,7 +180,7 @@ Result<Options> parse_options(int argc, const char *const *argv)
     std::vector<std::string> request_texts;
     // The options given at most once.
     std::unordered_map<std::string, std::string> single;
-    for (const auto &option : parsed.options) {
+    for (const auto &option : *parsed) {
         const std::string &key = option.string_key;
         if (key == "argument") {
             arguments.insert(arguments.end(), option.value.begin(), option.value.end());
@@ -209,8 +193,7 @@ Result<Options> parse_options(int argc, const char *const *argv)
         } else {
             const auto [at, added] = single.emplace(key, option.value.at(0));
             if (!added) {
-                return bad_usage("--" + key + " is given twice (" + util::quoted(at->second) +
-                                 " and " + util::quoted(option.value.at(0)) + ")");
+                return tools::given_twice(program, key, at->second, option.value.at(0));
             }
         }
     }
