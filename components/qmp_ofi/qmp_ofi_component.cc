@@ -15,6 +15,7 @@
 #include <meridian/mca/msg/msg.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 
@@ -41,83 +42,88 @@ int ofi_priority = 50;
 
 const mca_base_param_enum_value_t auto_off[] = {{0, "auto"}, {1, "off"}, {0, nullptr}};
 
+// What register_params registers, one row per parameter.
+struct ParamSpec {
+    const char *name;
+    const char *help;
+    mca_base_param_type_t type;
+    const mca_base_param_enum_value_t *values;
+    mca_base_param_info_level_t level;
+    void *storage;
+    double min, max;
+};
+const ParamSpec param_specs[] = {
+    {"provider",
+     "libfabric provider for peers the shared-memory path does not reach (other nodes, or "
+     "every peer with msg_ofi_shm=off): auto (the first provider fi_getinfo offers with "
+     "reliable tagged messages, other than shm; on Debian 12 without a fast NIC that is "
+     "tcp;ofi_rxm) or a provider name as libfabric spells it (tcp, tcp;ofi_rxm, shm, "
+     "verbs;ofi_rxm, ...).  FI_PROVIDER in the environment filters libfabric's offer first",
+     MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, &ofi_provider, 0, 0},
+    {"shm",
+     "Processes of one node talk through Meridian's shared-memory rings (auto) or through "
+     "libfabric like remote ones (off).  Must be alike in every process",
+     MCA_BASE_PARAM_TYPE_ENUM, auto_off, MCA_BASE_INFO_USER_ALL, &ofi_shm, 0, 0},
+    {"cma",
+     "Messages above msg_ofi_eager_limit between processes of one node are copied once, "
+     "from the sender's memory into the receiver's (process_vm_readv), when the kernel "
+     "permits it (auto), or always go through the rings (off)",
+     MCA_BASE_PARAM_TYPE_ENUM, auto_off, MCA_BASE_INFO_TUNER_DETAIL, &ofi_cma, 0, 0},
+    {"timeout",
+     "Seconds a wait without a limit of its own lasts before it fails with a timeout "
+     "(0: no limit; a dead process of this node is detected anyway)",
+     MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_USER_ALL, &ofi_timeout, 0, 1e7},
+    {"eager_limit",
+     "Largest message (bytes) the shared-memory path copies through its rings; larger ones "
+     "are copied once with CMA",
+     MCA_BASE_PARAM_TYPE_SIZE, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_eager_limit, 0, 1 << 30},
+    {"cma_split",
+     "Messages through CMA at least this large (bytes) are copied by both processes at "
+     "once: the receiver reads the first half, the sender writes the second (0: the "
+     "receiver copies all)",
+     MCA_BASE_PARAM_TYPE_SIZE, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_cma_split, 0, 1 << 30},
+    {"cma_min_block",
+     "A message above msg_ofi_eager_limit moves with CMA only when the blocks of both the "
+     "sender's and the receiver's memory average at least this many bytes: the kernel "
+     "handles each block apart, so finely strided or indexed messages (a lattice face of "
+     "72-byte sites) are copied through the rings instead, whatever their size",
+     MCA_BASE_PARAM_TYPE_SIZE, nullptr, MCA_BASE_INFO_TUNER_ALL, &ofi_cma_min_block, 0, 1 << 30},
+    {"shm_slots",
+     "Slots in each ring of the shared-memory path (rounded up to a power of two); a "
+     "process's segment holds one ring per process of its node.  0: 64, fewer (down to 8) "
+     "when the node has so many processes that a segment would pass 4 MiB",
+     MCA_BASE_PARAM_TYPE_UNSIGNED, nullptr, MCA_BASE_INFO_TUNER_ALL, &ofi_shm_slots, 0, 65536},
+    {"shm_slot_size",
+     "Bytes per ring slot, its 32-byte header included (rounded up to a multiple of 64): "
+     "the fragment size of messages through the rings",
+     MCA_BASE_PARAM_TYPE_SIZE, nullptr, MCA_BASE_INFO_TUNER_ALL, &ofi_shm_slot_size, 128, 1 << 24},
+    {"liveness",
+     "Milliseconds between checks, while waiting, that the peers on this node still live",
+     MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_DEV_DETAIL, &ofi_liveness, 1, 60000},
+    {"priority", "Selection priority of the ofi msg transport", MCA_BASE_PARAM_TYPE_INT,
+     nullptr, MCA_BASE_INFO_TUNER_ALL, &ofi_priority, 0, 100},
+};
+
 int register_params(const mca_base_component_t *self)
 {
-    ofi::Endpoint::pin_library();
-    struct Spec {
-        const char *name;
-        const char *help;
-        mca_base_param_type_t type;
-        const mca_base_param_enum_value_t *values;
-        int level;
-        void *storage;
-        double min, max;
-    };
-    const Spec specs[] = {
-        {"provider",
-         "libfabric provider for peers the shared-memory path does not reach (other nodes, or "
-         "every peer with msg_ofi_shm=off): auto (the first provider fi_getinfo offers with "
-         "reliable tagged messages, other than shm; on Debian 12 without a fast NIC that is "
-         "tcp;ofi_rxm) or a provider name as libfabric spells it (tcp, tcp;ofi_rxm, shm, "
-         "verbs;ofi_rxm, ...).  FI_PROVIDER in the environment filters libfabric's offer first",
-         MCA_BASE_PARAM_TYPE_STRING, nullptr, 3, &ofi_provider, 0, 0},
-        {"shm",
-         "Processes of one node talk through Meridian's shared-memory rings (auto) or through "
-         "libfabric like remote ones (off).  Must be alike in every process",
-         MCA_BASE_PARAM_TYPE_ENUM, auto_off, 3, &ofi_shm, 0, 0},
-        {"cma",
-         "Messages above msg_ofi_eager_limit between processes of one node are copied once, "
-         "from the sender's memory into the receiver's (process_vm_readv), when the kernel "
-         "permits it (auto), or always go through the rings (off)",
-         MCA_BASE_PARAM_TYPE_ENUM, auto_off, 5, &ofi_cma, 0, 0},
-        {"timeout",
-         "Seconds a wait without a limit of its own lasts before it fails with a timeout "
-         "(0: no limit; a dead process of this node is detected anyway)",
-         MCA_BASE_PARAM_TYPE_INT, nullptr, 3, &ofi_timeout, 0, 1e7},
-        {"eager_limit",
-         "Largest message (bytes) the shared-memory path copies through its rings; larger ones "
-         "are copied once with CMA",
-         MCA_BASE_PARAM_TYPE_SIZE, nullptr, 5, &ofi_eager_limit, 0, 1 << 30},
-        {"cma_split",
-         "Messages through CMA at least this large (bytes) are copied by both processes at "
-         "once: the receiver reads the first half, the sender writes the second (0: the "
-         "receiver copies all)",
-         MCA_BASE_PARAM_TYPE_SIZE, nullptr, 5, &ofi_cma_split, 0, 1 << 30},
-        {"cma_min_block",
-         "A message above msg_ofi_eager_limit moves with CMA only when the blocks of both the "
-         "sender's and the receiver's memory average at least this many bytes: the kernel "
-         "handles each block apart, so finely strided or indexed messages (a lattice face of "
-         "72-byte sites) are copied through the rings instead, whatever their size",
-         MCA_BASE_PARAM_TYPE_SIZE, nullptr, 6, &ofi_cma_min_block, 0, 1 << 30},
-        {"shm_slots",
-         "Slots in each ring of the shared-memory path (rounded up to a power of two); a "
-         "process's segment holds one ring per process of its node.  0: 64, fewer (down to 8) "
-         "when the node has so many processes that a segment would pass 4 MiB",
-         MCA_BASE_PARAM_TYPE_UNSIGNED, nullptr, 6, &ofi_shm_slots, 0, 65536},
-        {"shm_slot_size",
-         "Bytes per ring slot, its 32-byte header included (rounded up to a multiple of 64): "
-         "the fragment size of messages through the rings",
-         MCA_BASE_PARAM_TYPE_SIZE, nullptr, 6, &ofi_shm_slot_size, 128, 1 << 24},
-        {"liveness",
-         "Milliseconds between checks, while waiting, that the peers on this node still live",
-         MCA_BASE_PARAM_TYPE_INT, nullptr, 8, &ofi_liveness, 1, 60000},
-        {"priority", "Selection priority of the ofi msg transport", MCA_BASE_PARAM_TYPE_INT,
-         nullptr, 6, &ofi_priority, 0, 100},
-    };
-    for (const Spec &spec : specs) {
-        const int index = meridian_mca_base_component_param_register(
-            self, spec.name, spec.help, spec.type, spec.values, spec.level,
-            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, spec.storage);
-        if (index < 0) {
-            return index;
-        }
-        if (spec.max > spec.min) {
-            if (const int rc = meridian_mca_base_param_set_bounds(index, spec.min, spec.max); rc < 0) {
-                return rc;
+    return meridian::c_boundary("msg_ofi register_params", [&]() -> int {
+        ofi::Endpoint::pin_library();
+        for (const ParamSpec &spec : param_specs) {
+            const int index = meridian_mca_base_component_param_register(
+                self, spec.name, spec.help, spec.type, spec.values, spec.level,
+                MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, spec.storage);
+            if (index < 0) {
+                return index;
+            }
+            if (spec.max > spec.min) {
+                if (const int rc = meridian_mca_base_param_set_bounds(index, spec.min, spec.max);
+                    rc < 0) {
+                    return rc;
+                }
             }
         }
-    }
-    return MERIDIAN_SUCCESS;
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 std::unique_ptr<Transport> &instance()
@@ -128,9 +134,11 @@ std::unique_ptr<Transport> &instance()
 
 int close_component(const mca_base_component_t *)
 {
-    // The DSO may be unloaded next: nothing of the transport may outlive it.
-    instance().reset();
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("msg_ofi close", [&]() -> int {
+        // The DSO may be unloaded next: nothing of the transport may outlive it.
+        instance().reset();
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 Transport &transport()
@@ -142,113 +150,139 @@ Channel &channel_of(mca_msg_channel_t *channel)
     return *reinterpret_cast<Channel *>(channel);
 }
 
+// The vtable: each call is a C boundary (its name in reports is
+// "msg_ofi CALL"); what each returns is msg.h's contract.
 int module_init(mca_msg_base_module_t *, const mca_msg_job_t *job)
 {
-    instance() = std::make_unique<Transport>(ofi::current_params());
-    const int rc = instance()->init(*job);
-    if (rc != MERIDIAN_SUCCESS) {
-        instance().reset(); // the base calls no finalize after a failed init
-    }
-    return rc;
+    return meridian::c_boundary("msg_ofi init", [&] {
+        instance() = std::make_unique<Transport>(ofi::current_params());
+        const int rc = instance()->init(*job);
+        if (rc != MERIDIAN_SUCCESS) {
+            instance().reset(); // the base calls no finalize after a failed init
+        }
+        return rc;
+    });
 }
 
 int module_connect(mca_msg_base_module_t *)
 {
-    return transport().connect();
+    return meridian::c_boundary("msg_ofi connect", [] { return transport().connect(); });
 }
 
 void module_finalize(mca_msg_base_module_t *)
 {
-    instance().reset();
+    meridian::c_boundary_void("msg_ofi finalize", [] { instance().reset(); });
 }
 
 int module_channel_create(mca_msg_base_module_t *, const mca_msg_channel_spec_t *spec,
                           mca_msg_channel_t **channel)
 {
-    if (spec == nullptr || channel == nullptr) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    Channel *created = nullptr;
-    const int rc = transport().channel_create(*spec, &created);
-    *channel = reinterpret_cast<mca_msg_channel_t *>(created);
-    return rc;
+    return meridian::c_boundary("msg_ofi channel_create", [&]() -> int {
+        if (spec == nullptr || channel == nullptr) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        *channel = nullptr; // also when the create throws
+        Channel *created = nullptr;
+        const int rc = transport().channel_create(*spec, &created);
+        *channel = reinterpret_cast<mca_msg_channel_t *>(created);
+        return rc;
+    });
 }
 
 int module_channel_readdress(mca_msg_base_module_t *, mca_msg_channel_t *channel,
                              const struct iovec *iov, size_t iovcnt)
 {
-    if (channel == nullptr) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    return transport().channel_readdress(channel_of(channel), iov, iovcnt);
+    return meridian::c_boundary("msg_ofi channel_readdress", [&]() -> int {
+        if (channel == nullptr) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        return transport().channel_readdress(channel_of(channel), iov, iovcnt);
+    });
 }
 
 void module_channel_free(mca_msg_base_module_t *, mca_msg_channel_t *channel)
 {
-    if (channel != nullptr && instance()) {
-        transport().channel_free(&channel_of(channel));
-    }
+    meridian::c_boundary_void("msg_ofi channel_free", [&] {
+        if (channel != nullptr && instance()) {
+            transport().channel_free(&channel_of(channel));
+        }
+    });
 }
 
 int module_start(mca_msg_base_module_t *, mca_msg_channel_t *channel)
 {
-    return channel == nullptr ? MERIDIAN_ERR_BAD_PARAM : transport().start(channel_of(channel));
+    return meridian::c_boundary("msg_ofi start", [&]() -> int {
+        return channel == nullptr ? MERIDIAN_ERR_BAD_PARAM : transport().start(channel_of(channel));
+    });
 }
 
 int module_test(mca_msg_base_module_t *, mca_msg_channel_t *channel, int *complete)
 {
-    if (channel == nullptr || complete == nullptr) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    return transport().test(channel_of(channel), complete);
+    return meridian::c_boundary("msg_ofi test", [&]() -> int {
+        if (channel == nullptr || complete == nullptr) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        return transport().test(channel_of(channel), complete);
+    });
 }
 
 int module_wait(mca_msg_base_module_t *, mca_msg_channel_t *const *channels, size_t count,
                 int timeout_ms)
 {
-    if (channels == nullptr && count > 0) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    return transport().wait(reinterpret_cast<Channel *const *>(channels), count, timeout_ms);
+    return meridian::c_boundary("msg_ofi wait", [&]() -> int {
+        if (channels == nullptr && count > 0) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        return transport().wait(reinterpret_cast<Channel *const *>(channels), count, timeout_ms);
+    });
 }
 
+// progress counts completions (>= 0, msg.h): a failure completed nothing.
 int module_progress(mca_msg_base_module_t *)
 {
-    return transport().progress();
+    return meridian::c_boundary("msg_ofi progress", meridian::CFailure<int>{0, 0},
+                                [] { return transport().progress(); });
 }
 
+// path_name is never NULL (msg.h).
 const char *module_path_name(mca_msg_base_module_t *, int peer)
 {
-    return instance() ? transport().path_name(peer) : "none";
+    const meridian::CFailure<const char *> unknown{"unknown", "unknown"};
+    return meridian::c_boundary("msg_ofi path_name", unknown, [&] {
+        return instance() ? transport().path_name(peer) : "none";
+    });
 }
 
 mca_msg_base_module_t module = {
-    module_init,
-    module_connect,
-    module_finalize,
-    module_channel_create,
-    module_channel_readdress,
-    module_channel_free,
-    module_start,
-    module_test,
-    module_wait,
-    module_progress,
-    module_path_name,
+    .init = module_init,
+    .connect = module_connect,
+    .finalize = module_finalize,
+    .channel_create = module_channel_create,
+    .channel_readdress = module_channel_readdress,
+    .channel_free = module_channel_free,
+    .start = module_start,
+    .test = module_test,
+    .wait = module_wait,
+    .progress = module_progress,
+    .path_name = module_path_name,
 };
 
 int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)
 {
-    // Within a node the rings always work; only when they are turned off
-    // must libfabric offer something.
-    if (ofi_shm != 0 && !ofi::Endpoint::any_provider()) {
-        meridian_mca_base_framework_verbose(&meridian_msg_base_framework, MCA_BASE_VERBOSE_INFO,
-                                   "msg ofi: declines: msg_ofi_shm=off and no libfabric provider "
-                                   "offers reliable tagged messages");
-        return MERIDIAN_ERR_NOT_AVAILABLE;
-    }
-    *selected = &module;
-    *priority = ofi_priority;
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary("msg_ofi query", [&]() -> int {
+        // Within a node the rings always work; only when they are turned off
+        // must libfabric offer something.
+        if (ofi_shm != 0 && !ofi::Endpoint::any_provider()) {
+            meridian_mca_base_framework_verbose(
+                &meridian_msg_base_framework, MCA_BASE_VERBOSE_INFO,
+                "msg ofi: declines: msg_ofi_shm=off and no libfabric provider offers reliable "
+                "tagged messages");
+            return MERIDIAN_ERR_NOT_AVAILABLE;
+        }
+        *selected = &module;
+        *priority = ofi_priority;
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 std::size_t round_up_power_of_two(std::size_t n)
@@ -291,16 +325,17 @@ Params current_params()
 extern "C" {
 
 __attribute__((visibility("default"))) mca_msg_base_component_t mca_msg_ofi_component = {
-    {
-        MCA_BASE_COMPONENT_ABI,
-        "msg",
-        MCA_MSG_BASE_VERSION,
-        "ofi",
-        {1, 0, 0},
-        register_params,
-        nullptr,
-        close_component,
-        query,
+    .base = {
+        .mca_abi_major = MCA_BASE_ABI_MAJOR,
+        .mca_abi_minor = MCA_BASE_ABI_MINOR,
+        .framework_name = "msg",
+        .framework_version = MCA_MSG_BASE_VERSION,
+        .component_name = "ofi",
+        .component_version = {1, 0, 0},
+        .register_params = register_params,
+        .open = nullptr,
+        .close = close_component,
+        .query = query,
     },
 };
 

@@ -13,6 +13,9 @@
  *     start / wait as often as needed.
  *   - Calls returning a pointer or a handle return NULL on error; the reason
  *     is QMP_get_error_number(NULL) / QMP_get_error_string(NULL).
+ *   - No call lets a C++ exception out: running out of memory inside one is
+ *     QMP_NOMEM_ERR (NULL from pointer calls), and QMP_get_error_string(NULL)
+ *     then says "CALL: out of memory".
  */
 #ifndef QMP_H
 #define QMP_H

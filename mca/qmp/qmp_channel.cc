@@ -222,6 +222,15 @@ QMP_msghandle_t declare_multiple(const char *call, QMP_msghandle_t msgh[], int n
     m->transport = state().transport;
     m->lock = transport_lock();
     m->session = current_session();
+    // Room for every member before any handle is taken over: from then on
+    // nothing may fail, or the application would lose handles it holds.
+    std::size_t total = 0;
+    for (int i = 0; i < num; ++i) {
+        total += msgh[i]->kind == Kind::multiple ? msgh[i]->members.size() : 1;
+    }
+    m->members.reserve(total);
+    m->channels.reserve(total);
+    m->started.reserve(total);
     auto adopt = [&m](std::unique_ptr<QMP_msghandle_struct> member) {
         member->parent = m.get();
         m->channels.push_back(member->channel);
@@ -238,7 +247,6 @@ QMP_msghandle_t declare_multiple(const char *call, QMP_msghandle_t msgh[], int n
             adopt(std::move(member));
         }
     }
-    m->started.reserve(m->members.size());
     return m.release();
 }
 
@@ -262,81 +270,8 @@ QMP_status_t readdress(const char *call, QMP_msghandle_struct &h, void *addr)
     return QMP_SUCCESS;
 }
 
-} // namespace
-
-extern "C" {
-
-QMP_msghandle_t QMP_declare_receive_relative(QMP_msgmem_t m, int axis, int dir, int priority)
-{
-    return declare_relative("QMP_declare_receive_relative", state().default_comm, m, MCA_MSG_RECV,
-                            axis, dir, priority);
-}
-
-QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis,
-                                                  int dir, int priority)
-{
-    return declare_relative("QMP_comm_declare_receive_relative", comm, m, MCA_MSG_RECV, axis, dir,
-                            priority);
-}
-
-QMP_msghandle_t QMP_declare_send_relative(QMP_msgmem_t m, int axis, int dir, int priority)
-{
-    return declare_relative("QMP_declare_send_relative", state().default_comm, m, MCA_MSG_SEND,
-                            axis, dir, priority);
-}
-
-QMP_msghandle_t QMP_comm_declare_send_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir,
-                                               int priority)
-{
-    return declare_relative("QMP_comm_declare_send_relative", comm, m, MCA_MSG_SEND, axis, dir,
-                            priority);
-}
-
-QMP_msghandle_t QMP_declare_send_to(QMP_msgmem_t m, int rem_node_rank, int priority)
-{
-    return declare_to("QMP_declare_send_to", state().default_comm, m, MCA_MSG_SEND, rem_node_rank,
-                      priority);
-}
-
-QMP_msghandle_t QMP_comm_declare_send_to(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank,
-                                         int priority)
-{
-    return declare_to("QMP_comm_declare_send_to", comm, m, MCA_MSG_SEND, rem_node_rank, priority);
-}
-
-QMP_msghandle_t QMP_declare_receive_from(QMP_msgmem_t m, int rem_node_rank, int priority)
-{
-    return declare_to("QMP_declare_receive_from", state().default_comm, m, MCA_MSG_RECV,
-                      rem_node_rank, priority);
-}
-
-QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank,
-                                              int priority)
-{
-    return declare_to("QMP_comm_declare_receive_from", comm, m, MCA_MSG_RECV, rem_node_rank,
-                      priority);
-}
-
-QMP_status_t QMP_change_address(QMP_msghandle_t msg, void *addr)
-{
-    const char *call = "QMP_change_address";
-    if (QMP_status_t st = check_handle(call, msg); st != QMP_SUCCESS) {
-        return st;
-    }
-    if (msg->kind == Kind::multiple) {
-        return set_handle_error(msg, QMP_INVALID_ARG,
-                                std::string(call) +
-                                    ": a multiple handle (use QMP_change_address_multiple)");
-    }
-    if (msg->active != 0) {
-        return set_handle_error(msg, QMP_INVALID_OP,
-                                std::string(call) + ": " + transfer_text(*msg) +
-                                    " is started (wait for it first)");
-    }
-    return readdress(call, *msg, addr);
-}
-
-QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void *addr[], int naddr)
+// QMP_change_address_multiple's body.
+QMP_status_t change_address_multiple(QMP_msghandle_t msg, void *addr[], int naddr)
 {
     const char *call = "QMP_change_address_multiple";
     if (QMP_status_t st = check_handle(call, msg); st != QMP_SUCCESS) {
@@ -365,51 +300,160 @@ QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void *addr[], int 
     return QMP_SUCCESS;
 }
 
+} // namespace
+
+extern "C" {
+
+QMP_msghandle_t QMP_declare_receive_relative(QMP_msgmem_t m, int axis, int dir, int priority)
+{
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_relative("QMP_declare_receive_relative", state().default_comm, m,
+                                MCA_MSG_RECV, axis, dir, priority);
+    });
+}
+
+QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis,
+                                                  int dir, int priority)
+{
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_relative("QMP_comm_declare_receive_relative", comm, m, MCA_MSG_RECV, axis,
+                                dir, priority);
+    });
+}
+
+QMP_msghandle_t QMP_declare_send_relative(QMP_msgmem_t m, int axis, int dir, int priority)
+{
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_relative("QMP_declare_send_relative", state().default_comm, m,
+                                MCA_MSG_SEND, axis, dir, priority);
+    });
+}
+
+QMP_msghandle_t QMP_comm_declare_send_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir,
+                                               int priority)
+{
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_relative("QMP_comm_declare_send_relative", comm, m, MCA_MSG_SEND, axis,
+                                dir, priority);
+    });
+}
+
+QMP_msghandle_t QMP_declare_send_to(QMP_msgmem_t m, int rem_node_rank, int priority)
+{
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_to("QMP_declare_send_to", state().default_comm, m, MCA_MSG_SEND,
+                          rem_node_rank, priority);
+    });
+}
+
+QMP_msghandle_t QMP_comm_declare_send_to(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank,
+                                         int priority)
+{
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_to("QMP_comm_declare_send_to", comm, m, MCA_MSG_SEND, rem_node_rank,
+                          priority);
+    });
+}
+
+QMP_msghandle_t QMP_declare_receive_from(QMP_msgmem_t m, int rem_node_rank, int priority)
+{
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_to("QMP_declare_receive_from", state().default_comm, m, MCA_MSG_RECV,
+                          rem_node_rank, priority);
+    });
+}
+
+QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank,
+                                              int priority)
+{
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_to("QMP_comm_declare_receive_from", comm, m, MCA_MSG_RECV, rem_node_rank,
+                          priority);
+    });
+}
+
+QMP_status_t QMP_change_address(QMP_msghandle_t msg, void *addr)
+{
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_change_address";
+        if (QMP_status_t st = check_handle(call, msg); st != QMP_SUCCESS) {
+            return st;
+        }
+        if (msg->kind == Kind::multiple) {
+            return set_handle_error(msg, QMP_INVALID_ARG,
+                                    std::string(call) +
+                                        ": a multiple handle (use QMP_change_address_multiple)");
+        }
+        if (msg->active != 0) {
+            return set_handle_error(msg, QMP_INVALID_OP,
+                                    std::string(call) + ": " + transfer_text(*msg) +
+                                        " is started (wait for it first)");
+        }
+        return readdress(call, *msg, addr);
+    });
+}
+
+QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void *addr[], int naddr)
+{
+    return qmp_boundary(__func__, [&] { return change_address_multiple(msg, addr, naddr); });
+}
+
 void QMP_free_msghandle(QMP_msghandle_t h)
 {
-    if (h == nullptr) {
-        return;
-    }
-    if (h->parent != nullptr) {
-        fatal_error(QMP_INVALID_OP, "QMP_free_msghandle: the handle (" + transfer_text(*h) +
-                                        ") belongs to a multiple handle: free that one instead");
-        return;
-    }
-    // A started transfer is abandoned (the transport's contract).
-    std::unique_ptr<QMP_msghandle_struct> doomed(h);
+    qmp_boundary_void(__func__, [&] {
+        if (h == nullptr) {
+            return;
+        }
+        if (h->parent != nullptr) {
+            fatal_error(QMP_INVALID_OP,
+                        "QMP_free_msghandle: the handle (" + transfer_text(*h) +
+                            ") belongs to a multiple handle: free that one instead");
+            return;
+        }
+        // A started transfer is abandoned (the transport's contract).
+        std::unique_ptr<QMP_msghandle_struct> doomed(h);
+    });
 }
 
 QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int num)
 {
-    return declare_multiple("QMP_declare_multiple", msgh, num, false);
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_multiple("QMP_declare_multiple", msgh, num, false);
+    });
 }
 
 // QMP's pairs differ from a multiple only on machines that gate sends; the
 // transport keeps early messages, so both start and wait alike.
 QMP_msghandle_t QMP_declare_send_recv_pairs(QMP_msghandle_t msgh[], int num)
 {
-    return declare_multiple("QMP_declare_send_recv_pairs", msgh, num, true);
+    return qmp_boundary(__func__, nullptr, [&] {
+        return declare_multiple("QMP_declare_send_recv_pairs", msgh, num, true);
+    });
 }
 
 // QMP's state machine, kept as QMP keeps it: the transport holds a message
 // that arrives before its receive starts, so no send waits for "ready".
 QMP_status_t QMP_clear_to_send(QMP_msghandle_t mh, QMP_clear_to_send_t cts)
 {
-    const char *call = "QMP_clear_to_send";
-    if (QMP_status_t st = check_handle(call, mh); st != QMP_SUCCESS) {
-        return st;
-    }
-    if (cts != QMP_CTS_DISABLED && cts != QMP_CTS_NOT_READY && cts != QMP_CTS_READY) {
-        return set_handle_error(mh, QMP_INVALID_ARG,
-                                std::string(call) + ": " + std::to_string(static_cast<int>(cts)) +
-                                    " is not QMP_CTS_DISABLED, _NOT_READY or _READY");
-    }
-    if (mh->active != 0) {
-        return set_handle_error(mh, QMP_INVALID_OP,
-                                std::string(call) + ": the handle is started (wait for it first)");
-    }
-    mh->clear_to_send = cts;
-    return QMP_SUCCESS;
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_clear_to_send";
+        if (QMP_status_t st = check_handle(call, mh); st != QMP_SUCCESS) {
+            return st;
+        }
+        if (cts != QMP_CTS_DISABLED && cts != QMP_CTS_NOT_READY && cts != QMP_CTS_READY) {
+            return set_handle_error(mh, QMP_INVALID_ARG,
+                                    std::string(call) + ": " +
+                                        std::to_string(static_cast<int>(cts)) +
+                                        " is not QMP_CTS_DISABLED, _NOT_READY or _READY");
+        }
+        if (mh->active != 0) {
+            return set_handle_error(mh, QMP_INVALID_OP,
+                                    std::string(call) +
+                                        ": the handle is started (wait for it first)");
+        }
+        mh->clear_to_send = cts;
+        return QMP_SUCCESS;
+    });
 }
 
 } // extern "C"

@@ -120,11 +120,8 @@ QMP_status_t start_failed(QMP_msghandle_struct &h, QMP_msghandle_struct &one, in
                             "QMP_start: " + transfer_text(one) + ": " + meridian_strerror(rc));
 }
 
-} // namespace
-
-extern "C" {
-
-QMP_status_t QMP_start(QMP_msghandle_t h)
+// The bodies of QMP_start, QMP_wait and QMP_is_complete.
+QMP_status_t start_handle(QMP_msghandle_t h)
 {
     if (QMP_status_t st = check_handle("QMP_start", h); st != QMP_SUCCESS) {
         return st;
@@ -165,7 +162,7 @@ QMP_status_t QMP_start(QMP_msghandle_t h)
     return QMP_SUCCESS;
 }
 
-QMP_status_t QMP_wait(QMP_msghandle_t h)
+QMP_status_t wait_handle(QMP_msghandle_t h)
 {
     if (h == nullptr) {
         return set_error(QMP_INVALID_ARG, "QMP_wait: the handle is NULL");
@@ -209,27 +206,7 @@ QMP_status_t QMP_wait(QMP_msghandle_t h)
     return QMP_SUCCESS;
 }
 
-// As QMP: each handle in turn, the error returned; after a timeout the rest
-// are left started (waiting for them would multiply the time limit).
-QMP_status_t QMP_wait_all(QMP_msghandle_t h[], int num)
-{
-    if (num < 0 || (num > 0 && h == nullptr)) {
-        return set_error(QMP_INVALID_ARG, "QMP_wait_all: expected an array of num >= 0 handles");
-    }
-    QMP_status_t result = QMP_SUCCESS;
-    for (int i = 0; i < num; ++i) {
-        const QMP_status_t st = QMP_wait(h[i]);
-        if (st != QMP_SUCCESS && result == QMP_SUCCESS) {
-            result = st;
-        }
-        if (st == QMP_TIMEOUT) {
-            break;
-        }
-    }
-    return result;
-}
-
-QMP_bool_t QMP_is_complete(QMP_msghandle_t h)
+QMP_bool_t test_handle(QMP_msghandle_t h)
 {
     if (h == nullptr) {
         set_error(QMP_INVALID_ARG, "QMP_is_complete: the handle is NULL");
@@ -270,6 +247,48 @@ QMP_bool_t QMP_is_complete(QMP_msghandle_t h)
         }
     }
     return h->active == 0 ? QMP_TRUE : QMP_FALSE;
+}
+} // namespace
+
+extern "C" {
+
+QMP_status_t QMP_start(QMP_msghandle_t h)
+{
+    return qmp_boundary(__func__, [&] { return start_handle(h); });
+}
+
+QMP_status_t QMP_wait(QMP_msghandle_t h)
+{
+    return qmp_boundary(__func__, [&] { return wait_handle(h); });
+}
+
+// As QMP: each handle in turn, the error returned; after a timeout the rest
+// are left started (waiting for them would multiply the time limit).
+QMP_status_t QMP_wait_all(QMP_msghandle_t h[], int num)
+{
+    return qmp_boundary(__func__, [&] {
+        if (num < 0 || (num > 0 && h == nullptr)) {
+            return set_error(QMP_INVALID_ARG,
+                             "QMP_wait_all: expected an array of num >= 0 handles");
+        }
+        QMP_status_t result = QMP_SUCCESS;
+        for (int i = 0; i < num; ++i) {
+            const QMP_status_t st = QMP_wait(h[i]);
+            if (st != QMP_SUCCESS && result == QMP_SUCCESS) {
+                result = st;
+            }
+            if (st == QMP_TIMEOUT) {
+                break;
+            }
+        }
+        return result;
+    });
+}
+
+// QMP_TRUE on an exception, as on the errors it reports: nothing to wait for.
+QMP_bool_t QMP_is_complete(QMP_msghandle_t h)
+{
+    return qmp_boundary(__func__, QMP_TRUE, [&] { return test_handle(h); });
 }
 
 } // extern "C"

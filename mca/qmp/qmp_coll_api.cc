@@ -170,229 +170,303 @@ extern "C" {
 
 QMP_status_t QMP_comm_barrier(QMP_comm_t comm)
 {
-    const char *call = "QMP_comm_barrier";
-    if (QMP_status_t st = check(call, comm); st != QMP_SUCCESS) {
-        return st;
-    }
-    ProfileScope profile;
-    return barrier_call(call, comm, -1);
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_comm_barrier";
+        if (QMP_status_t st = check(call, comm); st != QMP_SUCCESS) {
+            return st;
+        }
+        ProfileScope profile;
+        return barrier_call(call, comm, -1);
+    });
 }
 
 QMP_status_t QMP_barrier(void)
 {
-    const char *call = "QMP_barrier";
-    if (QMP_status_t st = check(call, default_comm()); st != QMP_SUCCESS) {
-        return st;
-    }
-    ProfileScope profile;
-    return barrier_call(call, default_comm(), -1);
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_barrier";
+        if (QMP_status_t st = check(call, default_comm()); st != QMP_SUCCESS) {
+            return st;
+        }
+        ProfileScope profile;
+        return barrier_call(call, default_comm(), -1);
+    });
 }
 
 QMP_status_t QMP_wait_for_barrier(QMP_s32_t milliseconds)
 {
-    const char *call = "QMP_wait_for_barrier";
-    if (QMP_status_t st = check(call, default_comm()); st != QMP_SUCCESS) {
-        return st;
-    }
-    ProfileScope profile;
-    return barrier_call(call, default_comm(), milliseconds < 0 ? -1 : milliseconds);
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_wait_for_barrier";
+        if (QMP_status_t st = check(call, default_comm()); st != QMP_SUCCESS) {
+            return st;
+        }
+        ProfileScope profile;
+        return barrier_call(call, default_comm(), milliseconds < 0 ? -1 : milliseconds);
+    });
 }
 
 QMP_status_t QMP_comm_broadcast(QMP_comm_t comm, void *buffer, size_t nbytes)
 {
-    const char *call = "QMP_comm_broadcast";
-    if (QMP_status_t st = check(call, comm); st != QMP_SUCCESS) {
-        return st;
-    }
-    if (buffer == nullptr && nbytes > 0) {
-        return null_value(call, "the buffer");
-    }
-    ProfileScope profile;
-    return broadcast(call, comm, buffer, nbytes);
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_comm_broadcast";
+        if (QMP_status_t st = check(call, comm); st != QMP_SUCCESS) {
+            return st;
+        }
+        if (buffer == nullptr && nbytes > 0) {
+            return null_value(call, "the buffer");
+        }
+        ProfileScope profile;
+        return broadcast(call, comm, buffer, nbytes);
+    });
 }
 
 QMP_status_t QMP_broadcast(void *buffer, size_t nbytes)
 {
-    const char *call = "QMP_broadcast";
-    if (QMP_status_t st = check(call, default_comm()); st != QMP_SUCCESS) {
-        return st;
-    }
-    if (buffer == nullptr && nbytes > 0) {
-        return null_value(call, "the buffer");
-    }
-    ProfileScope profile;
-    return broadcast(call, default_comm(), buffer, nbytes);
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_broadcast";
+        if (QMP_status_t st = check(call, default_comm()); st != QMP_SUCCESS) {
+            return st;
+        }
+        if (buffer == nullptr && nbytes > 0) {
+            return null_value(call, "the buffer");
+        }
+        ProfileScope profile;
+        return broadcast(call, default_comm(), buffer, nbytes);
+    });
 }
 
 QMP_status_t QMP_comm_sum_int(QMP_comm_t comm, int *value)
 {
-    return reduce_one<std::int64_t, Sum>("QMP_comm_sum_int", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<std::int64_t, Sum>("QMP_comm_sum_int", comm, value);
+    });
 }
 QMP_status_t QMP_sum_int(int *value)
 {
-    return reduce_one<std::int64_t, Sum>("QMP_sum_int", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<std::int64_t, Sum>("QMP_sum_int", default_comm(), value);
+    });
 }
 QMP_status_t QMP_comm_sum_uint64_t(QMP_comm_t comm, uint64_t *value)
 {
-    return reduce_one<std::uint64_t, Sum>("QMP_comm_sum_uint64_t", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<std::uint64_t, Sum>("QMP_comm_sum_uint64_t", comm, value);
+    });
 }
 QMP_status_t QMP_sum_uint64_t(uint64_t *value)
 {
-    return reduce_one<std::uint64_t, Sum>("QMP_sum_uint64_t", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<std::uint64_t, Sum>("QMP_sum_uint64_t", default_comm(), value);
+    });
 }
 QMP_status_t QMP_comm_sum_float(QMP_comm_t comm, float *value)
 {
-    return reduce_one<double, Sum>("QMP_comm_sum_float", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<double, Sum>("QMP_comm_sum_float", comm, value);
+    });
 }
 QMP_status_t QMP_sum_float(float *value)
 {
-    return reduce_one<double, Sum>("QMP_sum_float", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<double, Sum>("QMP_sum_float", default_comm(), value);
+    });
 }
 QMP_status_t QMP_comm_sum_double(QMP_comm_t comm, double *value)
 {
-    return reduce_one<double, Sum>("QMP_comm_sum_double", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<double, Sum>("QMP_comm_sum_double", comm, value);
+    });
 }
 QMP_status_t QMP_sum_double(double *value)
 {
-    return reduce_one<double, Sum>("QMP_sum_double", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<double, Sum>("QMP_sum_double", default_comm(), value);
+    });
 }
 QMP_status_t QMP_comm_sum_long_double(QMP_comm_t comm, long double *value)
 {
-    return reduce_one<long double, Sum>("QMP_comm_sum_long_double", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<long double, Sum>("QMP_comm_sum_long_double", comm, value);
+    });
 }
 QMP_status_t QMP_sum_long_double(long double *value)
 {
-    return reduce_one<long double, Sum>("QMP_sum_long_double", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<long double, Sum>("QMP_sum_long_double", default_comm(), value);
+    });
 }
 // "Intermediate values kept in extended precision": accumulated as long double.
 QMP_status_t QMP_comm_sum_double_extended(QMP_comm_t comm, double *value)
 {
-    return reduce_one<long double, Sum>("QMP_comm_sum_double_extended", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<long double, Sum>("QMP_comm_sum_double_extended", comm, value);
+    });
 }
 QMP_status_t QMP_sum_double_extended(double *value)
 {
-    return reduce_one<long double, Sum>("QMP_sum_double_extended", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<long double, Sum>("QMP_sum_double_extended", default_comm(), value);
+    });
 }
 
 QMP_status_t QMP_comm_sum_float_array(QMP_comm_t comm, float value[], int length)
 {
-    return sum_array("QMP_comm_sum_float_array", comm, value, length);
+    return qmp_boundary(__func__, [&] {
+        return sum_array("QMP_comm_sum_float_array", comm, value, length);
+    });
 }
 QMP_status_t QMP_sum_float_array(float value[], int length)
 {
-    return sum_array("QMP_sum_float_array", default_comm(), value, length);
+    return qmp_boundary(__func__, [&] {
+        return sum_array("QMP_sum_float_array", default_comm(), value, length);
+    });
 }
 QMP_status_t QMP_comm_sum_double_array(QMP_comm_t comm, double value[], int length)
 {
-    return sum_array("QMP_comm_sum_double_array", comm, value, length);
+    return qmp_boundary(__func__, [&] {
+        return sum_array("QMP_comm_sum_double_array", comm, value, length);
+    });
 }
 QMP_status_t QMP_sum_double_array(double value[], int length)
 {
-    return sum_array("QMP_sum_double_array", default_comm(), value, length);
+    return qmp_boundary(__func__, [&] {
+        return sum_array("QMP_sum_double_array", default_comm(), value, length);
+    });
 }
 QMP_status_t QMP_comm_sum_long_double_array(QMP_comm_t comm, long double value[], int length)
 {
-    return sum_array("QMP_comm_sum_long_double_array", comm, value, length);
+    return qmp_boundary(__func__, [&] {
+        return sum_array("QMP_comm_sum_long_double_array", comm, value, length);
+    });
 }
 QMP_status_t QMP_sum_long_double_array(long double value[], int length)
 {
-    return sum_array("QMP_sum_long_double_array", default_comm(), value, length);
+    return qmp_boundary(__func__, [&] {
+        return sum_array("QMP_sum_long_double_array", default_comm(), value, length);
+    });
 }
 
 QMP_status_t QMP_comm_max_float(QMP_comm_t comm, float *value)
 {
-    return reduce_one<float, Max>("QMP_comm_max_float", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<float, Max>("QMP_comm_max_float", comm, value);
+    });
 }
 QMP_status_t QMP_max_float(float *value)
 {
-    return reduce_one<float, Max>("QMP_max_float", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<float, Max>("QMP_max_float", default_comm(), value);
+    });
 }
 QMP_status_t QMP_comm_max_double(QMP_comm_t comm, double *value)
 {
-    return reduce_one<double, Max>("QMP_comm_max_double", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<double, Max>("QMP_comm_max_double", comm, value);
+    });
 }
 QMP_status_t QMP_max_double(double *value)
 {
-    return reduce_one<double, Max>("QMP_max_double", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<double, Max>("QMP_max_double", default_comm(), value);
+    });
 }
 QMP_status_t QMP_comm_min_float(QMP_comm_t comm, float *value)
 {
-    return reduce_one<float, Min>("QMP_comm_min_float", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<float, Min>("QMP_comm_min_float", comm, value);
+    });
 }
 QMP_status_t QMP_min_float(float *value)
 {
-    return reduce_one<float, Min>("QMP_min_float", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<float, Min>("QMP_min_float", default_comm(), value);
+    });
 }
 QMP_status_t QMP_comm_min_double(QMP_comm_t comm, double *value)
 {
-    return reduce_one<double, Min>("QMP_comm_min_double", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<double, Min>("QMP_comm_min_double", comm, value);
+    });
 }
 QMP_status_t QMP_min_double(double *value)
 {
-    return reduce_one<double, Min>("QMP_min_double", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<double, Min>("QMP_min_double", default_comm(), value);
+    });
 }
 
 QMP_status_t QMP_comm_xor_ulong(QMP_comm_t comm, unsigned long *value)
 {
-    return reduce_one<unsigned long, Xor>("QMP_comm_xor_ulong", comm, value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<unsigned long, Xor>("QMP_comm_xor_ulong", comm, value);
+    });
 }
 QMP_status_t QMP_xor_ulong(unsigned long *value)
 {
-    return reduce_one<unsigned long, Xor>("QMP_xor_ulong", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<unsigned long, Xor>("QMP_xor_ulong", default_comm(), value);
+    });
 }
 QMP_status_t QMP_global_xor(long *value)
 {
-    return reduce_one<unsigned long, Xor>("QMP_global_xor", default_comm(), value);
+    return qmp_boundary(__func__, [&] {
+        return reduce_one<unsigned long, Xor>("QMP_global_xor", default_comm(), value);
+    });
 }
 
 QMP_status_t QMP_comm_alltoall(QMP_comm_t comm, char *recvbuffer, char *sendbuffer, int count)
 {
-    const char *call = "QMP_comm_alltoall";
-    if (QMP_status_t st = check(call, comm); st != QMP_SUCCESS) {
-        return st;
-    }
-    if (count < 0) {
-        return set_error(QMP_INVALID_ARG, std::string(call) + ": count is " +
-                                              std::to_string(count) + ", expected 0 or more");
-    }
-    if (count > 0 && (recvbuffer == nullptr || sendbuffer == nullptr)) {
-        return null_value(call, "a buffer");
-    }
-    ProfileScope profile;
-    return alltoall(call, comm, recvbuffer, sendbuffer, static_cast<std::size_t>(count));
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_comm_alltoall";
+        if (QMP_status_t st = check(call, comm); st != QMP_SUCCESS) {
+            return st;
+        }
+        if (count < 0) {
+            return set_error(QMP_INVALID_ARG, std::string(call) + ": count is " +
+                                                  std::to_string(count) + ", expected 0 or more");
+        }
+        if (count > 0 && (recvbuffer == nullptr || sendbuffer == nullptr)) {
+            return null_value(call, "a buffer");
+        }
+        ProfileScope profile;
+        return alltoall(call, comm, recvbuffer, sendbuffer, static_cast<std::size_t>(count));
+    });
 }
 
 QMP_status_t QMP_comm_binary_reduction(QMP_comm_t comm, void *lbuffer, size_t buflen,
                                        QMP_binary_func bfunc)
 {
-    const char *call = "QMP_comm_binary_reduction";
-    if (QMP_status_t st = check(call, comm); st != QMP_SUCCESS) {
-        return st;
-    }
-    if (bfunc == nullptr) {
-        return null_value(call, "the function");
-    }
-    if (lbuffer == nullptr && buflen > 0) {
-        return null_value(call, "the buffer");
-    }
-    ProfileScope profile;
-    return allreduce(call, comm, lbuffer, buflen, Combine{combine_user, bfunc});
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_comm_binary_reduction";
+        if (QMP_status_t st = check(call, comm); st != QMP_SUCCESS) {
+            return st;
+        }
+        if (bfunc == nullptr) {
+            return null_value(call, "the function");
+        }
+        if (lbuffer == nullptr && buflen > 0) {
+            return null_value(call, "the buffer");
+        }
+        ProfileScope profile;
+        return allreduce(call, comm, lbuffer, buflen, Combine{combine_user, bfunc});
+    });
 }
 
 QMP_status_t QMP_binary_reduction(void *lbuffer, size_t buflen, QMP_binary_func bfunc)
 {
-    const char *call = "QMP_binary_reduction";
-    if (QMP_status_t st = check(call, default_comm()); st != QMP_SUCCESS) {
-        return st;
-    }
-    if (bfunc == nullptr) {
-        return null_value(call, "the function");
-    }
-    if (lbuffer == nullptr && buflen > 0) {
-        return null_value(call, "the buffer");
-    }
-    ProfileScope profile;
-    return allreduce(call, default_comm(), lbuffer, buflen, Combine{combine_user, bfunc});
+    return qmp_boundary(__func__, [&] {
+        const char *call = "QMP_binary_reduction";
+        if (QMP_status_t st = check(call, default_comm()); st != QMP_SUCCESS) {
+            return st;
+        }
+        if (bfunc == nullptr) {
+            return null_value(call, "the function");
+        }
+        if (lbuffer == nullptr && buflen > 0) {
+            return null_value(call, "the buffer");
+        }
+        ProfileScope profile;
+        return allreduce(call, default_comm(), lbuffer, buflen, Combine{combine_user, bfunc});
+    });
 }
 
 } // extern "C"

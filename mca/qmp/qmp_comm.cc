@@ -132,41 +132,8 @@ std::vector<int> members_of(QMP_comm_t parent, const std::vector<SplitEntry> &al
     return members;
 }
 
-} // namespace
-
-extern "C" {
-
-QMP_comm_t QMP_comm_get_allocated(void)
-{
-    return role(&State::allocated, "QMP_comm_get_allocated");
-}
-
-QMP_status_t QMP_comm_set_allocated(QMP_comm_t comm)
-{
-    return set_role(&State::allocated, comm, "QMP_comm_set_allocated");
-}
-
-QMP_comm_t QMP_comm_get_job(void)
-{
-    return role(&State::job_comm, "QMP_comm_get_job");
-}
-
-QMP_status_t QMP_comm_set_job(QMP_comm_t comm)
-{
-    return set_role(&State::job_comm, comm, "QMP_comm_set_job");
-}
-
-QMP_comm_t QMP_comm_get_default(void)
-{
-    return role(&State::default_comm, "QMP_comm_get_default");
-}
-
-QMP_status_t QMP_comm_set_default(QMP_comm_t comm)
-{
-    return set_role(&State::default_comm, comm, "QMP_comm_set_default");
-}
-
-QMP_status_t QMP_comm_split(QMP_comm_t comm, int color, int key, QMP_comm_t *newcomm)
+// QMP_comm_split's body (collective over comm's members).
+QMP_status_t split(QMP_comm_t comm, int color, int key, QMP_comm_t *newcomm)
 {
     const char *call = "QMP_comm_split";
     if (QMP_status_t status = check_comm(comm, call); status != QMP_SUCCESS) {
@@ -210,55 +177,118 @@ QMP_status_t QMP_comm_split(QMP_comm_t comm, int color, int key, QMP_comm_t *new
     return QMP_SUCCESS;
 }
 
+} // namespace
+
+extern "C" {
+
+QMP_comm_t QMP_comm_get_allocated(void)
+{
+    return qmp_boundary(__func__, nullptr,
+                        [] { return role(&State::allocated, "QMP_comm_get_allocated"); });
+}
+
+QMP_status_t QMP_comm_set_allocated(QMP_comm_t comm)
+{
+    return qmp_boundary(
+        __func__, [&] { return set_role(&State::allocated, comm, "QMP_comm_set_allocated"); });
+}
+
+QMP_comm_t QMP_comm_get_job(void)
+{
+    return qmp_boundary(__func__, nullptr,
+                        [] { return role(&State::job_comm, "QMP_comm_get_job"); });
+}
+
+QMP_status_t QMP_comm_set_job(QMP_comm_t comm)
+{
+    return qmp_boundary(__func__,
+                        [&] { return set_role(&State::job_comm, comm, "QMP_comm_set_job"); });
+}
+
+QMP_comm_t QMP_comm_get_default(void)
+{
+    return qmp_boundary(__func__, nullptr,
+                        [] { return role(&State::default_comm, "QMP_comm_get_default"); });
+}
+
+QMP_status_t QMP_comm_set_default(QMP_comm_t comm)
+{
+    return qmp_boundary(
+        __func__, [&] { return set_role(&State::default_comm, comm, "QMP_comm_set_default"); });
+}
+
+QMP_status_t QMP_comm_split(QMP_comm_t comm, int color, int key, QMP_comm_t *newcomm)
+{
+    return qmp_boundary(__func__, [&] { return split(comm, color, key, newcomm); });
+}
+
 QMP_status_t QMP_comm_free(QMP_comm_t comm)
 {
-    if (QMP_status_t status = check_comm(comm, "QMP_comm_free"); status != QMP_SUCCESS) {
-        return status;
-    }
-    auto guard = lock_if_multiple();
-    return destroy_comm(comm);
+    return qmp_boundary(__func__, [&] {
+        if (QMP_status_t status = check_comm(comm, "QMP_comm_free"); status != QMP_SUCCESS) {
+            return status;
+        }
+        auto guard = lock_if_multiple();
+        return destroy_comm(comm);
+    });
 }
 
 int QMP_comm_get_number_of_colors(QMP_comm_t comm)
 {
-    return check_comm(comm, "QMP_comm_get_number_of_colors") == QMP_SUCCESS ? comm->number_of_colors
-                                                                            : 0;
+    return qmp_boundary(__func__, 0, [&] {
+        return check_comm(comm, "QMP_comm_get_number_of_colors") == QMP_SUCCESS
+                   ? comm->number_of_colors
+                   : 0;
+    });
 }
 
 int QMP_comm_get_color(QMP_comm_t comm)
 {
-    return check_comm(comm, "QMP_comm_get_color") == QMP_SUCCESS ? comm->color : 0;
+    return qmp_boundary(__func__, 0, [&] {
+        return check_comm(comm, "QMP_comm_get_color") == QMP_SUCCESS ? comm->color : 0;
+    });
 }
 
 int QMP_comm_get_key(QMP_comm_t comm)
 {
-    return check_comm(comm, "QMP_comm_get_key") == QMP_SUCCESS ? comm->key : 0;
+    return qmp_boundary(__func__, 0, [&] {
+        return check_comm(comm, "QMP_comm_get_key") == QMP_SUCCESS ? comm->key : 0;
+    });
 }
 
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void **hiddencomm)
 {
-    (void)comm;
-    if (hiddencomm != nullptr) {
-        *hiddencomm = nullptr;
-    }
-    return set_error(QMP_NOTSUPPORTED, "QMP_get_hidden_comm: there is no MPI communicator "
-                                       "behind a Meridian QMP communicator");
+    return qmp_boundary(__func__, [&] {
+        (void)comm;
+        if (hiddencomm != nullptr) {
+            *hiddencomm = nullptr;
+        }
+        return set_error(QMP_NOTSUPPORTED, "QMP_get_hidden_comm: there is no MPI communicator "
+                                           "behind a Meridian QMP communicator");
+    });
 }
 
 int QMP_comm_get_number_of_nodes(QMP_comm_t comm)
 {
-    return check_comm(comm, "QMP_get_number_of_nodes") == QMP_SUCCESS ? comm->size : 0;
+    return qmp_boundary(__func__, 0, [&] {
+        return check_comm(comm, "QMP_get_number_of_nodes") == QMP_SUCCESS ? comm->size : 0;
+    });
 }
 
 int QMP_comm_get_node_number(QMP_comm_t comm)
 {
-    return check_comm(comm, "QMP_get_node_number") == QMP_SUCCESS ? comm->rank : -1;
+    return qmp_boundary(__func__, -1, [&] {
+        return check_comm(comm, "QMP_get_node_number") == QMP_SUCCESS ? comm->rank : -1;
+    });
 }
 
 QMP_bool_t QMP_comm_is_primary_node(QMP_comm_t comm)
 {
-    return check_comm(comm, "QMP_is_primary_node") == QMP_SUCCESS && comm->rank == 0 ? QMP_TRUE
-                                                                                     : QMP_FALSE;
+    return qmp_boundary(__func__, QMP_FALSE, [&] {
+        return check_comm(comm, "QMP_is_primary_node") == QMP_SUCCESS && comm->rank == 0
+                   ? QMP_TRUE
+                   : QMP_FALSE;
+    });
 }
 
 } // extern "C"

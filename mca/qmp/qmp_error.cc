@@ -1,6 +1,7 @@
 // Status strings, the last error (QMP_get_error_number / _string with a
 // NULL handle), per-handle errors, and the 2002 error function.
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 #include <mutex>
 #include <string>
@@ -57,6 +58,7 @@ struct ErrorState {
     QMP_status_t last = QMP_SUCCESS;
     const char *last_message = nullptr;
     ERRFUNCPTR_t function = default_error_function;
+    char no_memory_text[256] = {}; // record_boundary_failure's, when intern cannot
 };
 
 ErrorState &errors()
@@ -107,6 +109,26 @@ QMP_status_t set_handle_error(QMP_msghandle_t handle, QMP_status_t status,
     return status;
 }
 
+void record_boundary_failure(const char *call, const char *why) noexcept
+{
+    const QMP_status_t status = std::strcmp(why, "out of memory") == 0 ? QMP_NOMEM_ERR : QMP_ERROR;
+    try {
+        set_error(status, std::string(call) + ": " + why);
+        return;
+    } catch (...) {
+        // No memory for the text: the fixed buffer below needs none.
+    }
+    try {
+        ErrorState &e = errors();
+        std::lock_guard guard(e.mutex);
+        std::snprintf(e.no_memory_text, sizeof e.no_memory_text, "%s: %s", call, why);
+        e.last = status;
+        e.last_message = e.no_memory_text;
+    } catch (...) {
+        // The lock failed: nothing can be recorded.
+    }
+}
+
 void fatal_error(QMP_status_t status, const std::string &message)
 {
     set_error(status, message);
@@ -155,57 +177,66 @@ using namespace meridian::qmp;
 
 extern "C" {
 
+// A text that cannot be made (no memory) is QMP's generic one.
 const char *QMP_error_string(QMP_status_t code)
 {
-    if (code == QMP_SUCCESS) {
-        return kStatusText[0];
-    }
-    if (code >= QMP_ERROR && code < QMP_MAX_STATUS) {
-        return kStatusText[code - QMP_ERROR + 1];
-    }
-    // QMP hands other codes to the layer below (MPI); ours is Meridian.
-    const int value = static_cast<int>(code);
-    if (value < 0 && value >= MERIDIAN_ERR_UNREACH) {
-        return intern(std::string("Meridian: ") + meridian_strerror(value));
-    }
-    return intern("unknown error code " + std::to_string(value));
+    return qmp_boundary(__func__, kStatusText[1], [&] {
+        if (code == QMP_SUCCESS) {
+            return kStatusText[0];
+        }
+        if (code >= QMP_ERROR && code < QMP_MAX_STATUS) {
+            return kStatusText[code - QMP_ERROR + 1];
+        }
+        // QMP hands other codes to the layer below (MPI); ours is Meridian.
+        const int value = static_cast<int>(code);
+        if (value < 0 && value >= MERIDIAN_ERR_UNREACH) {
+            return intern(std::string("Meridian: ") + meridian_strerror(value));
+        }
+        return intern("unknown error code " + std::to_string(value));
+    });
 }
 
 QMP_status_t QMP_get_error_number(QMP_msghandle_t mh)
 {
-    if (mh != nullptr) {
-        return mh->error;
-    }
-    ErrorState &e = errors();
-    std::lock_guard guard(e.mutex);
-    return e.last;
+    return qmp_boundary(__func__, [&] {
+        if (mh != nullptr) {
+            return mh->error;
+        }
+        ErrorState &e = errors();
+        std::lock_guard guard(e.mutex);
+        return e.last;
+    });
 }
 
 const char *QMP_get_error_string(QMP_msghandle_t mh)
 {
-    if (mh != nullptr) {
-        return mh->error_message != nullptr ? mh->error_message : QMP_error_string(mh->error);
-    }
-    QMP_status_t last;
-    const char *message;
-    {
-        ErrorState &e = errors();
-        std::lock_guard guard(e.mutex);
-        last = e.last;
-        message = e.last_message;
-    }
-    return message != nullptr ? message : QMP_error_string(last);
+    return qmp_boundary(__func__, kStatusText[1], [&] {
+        if (mh != nullptr) {
+            return mh->error_message != nullptr ? mh->error_message : QMP_error_string(mh->error);
+        }
+        QMP_status_t last;
+        const char *message;
+        {
+            ErrorState &e = errors();
+            std::lock_guard guard(e.mutex);
+            last = e.last;
+            message = e.last_message;
+        }
+        return message != nullptr ? message : QMP_error_string(last);
+    });
 }
 
 // 2002: returns the previous function (the default one included, so an
 // application can pass errors on to it); NULL restores the default.
 ERRFUNCPTR_t QMP_set_error_function(ERRFUNCPTR_t function)
 {
-    ErrorState &e = errors();
-    std::lock_guard guard(e.mutex);
-    ERRFUNCPTR_t previous = e.function;
-    e.function = function != nullptr ? function : default_error_function;
-    return previous;
+    return qmp_boundary(__func__, nullptr, [&] {
+        ErrorState &e = errors();
+        std::lock_guard guard(e.mutex);
+        ERRFUNCPTR_t previous = e.function;
+        e.function = function != nullptr ? function : default_error_function;
+        return previous;
+    });
 }
 
 } // extern "C"

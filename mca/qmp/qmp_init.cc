@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -145,6 +146,131 @@ void tear_down(bool transport_started)
     meridian_finalize();
 }
 
+// An exception out of init (no memory, say) undoes what was started and
+// gives argv back, as each failure in init does by hand (which disarms this
+// first, so nothing is undone twice): a failed init leaves nothing running.
+class UndoOnThrow
+{
+  public:
+    UndoOnThrow(const ArgvCopy &given, int *argc, char ***argv)
+        : given_(given), argc_(argc), argv_(argv)
+    {
+    }
+    ~UndoOnThrow()
+    {
+        if (armed_ && std::uncaught_exceptions() > exceptions_) {
+            tear_down(meridian_mca_msg_base_transport_name() != nullptr);
+            given_.restore(argc_, argv_);
+        }
+    }
+    UndoOnThrow(const UndoOnThrow &) = delete;
+    UndoOnThrow &operator=(const UndoOnThrow &) = delete;
+    void disarm() { armed_ = false; }
+
+  private:
+    const ArgvCopy &given_;
+    int *argc_;
+    char ***argv_;
+    int exceptions_ = std::uncaught_exceptions();
+    bool armed_ = true;
+};
+
+QMP_status_t init(int *argc, char ***argv, QMP_thread_level_t required,
+                  QMP_thread_level_t *provided)
+{
+    const char *call = "QMP_init_msg_passing";
+    State &s = state();
+    if (s.initialized) {
+        // QMP asserts here (and aborts): the error function decides.
+        const std::string message =
+            std::string(call) + ": QMP is initialized already (QMP_finalize_msg_passing first)";
+        fatal_error(QMP_ERROR, message);
+        return set_error(QMP_ERROR, message);
+    }
+    if (required < QMP_THREAD_SINGLE || required > QMP_THREAD_MULTIPLE) {
+        return set_error(QMP_INVALID_ARG, std::string(call) + ": the required thread level " +
+                                              std::to_string(static_cast<int>(required)) +
+                                              " is not one of QMP_THREAD_SINGLE .. MULTIPLE");
+    }
+    if (provided == nullptr) {
+        return set_error(QMP_INVALID_ARG, std::string(call) + ": provided is NULL");
+    }
+    // A failed init gives argv back as it came (meridian_init and the
+    // options have taken their part out by then).
+    const ArgvCopy given(argc, argv);
+    if (int rc = meridian_init(argc, argv); rc != MERIDIAN_SUCCESS) {
+        // meridian_init reported why.
+        return set_error(QMP_RTENV_ERR, std::string(call) +
+                                            ": Meridian could not start: " + meridian_strerror(rc));
+    }
+    UndoOnThrow undo(given, argc, argv);
+    Options options;
+    if (QMP_status_t status = take_options(argc, argv, &options); status != QMP_SUCCESS) {
+        undo.disarm();
+        meridian_finalize();
+        given.restore(argc, argv);
+        return failed(call, status);
+    }
+    mca_msg_base_module_t *transport = nullptr;
+    const mca_msg_job_t *job = nullptr;
+    if (int rc = meridian_mca_msg_base_start(&transport, &job); rc != MERIDIAN_SUCCESS) {
+        undo.disarm();
+        meridian_finalize(); // the msg base reported why
+        given.restore(argc, argv);
+        return set_error(QMP_INITSVC_ERR,
+                         std::string(call) +
+                             ": the msg transport could not start: " + meridian_strerror(rc));
+    }
+    s.transport = transport;
+    s.job = job;
+    // Every level is supported: MULTIPLE by the State lock.
+    s.thread_level = required;
+    s.init_time = QMP_time(); // also the session id of handles (qmp_channel.cc)
+    s.initialized = true;
+    if (QMP_status_t status = set_up_machine(options); status != QMP_SUCCESS) {
+        undo.disarm();
+        tear_down(true);
+        given.restore(argc, argv);
+        return failed(call, status);
+    }
+    *provided = s.thread_level;
+    return QMP_SUCCESS;
+}
+
+// Every process arrives before any closes its endpoints, so no transfer in
+// flight loses its peer (as MPI_Finalize).  A dead peer makes the barrier
+// give up within the transport's limit.
+void finalize()
+{
+    State &s = state();
+    if (!s.initialized) {
+        require_initialized("QMP_finalize_msg_passing");
+        return;
+    }
+    // Torn down even when the barrier throws.
+    struct TearDownAtExit {
+        ~TearDownAtExit() { tear_down(true); }
+    };
+    const TearDownAtExit at_exit{};
+    for (const auto &comm : s.comms) {
+        if (comm->context == 0) {
+            (void)barrier(comm.get(), -1);
+            break;
+        }
+    }
+}
+
+// The launcher ends the other processes (as MPI_Abort makes it do), even
+// for code 0, after which an exit alone would look like success.
+void end_the_job(int error_code)
+{
+    if (state().initialized) {
+        if (auto store = datastore::store(); store) {
+            (*store)->abort_job(error_code, "QMP_abort(" + std::to_string(error_code) + ")");
+        }
+    }
+}
+
 } // namespace
 
 QMP_status_t take_options(int *argc, char ***argv, Options *options)
@@ -247,98 +373,29 @@ extern "C" {
 QMP_status_t QMP_init_msg_passing(int *argc, char ***argv, QMP_thread_level_t required,
                                   QMP_thread_level_t *provided)
 {
-    const char *call = "QMP_init_msg_passing";
-    State &s = state();
-    if (s.initialized) {
-        // QMP asserts here (and aborts): the error function decides.
-        const std::string message =
-            std::string(call) + ": QMP is initialized already (QMP_finalize_msg_passing first)";
-        fatal_error(QMP_ERROR, message);
-        return set_error(QMP_ERROR, message);
-    }
-    if (required < QMP_THREAD_SINGLE || required > QMP_THREAD_MULTIPLE) {
-        return set_error(QMP_INVALID_ARG, std::string(call) + ": the required thread level " +
-                                              std::to_string(static_cast<int>(required)) +
-                                              " is not one of QMP_THREAD_SINGLE .. MULTIPLE");
-    }
-    if (provided == nullptr) {
-        return set_error(QMP_INVALID_ARG, std::string(call) + ": provided is NULL");
-    }
-    // A failed init gives argv back as it came (meridian_init and the
-    // options have taken their part out by then).
-    const ArgvCopy given(argc, argv);
-    if (int rc = meridian_init(argc, argv); rc != MERIDIAN_SUCCESS) {
-        // meridian_init reported why.
-        return set_error(QMP_RTENV_ERR, std::string(call) +
-                                            ": Meridian could not start: " + meridian_strerror(rc));
-    }
-    Options options;
-    if (QMP_status_t status = take_options(argc, argv, &options); status != QMP_SUCCESS) {
-        meridian_finalize();
-        given.restore(argc, argv);
-        return failed(call, status);
-    }
-    mca_msg_base_module_t *transport = nullptr;
-    const mca_msg_job_t *job = nullptr;
-    if (int rc = meridian_mca_msg_base_start(&transport, &job); rc != MERIDIAN_SUCCESS) {
-        meridian_finalize(); // the msg base reported why
-        given.restore(argc, argv);
-        return set_error(QMP_INITSVC_ERR,
-                         std::string(call) +
-                             ": the msg transport could not start: " + meridian_strerror(rc));
-    }
-    s.transport = transport;
-    s.job = job;
-    // Every level is supported: MULTIPLE by the State lock.
-    s.thread_level = required;
-    s.init_time = QMP_time(); // also the session id of handles (qmp_channel.cc)
-    s.initialized = true;
-    if (QMP_status_t status = set_up_machine(options); status != QMP_SUCCESS) {
-        tear_down(true);
-        given.restore(argc, argv);
-        return failed(call, status);
-    }
-    *provided = s.thread_level;
-    return QMP_SUCCESS;
+    return qmp_boundary(__func__, [&] { return init(argc, argv, required, provided); });
 }
 
 QMP_bool_t QMP_is_initialized(void)
 {
-    return state().initialized ? QMP_TRUE : QMP_FALSE;
+    return qmp_boundary(__func__, QMP_FALSE,
+                        [] { return state().initialized ? QMP_TRUE : QMP_FALSE; });
 }
 
 void QMP_finalize_msg_passing(void)
 {
-    State &s = state();
-    if (!s.initialized) {
-        require_initialized("QMP_finalize_msg_passing");
-        return;
-    }
-    // Every process arrives before any closes its endpoints, so no transfer
-    // in flight loses its peer (as MPI_Finalize).  A dead peer makes the
-    // barrier give up within the transport's limit.
-    for (const auto &comm : s.comms) {
-        if (comm->context == 0) {
-            (void)barrier(comm.get(), -1);
-            break;
-        }
-    }
-    tear_down(true);
+    qmp_boundary_void(__func__, finalize);
 }
 
+// Exits whatever happens on the way: QMP_abort never returns.
 void QMP_abort(int error_code)
 {
     QMP_error("abort: %i", error_code);
-    // The launcher ends the other processes (as MPI_Abort makes it do), even
-    // for code 0, after which an exit alone would look like success.
-    if (meridian::qmp::state().initialized) {
-        if (auto store = meridian::datastore::store(); store) {
-            (*store)->abort_job(error_code, "QMP_abort(" + std::to_string(error_code) + ")");
-        }
-    }
+    qmp_boundary_void(__func__, [&] { end_the_job(error_code); });
     std::exit(error_code);
 }
 
+// C only (two guarded calls): no guard needed.
 void QMP_abort_string(int error_code, char *message)
 {
     QMP_error("%s", message != nullptr ? message : "");

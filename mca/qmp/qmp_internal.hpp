@@ -26,10 +26,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <meridian/mca/msg/msg.h>
 #include "mca/qmp/qmp.h"
+#include <meridian/opal/util/c_boundary.hpp>
 
 namespace meridian::qmp {
 
@@ -124,6 +127,11 @@ State &state();
 // Record the last error (QMP_get_error_number/string(NULL)) and return it.
 // The message is what QMP_get_error_string gives: "what failed: why".
 QMP_status_t set_error(QMP_status_t status, std::string message);
+// The C boundary's record hook: "CALL: WHY" becomes the last error, as
+// QMP_NOMEM_ERR when WHY is "out of memory" (std::bad_alloc), else
+// QMP_ERROR.  Never throws; with no memory for the text it keeps it in a
+// fixed buffer (valid until the next such failure).
+void record_boundary_failure(const char *call, const char *why) noexcept;
 // For calls that cannot return a status (a failed wait inside a void call):
 // the error function, or by default print and abort.
 void fatal_error(QMP_status_t status, const std::string &message);
@@ -132,6 +140,34 @@ void fatal_error(QMP_status_t status, const std::string &message);
 QMP_status_t from_meridian(int status);
 // QMP_NOT_INITED with its message when QMP is not initialized.
 QMP_status_t require_initialized(const char *call);
+
+// -- the C boundary: every extern "C" QMP call runs its body through one of
+// these (opal/util/c_boundary.hpp), so an exception becomes a failure the C
+// caller reads with QMP_get_error_number / _string(NULL), e.g.
+// "QMP_comm_split: out of memory".  Calls answering other than with a status
+// give `failed`: NULL for pointers and handles; for int and bool getters
+// what the call gives on its other errors (0, -1, QMP_FALSE ...).
+inline constexpr CFailure<QMP_status_t> qmp_failure{QMP_NOMEM_ERR, QMP_ERROR,
+                                                    record_boundary_failure};
+
+template <typename Body>
+QMP_status_t qmp_boundary(const char *call, Body &&body) noexcept
+{
+    return c_boundary(call, qmp_failure, std::forward<Body>(body));
+}
+
+template <typename Body, typename T = std::invoke_result_t<Body &>>
+T qmp_boundary(const char *call, std::type_identity_t<T> failed, Body &&body) noexcept
+{
+    return c_boundary(call, CFailure<T>{failed, failed, record_boundary_failure},
+                      std::forward<Body>(body));
+}
+
+template <typename Body>
+void qmp_boundary_void(const char *call, Body &&body) noexcept
+{
+    c_boundary_void(call, std::forward<Body>(body), record_boundary_failure);
+}
 
 // -- qmp_comm.cc
 // A communicator of `members` (job ranks, this process among them) with the

@@ -12,9 +12,11 @@
 
 using namespace meridian::qmp;
 
-extern "C" {
+namespace
+{
 
-QMP_status_t QMP_layout_grid(const int dimensions[], int ndims)
+// QMP_layout_grid's body.
+QMP_status_t layout_grid(const int dimensions[], int ndims)
 {
     const char *call = "QMP_layout_grid";
     State &s = state();
@@ -65,23 +67,36 @@ QMP_status_t QMP_layout_grid(const int dimensions[], int ndims)
     return QMP_SUCCESS;
 }
 
+} // namespace
+
+extern "C" {
+
+QMP_status_t QMP_layout_grid(const int dimensions[], int ndims)
+{
+    return qmp_boundary(__func__, [&] { return layout_grid(dimensions, ndims); });
+}
+
 const int *QMP_get_subgrid_dimensions(void)
 {
-    QMP_comm_t comm = state().default_comm;
-    if (check_comm(comm, "QMP_get_subgrid_dimensions") != QMP_SUCCESS ||
-        comm->layout.lattice.empty()) {
-        return nullptr; // QMP: NULL before QMP_layout_grid
-    }
-    return comm->layout.subgrid.data();
+    return qmp_boundary(__func__, nullptr, []() -> const int * {
+        QMP_comm_t comm = state().default_comm;
+        if (check_comm(comm, "QMP_get_subgrid_dimensions") != QMP_SUCCESS ||
+            comm->layout.lattice.empty()) {
+            return nullptr; // QMP: NULL before QMP_layout_grid
+        }
+        return comm->layout.subgrid.data();
+    });
 }
 
 int QMP_get_number_of_subgrid_sites(void)
 {
-    QMP_comm_t comm = state().default_comm;
-    if (check_comm(comm, "QMP_get_number_of_subgrid_sites") != QMP_SUCCESS) {
-        return 0;
-    }
-    return comm->layout.subgrid_sites; // 0 before QMP_layout_grid, as QMP
+    return qmp_boundary(__func__, 0, [] {
+        QMP_comm_t comm = state().default_comm;
+        if (check_comm(comm, "QMP_get_number_of_subgrid_sites") != QMP_SUCCESS) {
+            return 0;
+        }
+        return comm->layout.subgrid_sites; // 0 before QMP_layout_grid, as QMP
+    });
 }
 
 } // extern "C"

@@ -257,71 +257,87 @@ extern "C" {
 
 QMP_ictype_t QMP_get_msg_passing_type(void)
 {
-    return ready("QMP_get_msg_passing_type") ? state().machine.type : QMP_SWITCH;
+    return qmp_boundary(__func__, QMP_SWITCH, [] {
+        return ready("QMP_get_msg_passing_type") ? state().machine.type : QMP_SWITCH;
+    });
 }
 
 int QMP_get_number_of_nodes(void)
 {
-    return QMP_comm_get_number_of_nodes(state().default_comm);
+    return qmp_boundary(__func__, 0,
+                        [] { return QMP_comm_get_number_of_nodes(state().default_comm); });
 }
 
 int QMP_get_node_number(void)
 {
-    return QMP_comm_get_node_number(state().default_comm);
+    return qmp_boundary(__func__, -1,
+                        [] { return QMP_comm_get_node_number(state().default_comm); });
 }
 
 QMP_bool_t QMP_is_primary_node(void)
 {
-    return QMP_comm_is_primary_node(state().default_comm);
+    return qmp_boundary(__func__, QMP_FALSE,
+                        [] { return QMP_comm_is_primary_node(state().default_comm); });
 }
 
 int QMP_get_number_of_jobs(void)
 {
-    return QMP_comm_get_number_of_colors(state().job_comm);
+    return qmp_boundary(__func__, 0,
+                        [] { return QMP_comm_get_number_of_colors(state().job_comm); });
 }
 
 int QMP_get_job_number(void)
 {
-    return QMP_comm_get_color(state().job_comm);
+    return qmp_boundary(__func__, 0, [] { return QMP_comm_get_color(state().job_comm); });
 }
 
 int QMP_get_number_of_job_geometry_dimensions(void)
 {
-    return QMP_comm_get_logical_number_of_dimensions(state().job_comm);
+    return qmp_boundary(__func__, 0, [] {
+        return QMP_comm_get_logical_number_of_dimensions(state().job_comm);
+    });
 }
 
 const int *QMP_get_job_geometry(void)
 {
-    return QMP_comm_get_logical_dimensions(state().job_comm);
+    return qmp_boundary(__func__, nullptr,
+                        [] { return QMP_comm_get_logical_dimensions(state().job_comm); });
 }
 
 int QMP_get_allocated_number_of_dimensions(void)
 {
-    return QMP_comm_get_logical_number_of_dimensions(state().allocated);
+    return qmp_boundary(__func__, 0, [] {
+        return QMP_comm_get_logical_number_of_dimensions(state().allocated);
+    });
 }
 
 const int *QMP_get_allocated_dimensions(void)
 {
-    return QMP_comm_get_logical_dimensions(state().allocated);
+    return qmp_boundary(__func__, nullptr,
+                        [] { return QMP_comm_get_logical_dimensions(state().allocated); });
 }
 
 const int *QMP_get_allocated_coordinates(void)
 {
-    // NULL on a switched machine, as QMP documents: not an error.
-    if (!ready("QMP_get_allocated_coordinates") ||
-        QMP_comm_logical_topology_is_declared(state().allocated) == QMP_FALSE) {
-        return nullptr;
-    }
-    return QMP_comm_get_logical_coordinates(state().allocated);
+    return qmp_boundary(__func__, nullptr, []() -> const int * {
+        // NULL on a switched machine, as QMP documents: not an error.
+        if (!ready("QMP_get_allocated_coordinates") ||
+            QMP_comm_logical_topology_is_declared(state().allocated) == QMP_FALSE) {
+            return nullptr;
+        }
+        return QMP_comm_get_logical_coordinates(state().allocated);
+    });
 }
 
 QMP_u32_t QMP_get_SMP_count(void)
 {
-    return ready("QMP_get_SMP_count") ? static_cast<QMP_u32_t>(state().job->local_size) : 0;
+    return qmp_boundary(__func__, 0U, [] {
+        return ready("QMP_get_SMP_count") ? static_cast<QMP_u32_t>(state().job->local_size) : 0U;
+    });
 }
 
 // QMP's switched-cluster scheme: every node does its own I/O; node 0 is the
-// master.
+// master.  (C only: no guard needed.)
 int QMP_io_node(int node)
 {
     return node;

@@ -221,19 +221,14 @@ QMP_msgmem_t make_msgmem(const char *call, const void *base, Result<BlockList> l
 
 using namespace meridian::qmp;
 
-extern "C" {
-
-QMP_mem_t *QMP_allocate_memory(size_t nbytes)
+namespace
 {
-    return QMP_allocate_aligned_memory(nbytes, QMP_ALIGN_DEFAULT, QMP_MEM_DEFAULT);
-}
 
 // The flags are hints QMP ignores too.  Any alignment works, as in QMP: a
 // power of two through posix_memalign, others by rounding up in a larger
 // block.
-QMP_mem_t *QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flags)
+QMP_mem_t *allocate_aligned(size_t nbytes, size_t alignment)
 {
-    static_cast<void>(flags);
     const char *call = "QMP_allocate_aligned_memory";
     const std::size_t size = nbytes > 0 ? nbytes : 1;
     auto mem = std::make_unique<QMP_mem_struct>();
@@ -268,111 +263,146 @@ QMP_mem_t *QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flag
     MemoryRegistry &r = registry();
     std::lock_guard guard(r.mutex);
     QMP_mem_t *result = mem.get();
-    r.by_pointer.emplace(mem->aligned, result);
+    void *aligned = mem->aligned;
+    // Owned first: should the second insertion run out of memory, no entry
+    // is left pointing at freed memory.
     r.owned.emplace(result, std::move(mem));
+    r.by_pointer.emplace(aligned, result);
     return result;
+}
+
+} // namespace
+
+extern "C" {
+
+QMP_mem_t *QMP_allocate_memory(size_t nbytes)
+{
+    return qmp_boundary(__func__, nullptr,
+                        [&] { return allocate_aligned(nbytes, QMP_ALIGN_DEFAULT); });
+}
+
+QMP_mem_t *QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flags)
+{
+    static_cast<void>(flags);
+    return qmp_boundary(__func__, nullptr, [&] { return allocate_aligned(nbytes, alignment); });
 }
 
 void *QMP_get_memory_pointer(QMP_mem_t *mem)
 {
-    if (mem == nullptr) {
-        set_error(QMP_INVALID_ARG, "QMP_get_memory_pointer: the memory is NULL");
-        return nullptr;
-    }
-    return mem->aligned;
+    return qmp_boundary(__func__, nullptr, [&]() -> void * {
+        if (mem == nullptr) {
+            set_error(QMP_INVALID_ARG, "QMP_get_memory_pointer: the memory is NULL");
+            return nullptr;
+        }
+        return mem->aligned;
+    });
 }
 
 void QMP_free_memory(QMP_mem_t *mem)
 {
-    if (mem == nullptr) {
-        return;
-    }
-    MemoryRegistry &r = registry();
-    std::unique_ptr<QMP_mem_struct> doomed; // freed outside the lock
-    {
-        std::lock_guard guard(r.mutex);
-        doomed = r.take(mem);
-    }
-    if (doomed == nullptr) {
-        fatal_error(QMP_BAD_MEMORY,
-                    "QMP_free_memory: " + pointer_text(mem) +
-                        " is not memory from QMP_allocate_memory (or it was freed already)");
-    }
+    qmp_boundary_void(__func__, [&] {
+        if (mem == nullptr) {
+            return;
+        }
+        MemoryRegistry &r = registry();
+        std::unique_ptr<QMP_mem_struct> doomed; // freed outside the lock
+        {
+            std::lock_guard guard(r.mutex);
+            doomed = r.take(mem);
+        }
+        if (doomed == nullptr) {
+            fatal_error(QMP_BAD_MEMORY,
+                        "QMP_free_memory: " + pointer_text(mem) +
+                            " is not memory from QMP_allocate_memory (or it was freed already)");
+        }
+    });
 }
 
 void QMP_free_aligned_memory(void *pointer)
 {
-    if (pointer == nullptr) {
-        return;
-    }
-    MemoryRegistry &r = registry();
-    std::unique_ptr<QMP_mem_struct> doomed;
-    {
-        std::lock_guard guard(r.mutex);
-        if (auto it = r.by_pointer.find(pointer); it != r.by_pointer.end()) {
-            doomed = r.take(it->second);
+    qmp_boundary_void(__func__, [&] {
+        if (pointer == nullptr) {
+            return;
         }
-    }
-    if (doomed == nullptr) {
-        fatal_error(QMP_BAD_MEMORY, "QMP_free_aligned_memory: " + pointer_text(pointer) +
-                                        " is not a pointer QMP_get_memory_pointer gave (or it "
-                                        "was freed already)");
-    }
+        MemoryRegistry &r = registry();
+        std::unique_ptr<QMP_mem_struct> doomed;
+        {
+            std::lock_guard guard(r.mutex);
+            if (auto it = r.by_pointer.find(pointer); it != r.by_pointer.end()) {
+                doomed = r.take(it->second);
+            }
+        }
+        if (doomed == nullptr) {
+            fatal_error(QMP_BAD_MEMORY, "QMP_free_aligned_memory: " + pointer_text(pointer) +
+                                            " is not a pointer QMP_get_memory_pointer gave (or "
+                                            "it was freed already)");
+        }
+    });
 }
 
 QMP_msgmem_t QMP_declare_msgmem(const void *mem, size_t nbytes)
 {
-    return make_msgmem("QMP_declare_msgmem", mem, contiguous_layout(nbytes));
+    return qmp_boundary(__func__, nullptr, [&] {
+        return make_msgmem("QMP_declare_msgmem", mem, contiguous_layout(nbytes));
+    });
 }
 
 QMP_msgmem_t QMP_declare_strided_msgmem(void *base, size_t blksize, int nblocks, ptrdiff_t stride)
 {
-    return make_msgmem("QMP_declare_strided_msgmem", base,
-                       strided_layout(blksize, nblocks, stride));
+    return qmp_boundary(__func__, nullptr, [&] {
+        return make_msgmem("QMP_declare_strided_msgmem", base,
+                           strided_layout(blksize, nblocks, stride));
+    });
 }
 
 QMP_msgmem_t QMP_declare_strided_array_msgmem(void *base[], size_t blksize[], int nblocks[],
                                               ptrdiff_t stride[], int num)
 {
-    const char *call = "QMP_declare_strided_array_msgmem";
-    if (num < 0) {
-        set_error(QMP_INVALID_ARG,
-                  std::string(call) + ": num is " + std::to_string(num) + ", expected 0 or more");
-        return nullptr;
-    }
-    if (num > 0 &&
-        (base == nullptr || blksize == nullptr || nblocks == nullptr || stride == nullptr)) {
-        set_error(QMP_INVALID_ARG,
-                  std::string(call) + ": base, blksize, nblocks and stride must not be NULL");
-        return nullptr;
-    }
-    const auto n = static_cast<std::size_t>(num);
-    return make_msgmem(call, num > 0 ? base[0] : nullptr,
-                       strided_array_layout({base, n}, {blksize, n}, {nblocks, n}, {stride, n}));
+    return qmp_boundary(__func__, nullptr, [&]() -> QMP_msgmem_t {
+        const char *call = "QMP_declare_strided_array_msgmem";
+        if (num < 0) {
+            set_error(QMP_INVALID_ARG, std::string(call) + ": num is " + std::to_string(num) +
+                                           ", expected 0 or more");
+            return nullptr;
+        }
+        if (num > 0 &&
+            (base == nullptr || blksize == nullptr || nblocks == nullptr || stride == nullptr)) {
+            set_error(QMP_INVALID_ARG,
+                      std::string(call) + ": base, blksize, nblocks and stride must not be NULL");
+            return nullptr;
+        }
+        const auto n = static_cast<std::size_t>(num);
+        return make_msgmem(
+            call, num > 0 ? base[0] : nullptr,
+            strided_array_layout({base, n}, {blksize, n}, {nblocks, n}, {stride, n}));
+    });
 }
 
 QMP_msgmem_t QMP_declare_indexed_msgmem(void *base, int blocklen[], int index[], int elemsize,
                                         int count)
 {
-    const char *call = "QMP_declare_indexed_msgmem";
-    if (count < 0) {
-        set_error(QMP_INVALID_ARG, std::string(call) + ": count is " + std::to_string(count) +
-                                       ", expected 0 or more");
-        return nullptr;
-    }
-    if (count > 0 && (blocklen == nullptr || index == nullptr)) {
-        set_error(QMP_INVALID_ARG, std::string(call) + ": blocklen and index must not be NULL");
-        return nullptr;
-    }
-    const auto n = static_cast<std::size_t>(count);
-    return make_msgmem(call, base, indexed_layout({blocklen, n}, {index, n}, elemsize));
+    return qmp_boundary(__func__, nullptr, [&]() -> QMP_msgmem_t {
+        const char *call = "QMP_declare_indexed_msgmem";
+        if (count < 0) {
+            set_error(QMP_INVALID_ARG, std::string(call) + ": count is " +
+                                           std::to_string(count) + ", expected 0 or more");
+            return nullptr;
+        }
+        if (count > 0 && (blocklen == nullptr || index == nullptr)) {
+            set_error(QMP_INVALID_ARG,
+                      std::string(call) + ": blocklen and index must not be NULL");
+            return nullptr;
+        }
+        const auto n = static_cast<std::size_t>(count);
+        return make_msgmem(call, base, indexed_layout({blocklen, n}, {index, n}, elemsize));
+    });
 }
 
 // Handles keep their own copy of the runs, so message memory may be freed
 // while channels declared on it live on (QMP's MPI version allows it too).
 void QMP_free_msgmem(QMP_msgmem_t m)
 {
-    std::unique_ptr<QMP_msgmem_struct> doomed(m);
+    qmp_boundary_void(__func__, [&] { std::unique_ptr<QMP_msgmem_struct> doomed(m); });
 }
 
 } // extern "C"

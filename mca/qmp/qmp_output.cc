@@ -21,6 +21,7 @@ namespace
 constexpr int kQmpMajor = 2;
 constexpr int kQmpMinor = 5;
 constexpr int kQmpBug = 4;
+constexpr const char *kQmpVersionBare = "2.5.4"; // the three above
 
 std::atomic<double> total_qmp_time{0.0};
 
@@ -97,25 +98,32 @@ extern "C" {
 
 int QMP_verbose(int level)
 {
-    State &s = state();
-    const int old = s.verbose;
-    s.verbose = level;
-    return old;
+    return qmp_boundary(__func__, 0, [&] {
+        State &s = state();
+        const int old = s.verbose;
+        s.verbose = level;
+        return old;
+    });
 }
 
 int QMP_profcontrol(int level)
 {
-    State &s = state();
-    const int old = s.profcontrol;
-    s.profcontrol = level;
-    return old;
+    return qmp_boundary(__func__, 0, [&] {
+        State &s = state();
+        const int old = s.profcontrol;
+        s.profcontrol = level;
+        return old;
+    });
 }
 
+// The printing calls give -1 when the line cannot be made, as for bad
+// arguments.
 int QMP_printf(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    const int rc = print_tagged(stdout, "", format, args);
+    const int rc =
+        qmp_boundary(__func__, -1, [&] { return print_tagged(stdout, "", format, args); });
     va_end(args);
     return rc;
 }
@@ -124,7 +132,8 @@ int QMP_fprintf(FILE *stream, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    const int rc = print_tagged(stream, "", format, args);
+    const int rc =
+        qmp_boundary(__func__, -1, [&] { return print_tagged(stream, "", format, args); });
     va_end(args);
     return rc;
 }
@@ -133,7 +142,8 @@ int QMP_info(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    const int rc = print_tagged(stdout, " info", format, args);
+    const int rc =
+        qmp_boundary(__func__, -1, [&] { return print_tagged(stdout, " info", format, args); });
     va_end(args);
     return rc;
 }
@@ -142,14 +152,16 @@ int QMP_error(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    const int rc = print_tagged(stderr, " error", format, args);
+    const int rc =
+        qmp_boundary(__func__, -1, [&] { return print_tagged(stderr, " error", format, args); });
     va_end(args);
     return rc;
 }
 
 // Wall-clock seconds on the monotonic clock: differences are what QMP
 // programs use, and seconds since boot keep sub-microsecond resolution in a
-// double (seconds since 1970 would not).
+// double (seconds since 1970 would not).  This and the two below are C
+// only: no guard needed.
 double QMP_time(void)
 {
     timespec now{};
@@ -169,16 +181,19 @@ double QMP_get_total_qmp_time(void)
 
 // "2.5.4 (Meridian X.Y.Z)": QMP's own string is the bare version, which
 // programs print after "QMP version" and parse as "%d.%d.%d"; both still
-// work, and the parenthesis says whose QMP it is.
+// work, and the parenthesis says whose QMP it is.  Without memory for it,
+// the bare version.
 const char *QMP_version_str(void)
 {
-    static meridian::util::NoDestructor<std::string> text(
-        std::to_string(kQmpMajor) + "." + std::to_string(kQmpMinor) + "." +
-        std::to_string(kQmpBug) + " (Meridian " + meridian_version() + ")");
-    return text.get().c_str();
+    return qmp_boundary(__func__, kQmpVersionBare, [] {
+        static meridian::util::NoDestructor<std::string> text(
+            std::to_string(kQmpMajor) + "." + std::to_string(kQmpMinor) + "." +
+            std::to_string(kQmpBug) + " (Meridian " + meridian_version() + ")");
+        return text.get().c_str();
+    });
 }
 
-// QMP's encoding: (MAJOR * 1000 + MINOR) * 1000 + BUG.
+// QMP's encoding: (MAJOR * 1000 + MINOR) * 1000 + BUG.  C only.
 int QMP_version_int(void)
 {
     return (kQmpMajor * 1000 + kQmpMinor) * 1000 + kQmpBug;

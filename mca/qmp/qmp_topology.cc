@@ -163,144 +163,11 @@ QMP_status_t relative_neighbor(QMP_comm_t comm, int axis, int dir, int *rank)
 
 using namespace meridian::qmp;
 
-extern "C" {
-
-QMP_status_t QMP_comm_declare_logical_topology_map(QMP_comm_t comm, const int dims[], int ndim,
-                                                   const int map[], int mapdim)
+namespace
 {
-    return declare_topology(comm, dims, ndim, map, mapdim, "QMP_declare_logical_topology");
-}
 
-QMP_status_t QMP_comm_declare_logical_topology(QMP_comm_t comm, const int dims[], int ndim)
-{
-    return declare_topology(comm, dims, ndim, nullptr, 0, "QMP_declare_logical_topology");
-}
-
-QMP_status_t QMP_declare_logical_topology_map(const int dims[], int ndim, const int map[],
-                                              int mapdim)
-{
-    return declare_topology(state().default_comm, dims, ndim, map, mapdim,
-                            "QMP_declare_logical_topology");
-}
-
-QMP_status_t QMP_declare_logical_topology(const int dims[], int ndim)
-{
-    // QMP: the plain form on the default communicator takes -qmp-logic-map.
-    const auto &map = state().machine.logic_map;
-    return declare_topology(state().default_comm, dims, ndim, map.empty() ? nullptr : map.data(),
-                            static_cast<int>(map.size()), "QMP_declare_logical_topology");
-}
-
-QMP_bool_t QMP_comm_logical_topology_is_declared(QMP_comm_t comm)
-{
-    if (check_comm(comm, "QMP_logical_topology_is_declared") != QMP_SUCCESS) {
-        return QMP_FALSE;
-    }
-    return declared(comm) ? QMP_TRUE : QMP_FALSE;
-}
-
-QMP_bool_t QMP_logical_topology_is_declared(void)
-{
-    return QMP_comm_logical_topology_is_declared(state().default_comm);
-}
-
-int QMP_comm_get_logical_number_of_dimensions(QMP_comm_t comm)
-{
-    if (check_comm(comm, "QMP_get_logical_number_of_dimensions") != QMP_SUCCESS) {
-        return 0;
-    }
-    return static_cast<int>(comm->logical.dims.size());
-}
-
-int QMP_get_logical_number_of_dimensions(void)
-{
-    return QMP_comm_get_logical_number_of_dimensions(state().default_comm);
-}
-
-const int *QMP_comm_get_logical_dimensions(QMP_comm_t comm)
-{
-    if (check_comm(comm, "QMP_get_logical_dimensions") != QMP_SUCCESS || !declared(comm)) {
-        return nullptr; // QMP: NULL without a topology
-    }
-    return comm->logical.dims.data();
-}
-
-const int *QMP_get_logical_dimensions(void)
-{
-    return QMP_comm_get_logical_dimensions(state().default_comm);
-}
-
-const int *QMP_comm_get_logical_coordinates(QMP_comm_t comm)
-{
-    if (check_comm(comm, "QMP_get_logical_coordinates") != QMP_SUCCESS) {
-        return nullptr;
-    }
-    if (!declared(comm)) {
-        none_declared("QMP_get_logical_coordinates");
-        return nullptr;
-    }
-    return comm->logical.coords.data();
-}
-
-const int *QMP_get_logical_coordinates(void)
-{
-    return QMP_comm_get_logical_coordinates(state().default_comm);
-}
-
-void QMP_comm_get_logical_coordinates_from2(QMP_comm_t comm, int coords[], int node)
-{
-    const char *call = "QMP_get_logical_coordinates_from";
-    if (check_comm(comm, call) != QMP_SUCCESS) {
-        return;
-    }
-    if (!declared(comm)) {
-        none_declared(call);
-        return;
-    }
-    if (coords == nullptr) {
-        set_error(QMP_INVALID_ARG, std::string(call) + ": the coordinates array is NULL");
-        return;
-    }
-    if (node_in_range(comm, node, call)) {
-        coordinates_in(comm->logical, node, {coords, comm->logical.dims.size()});
-    }
-}
-
-void QMP_get_logical_coordinates_from2(int coords[], int node)
-{
-    QMP_comm_get_logical_coordinates_from2(state().default_comm, coords, node);
-}
-
-int *QMP_comm_get_logical_coordinates_from(QMP_comm_t comm, int node)
-{
-    const char *call = "QMP_get_logical_coordinates_from";
-    if (check_comm(comm, call) != QMP_SUCCESS) {
-        return nullptr;
-    }
-    if (!declared(comm)) {
-        none_declared(call);
-        return nullptr;
-    }
-    if (!node_in_range(comm, node, call)) {
-        return nullptr;
-    }
-    // The caller frees it with free(), as QMP documents.
-    const std::size_t ndim = comm->logical.dims.size();
-    auto *coords = static_cast<int *>(std::malloc(ndim * sizeof(int)));
-    if (coords == nullptr) {
-        set_error(QMP_NOMEM_ERR, std::string(call) + ": out of memory");
-        return nullptr;
-    }
-    coordinates_in(comm->logical, node, {coords, ndim});
-    return coords;
-}
-
-int *QMP_get_logical_coordinates_from(int node)
-{
-    return QMP_comm_get_logical_coordinates_from(state().default_comm, node);
-}
-
-int QMP_comm_get_node_number_from(QMP_comm_t comm, const int coordinates[])
+// QMP_comm_get_node_number_from's body.
+int node_number_from(QMP_comm_t comm, const int coordinates[])
 {
     const char *call = "QMP_get_node_number_from";
     if (check_comm(comm, call) != QMP_SUCCESS) {
@@ -331,9 +198,186 @@ int QMP_comm_get_node_number_from(QMP_comm_t comm, const int coordinates[])
     return node_in(comm->logical, at);
 }
 
+} // namespace
+
+extern "C" {
+
+QMP_status_t QMP_comm_declare_logical_topology_map(QMP_comm_t comm, const int dims[], int ndim,
+                                                   const int map[], int mapdim)
+{
+    return qmp_boundary(__func__, [&] {
+        return declare_topology(comm, dims, ndim, map, mapdim, "QMP_declare_logical_topology");
+    });
+}
+
+QMP_status_t QMP_comm_declare_logical_topology(QMP_comm_t comm, const int dims[], int ndim)
+{
+    return qmp_boundary(__func__, [&] {
+        return declare_topology(comm, dims, ndim, nullptr, 0, "QMP_declare_logical_topology");
+    });
+}
+
+QMP_status_t QMP_declare_logical_topology_map(const int dims[], int ndim, const int map[],
+                                              int mapdim)
+{
+    return qmp_boundary(__func__, [&] {
+        return declare_topology(state().default_comm, dims, ndim, map, mapdim,
+                                "QMP_declare_logical_topology");
+    });
+}
+
+QMP_status_t QMP_declare_logical_topology(const int dims[], int ndim)
+{
+    return qmp_boundary(__func__, [&] {
+        // QMP: the plain form on the default communicator takes -qmp-logic-map.
+        const auto &map = state().machine.logic_map;
+        return declare_topology(state().default_comm, dims, ndim,
+                                map.empty() ? nullptr : map.data(), static_cast<int>(map.size()),
+                                "QMP_declare_logical_topology");
+    });
+}
+
+QMP_bool_t QMP_comm_logical_topology_is_declared(QMP_comm_t comm)
+{
+    return qmp_boundary(__func__, QMP_FALSE, [&] {
+        if (check_comm(comm, "QMP_logical_topology_is_declared") != QMP_SUCCESS) {
+            return QMP_FALSE;
+        }
+        return declared(comm) ? QMP_TRUE : QMP_FALSE;
+    });
+}
+
+QMP_bool_t QMP_logical_topology_is_declared(void)
+{
+    return qmp_boundary(__func__, QMP_FALSE, [] {
+        return QMP_comm_logical_topology_is_declared(state().default_comm);
+    });
+}
+
+int QMP_comm_get_logical_number_of_dimensions(QMP_comm_t comm)
+{
+    return qmp_boundary(__func__, 0, [&] {
+        if (check_comm(comm, "QMP_get_logical_number_of_dimensions") != QMP_SUCCESS) {
+            return 0;
+        }
+        return static_cast<int>(comm->logical.dims.size());
+    });
+}
+
+int QMP_get_logical_number_of_dimensions(void)
+{
+    return qmp_boundary(__func__, 0, [] {
+        return QMP_comm_get_logical_number_of_dimensions(state().default_comm);
+    });
+}
+
+const int *QMP_comm_get_logical_dimensions(QMP_comm_t comm)
+{
+    return qmp_boundary(__func__, nullptr, [&]() -> const int * {
+        if (check_comm(comm, "QMP_get_logical_dimensions") != QMP_SUCCESS || !declared(comm)) {
+            return nullptr; // QMP: NULL without a topology
+        }
+        return comm->logical.dims.data();
+    });
+}
+
+const int *QMP_get_logical_dimensions(void)
+{
+    return qmp_boundary(__func__, nullptr,
+                        [] { return QMP_comm_get_logical_dimensions(state().default_comm); });
+}
+
+const int *QMP_comm_get_logical_coordinates(QMP_comm_t comm)
+{
+    return qmp_boundary(__func__, nullptr, [&]() -> const int * {
+        if (check_comm(comm, "QMP_get_logical_coordinates") != QMP_SUCCESS) {
+            return nullptr;
+        }
+        if (!declared(comm)) {
+            none_declared("QMP_get_logical_coordinates");
+            return nullptr;
+        }
+        return comm->logical.coords.data();
+    });
+}
+
+const int *QMP_get_logical_coordinates(void)
+{
+    return qmp_boundary(__func__, nullptr,
+                        [] { return QMP_comm_get_logical_coordinates(state().default_comm); });
+}
+
+void QMP_comm_get_logical_coordinates_from2(QMP_comm_t comm, int coords[], int node)
+{
+    qmp_boundary_void(__func__, [&] {
+        const char *call = "QMP_get_logical_coordinates_from";
+        if (check_comm(comm, call) != QMP_SUCCESS) {
+            return;
+        }
+        if (!declared(comm)) {
+            none_declared(call);
+            return;
+        }
+        if (coords == nullptr) {
+            set_error(QMP_INVALID_ARG, std::string(call) + ": the coordinates array is NULL");
+            return;
+        }
+        if (node_in_range(comm, node, call)) {
+            coordinates_in(comm->logical, node, {coords, comm->logical.dims.size()});
+        }
+    });
+}
+
+void QMP_get_logical_coordinates_from2(int coords[], int node)
+{
+    qmp_boundary_void(__func__, [&] {
+        QMP_comm_get_logical_coordinates_from2(state().default_comm, coords, node);
+    });
+}
+
+int *QMP_comm_get_logical_coordinates_from(QMP_comm_t comm, int node)
+{
+    return qmp_boundary(__func__, nullptr, [&]() -> int * {
+        const char *call = "QMP_get_logical_coordinates_from";
+        if (check_comm(comm, call) != QMP_SUCCESS) {
+            return nullptr;
+        }
+        if (!declared(comm)) {
+            none_declared(call);
+            return nullptr;
+        }
+        if (!node_in_range(comm, node, call)) {
+            return nullptr;
+        }
+        // The caller frees it with free(), as QMP documents.
+        const std::size_t ndim = comm->logical.dims.size();
+        auto *coords = static_cast<int *>(std::malloc(ndim * sizeof(int)));
+        if (coords == nullptr) {
+            set_error(QMP_NOMEM_ERR, std::string(call) + ": out of memory");
+            return nullptr;
+        }
+        coordinates_in(comm->logical, node, {coords, ndim});
+        return coords;
+    });
+}
+
+int *QMP_get_logical_coordinates_from(int node)
+{
+    return qmp_boundary(__func__, nullptr, [&] {
+        return QMP_comm_get_logical_coordinates_from(state().default_comm, node);
+    });
+}
+
+int QMP_comm_get_node_number_from(QMP_comm_t comm, const int coordinates[])
+{
+    return qmp_boundary(__func__, -1, [&] { return node_number_from(comm, coordinates); });
+}
+
 int QMP_get_node_number_from(const int coordinates[])
 {
-    return QMP_comm_get_node_number_from(state().default_comm, coordinates);
+    return qmp_boundary(__func__, -1, [&] {
+        return QMP_comm_get_node_number_from(state().default_comm, coordinates);
+    });
 }
 
 } // extern "C"

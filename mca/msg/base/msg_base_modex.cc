@@ -7,6 +7,7 @@
 
 #include <meridian/mca/msg/msg.h>
 #include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
@@ -16,46 +17,8 @@ namespace ds = meridian::datastore;
 
 std::string scoped(const char *key) { return std::string("meridian.msg.") + key; }
 
-} // namespace
-
-extern "C" {
-
-int meridian_mca_msg_base_modex_put(const char *key, const void *data, size_t len)
-{
-    if (key == nullptr || (data == nullptr && len > 0)) {
-        return MERIDIAN_ERR_BAD_PARAM;
-    }
-    auto store = ds::store();
-    if (!store) {
-        meridian::report_error(store.error().message);
-        return store.error().status;
-    }
-    const auto *bytes = static_cast<const std::uint8_t *>(data);
-    auto put = (*store)->put(scoped(key), ds::Bytes(bytes, bytes + len));
-    if (!put) {
-        meridian::report_error(put.error().message);
-        return put.error().status;
-    }
-    return MERIDIAN_SUCCESS;
-}
-
-int meridian_mca_msg_base_modex_exchange(void)
-{
-    auto store = ds::store();
-    if (!store) {
-        meridian::report_error(store.error().message);
-        return store.error().status;
-    }
-    for (auto step : {&ds::Store::commit, &ds::Store::fence}) {
-        if (auto done = ((**store).*step)(); !done) {
-            meridian::report_error(done.error().message);
-            return done.error().status;
-        }
-    }
-    return MERIDIAN_SUCCESS;
-}
-
-int meridian_mca_msg_base_modex_get(int rank, const char *key, void *data, size_t *len)
+// meridian_mca_msg_base_modex_get's body.
+int modex_get(int rank, const char *key, void *data, size_t *len)
 {
     if (key == nullptr || len == nullptr || rank < 0 || (data == nullptr && *len > 0)) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -83,6 +46,54 @@ int meridian_mca_msg_base_modex_get(int rank, const char *key, void *data, size_
         std::memcpy(data, bytes->data(), bytes->size());
     }
     return MERIDIAN_SUCCESS;
+}
+
+} // namespace
+
+extern "C" {
+
+int meridian_mca_msg_base_modex_put(const char *key, const void *data, size_t len)
+{
+    return meridian::c_boundary(__func__, [&]() -> int {
+        if (key == nullptr || (data == nullptr && len > 0)) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        auto store = ds::store();
+        if (!store) {
+            meridian::report_error(store.error().message);
+            return store.error().status;
+        }
+        const auto *bytes = static_cast<const std::uint8_t *>(data);
+        auto put = (*store)->put(scoped(key), ds::Bytes(bytes, bytes + len));
+        if (!put) {
+            meridian::report_error(put.error().message);
+            return put.error().status;
+        }
+        return MERIDIAN_SUCCESS;
+    });
+}
+
+int meridian_mca_msg_base_modex_exchange(void)
+{
+    return meridian::c_boundary(__func__, [&]() -> int {
+        auto store = ds::store();
+        if (!store) {
+            meridian::report_error(store.error().message);
+            return store.error().status;
+        }
+        for (auto step : {&ds::Store::commit, &ds::Store::fence}) {
+            if (auto done = ((**store).*step)(); !done) {
+                meridian::report_error(done.error().message);
+                return done.error().status;
+            }
+        }
+        return MERIDIAN_SUCCESS;
+    });
+}
+
+int meridian_mca_msg_base_modex_get(int rank, const char *key, void *data, size_t *len)
+{
+    return meridian::c_boundary(__func__, [&] { return modex_get(rank, key, data, len); });
 }
 
 } // extern "C"

@@ -3,6 +3,7 @@
 // transport's two phases around a second exchange of its addresses.
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/msg/msg.h>
 #include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
@@ -109,11 +111,29 @@ void close_framework(Started &s)
     }
 }
 
-} // namespace
+// An exception on the way (no memory, say) closes the framework as each
+// failure below does; those that follow the module's init finalize it
+// before anything that could throw.
+class CloseOnThrow
+{
+  public:
+    explicit CloseOnThrow(Started &s) : s_(s) {}
+    ~CloseOnThrow()
+    {
+        if (std::uncaught_exceptions() > exceptions_) {
+            close_framework(s_);
+        }
+    }
+    CloseOnThrow(const CloseOnThrow &) = delete;
+    CloseOnThrow &operator=(const CloseOnThrow &) = delete;
 
-extern "C" {
+  private:
+    Started &s_;
+    int exceptions_ = std::uncaught_exceptions();
+};
 
-int meridian_mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
+// meridian_mca_msg_base_start's body.
+int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
 {
     Started &s = started();
     if (module == nullptr || job == nullptr) {
@@ -131,6 +151,7 @@ int meridian_mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_jo
         }
         s.opened_here = true;
     }
+    const CloseOnThrow close_on_throw(s);
     mca_base_module_t *selected = nullptr;
     const mca_base_component_t *component = nullptr;
     // meridian_mca_base_select reports "no msg component is available (...)".
@@ -169,24 +190,37 @@ int meridian_mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_jo
     return MERIDIAN_SUCCESS;
 }
 
+} // namespace
+
+extern "C" {
+
+int meridian_mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
+{
+    return meridian::c_boundary(__func__, [&] { return start(module, job); });
+}
+
 int meridian_mca_msg_base_stop(void)
 {
-    Started &s = started();
-    if (!s.running) {
-        return MERIDIAN_ERR_NOT_INITIALIZED;
-    }
-    s.module->finalize(s.module);
-    s.module = nullptr;
-    s.running = false;
-    s.component.clear();
-    close_framework(s);
-    return MERIDIAN_SUCCESS;
+    return meridian::c_boundary(__func__, [&]() -> int {
+        Started &s = started();
+        if (!s.running) {
+            return MERIDIAN_ERR_NOT_INITIALIZED;
+        }
+        s.module->finalize(s.module);
+        s.module = nullptr;
+        s.running = false;
+        s.component.clear();
+        close_framework(s);
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 const char *meridian_mca_msg_base_transport_name(void)
 {
-    Started &s = started();
-    return s.running ? s.component.c_str() : nullptr;
+    return meridian::c_boundary(__func__, meridian::CFailure<const char *>{nullptr, nullptr}, [] {
+        Started &s = started();
+        return s.running ? s.component.c_str() : nullptr;
+    });
 }
 
 } // extern "C"

@@ -1,0 +1,31 @@
+// Allocation failure on demand, for tests of what a C caller sees when
+// memory runs out.  failing_allocation.cc replaces every form of the global
+// operator new and delete in the test program; the shared libraries the
+// program loads (libqmp, libmeridian, the components) then allocate through
+// it too.  While failures are on, the throwing forms throw std::bad_alloc
+// and the nothrow forms return NULL; malloc itself is untouched.
+#ifndef MERIDIAN_TEST_QMP_BASE_FAILING_ALLOCATION_HPP
+#define MERIDIAN_TEST_QMP_BASE_FAILING_ALLOCATION_HPP
+
+namespace failing_allocation
+{
+
+enum class Mode {
+    none, // every allocation succeeds
+    next, // the next allocation fails, later ones succeed
+    all,  // every allocation fails
+};
+
+// While it lives, allocations fail as `mode` says; then they succeed again.
+class Scope
+{
+  public:
+    explicit Scope(Mode mode);
+    ~Scope();
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+};
+
+} // namespace failing_allocation
+
+#endif
