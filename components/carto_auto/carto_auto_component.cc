@@ -30,9 +30,11 @@ int auto_register_params(const mca_base_component_t *self)
     return meridian::c_boundary("carto_auto register_params", [&]() -> int {
         int index = meridian_mca_base_component_param_register(
             self, "priority",
-            "Selection priority of carto_auto (higher wins; carto_file offers 50 when carto_file_path "
+            "Selection priority of carto_auto (higher wins; carto_file offers 50 when "
+            "carto_file_path "
             "is set)",
-            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_DEV_ALL, MCA_BASE_PARAM_FLAG_NONE, &auto_priority);
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_DEV_ALL, MCA_BASE_PARAM_FLAG_NONE,
+            &auto_priority);
         if (index < 0) {
             return index;
         }
@@ -43,7 +45,8 @@ int auto_register_params(const mca_base_component_t *self)
             self, "xml",
             "An hwloc XML topology (lstopo --of xml, hwloc-gather-topology) to map instead of this "
             "machine; empty: this machine",
-            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_NONE, &auto_xml);
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_NONE,
+            &auto_xml);
         return index < 0 ? index : MERIDIAN_SUCCESS;
     });
 }
@@ -108,13 +111,15 @@ int auto_map_host(const mca_carto_base_module_t *, mca_carto_graph_t *graph)
             if (rc != MERIDIAN_SUCCESS) {
                 return rc;
             }
-            verbose(MCA_BASE_VERBOSE_DEBUG, "carto_auto: " + vertex.name + " (" +
-                                                std::string(meridian::vertex_type_name(vertex.type)) +
-                                                "): " + vertex.origin);
+            verbose(MCA_BASE_VERBOSE_DEBUG,
+                    "carto_auto: " + vertex.name + " (" +
+                        std::string(meridian::vertex_type_name(vertex.type)) +
+                        "): " + vertex.origin);
         }
         for (const HostEdge &edge : map->edges) {
-            const int rc = meridian_mca_carto_graph_add_edge(graph, map->vertices[edge.from].name.c_str(),
-                                                    map->vertices[edge.to].name.c_str(), edge.weight);
+            const int rc =
+                meridian_mca_carto_graph_add_edge(graph, map->vertices[edge.from].name.c_str(),
+                                                  map->vertices[edge.to].name.c_str(), edge.weight);
             if (rc != MERIDIAN_SUCCESS) {
                 return rc;
             }
@@ -158,17 +163,18 @@ extern "C" {
 // The only symbol the component exports (-fvisibility=hidden hides the rest).
 // Not const: configure's table of built-in components declares it so.
 __attribute__((visibility("default"))) mca_carto_base_component_t mca_carto_auto_component = {
-    .base = {
-        .mca_abi_major = MCA_BASE_ABI_MAJOR,
-        .mca_abi_minor = MCA_BASE_ABI_MINOR,
-        .framework_name = "carto",
-        .framework_version = MCA_CARTO_BASE_VERSION,
-        .component_name = "auto",
-        .component_version = {1, 0, 0},
-        .register_params = auto_register_params,
-        .open = auto_open,
-        .close = auto_close,
-        .query = auto_query,
-    },
+    .base =
+        {
+            .mca_abi_major = MCA_BASE_ABI_MAJOR,
+            .mca_abi_minor = MCA_BASE_ABI_MINOR,
+            .framework_name = "carto",
+            .framework_version = MCA_CARTO_BASE_VERSION,
+            .component_name = "auto",
+            .component_version = {1, 0, 0},
+            .register_params = auto_register_params,
+            .open = auto_open,
+            .close = auto_close,
+            .query = auto_query,
+        },
 };
 }

@@ -32,8 +32,8 @@ int register_params_now(const mca_base_component_t *self)
         "(a vertex, then NAME:WEIGHT entries; types from names: MEM<n>, Slot<n>, eth*/en* "
         "Ethernet, ib*/mthca*/mlx*/hfi* InfiniBand) and Open MPI 1.3's "
         "(EDGE/BRANCH/BRANCH_BI_DIR).  Empty: the component declines",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_BASIC, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &carto_file_path);
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_BASIC,
+        MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &carto_file_path);
     if (index < 0) {
         return index;
     }
@@ -41,8 +41,8 @@ int register_params_now(const mca_base_component_t *self)
         self, "priority",
         "Selection priority of the file carto component when carto_file_path is set "
         "(higher wins)",
-        MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &carto_file_priority);
+        MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL,
+        MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &carto_file_priority);
     if (index < 0) {
         return index;
     }
@@ -52,7 +52,8 @@ int register_params_now(const mca_base_component_t *self)
 
 int register_params(const mca_base_component_t *self)
 {
-    return meridian::c_boundary("carto_file register_params", [self] { return register_params_now(self); });
+    return meridian::c_boundary("carto_file register_params",
+                                [self] { return register_params_now(self); });
 }
 
 bool path_is_set()
@@ -102,9 +103,10 @@ const mca_carto_base_module_t module = {.map_host = map_host};
 int offer(mca_base_module_t **selected, int *priority)
 {
     if (!path_is_set()) {
-        meridian_mca_base_framework_verbose(&meridian_carto_base_framework, MCA_BASE_VERBOSE_INFO,
-                                   "carto_file: declining: carto_file_path is not set, so there "
-                                   "is no carto file to read");
+        meridian_mca_base_framework_verbose(
+            &meridian_carto_base_framework, MCA_BASE_VERBOSE_INFO,
+            "carto_file: declining: carto_file_path is not set, so there "
+            "is no carto file to read");
         return MERIDIAN_ERR_NOT_AVAILABLE;
     }
     // The module is read-only; the ABI's void * only carries it to the base.
@@ -124,18 +126,19 @@ int query(const mca_base_component_t *, mca_base_module_t **selected, int *prior
 extern "C" {
 
 __attribute__((visibility("default"))) mca_carto_base_component_t mca_carto_file_component = {
-    .base = {
-        .mca_abi_major = MCA_BASE_ABI_MAJOR,
-        .mca_abi_minor = MCA_BASE_ABI_MINOR,
-        .framework_name = "carto",
-        .framework_version = MCA_CARTO_BASE_VERSION,
-        .component_name = "file",
-        .component_version = {1, 0, 0},
-        .register_params = register_params,
-        .open = nullptr,  // nothing to acquire until the map is asked for
-        .close = nullptr, // nothing held
-        .query = query,
-    },
+    .base =
+        {
+            .mca_abi_major = MCA_BASE_ABI_MAJOR,
+            .mca_abi_minor = MCA_BASE_ABI_MINOR,
+            .framework_name = "carto",
+            .framework_version = MCA_CARTO_BASE_VERSION,
+            .component_name = "file",
+            .component_version = {1, 0, 0},
+            .register_params = register_params,
+            .open = nullptr,  // nothing to acquire until the map is asked for
+            .close = nullptr, // nothing held
+            .query = query,
+        },
 };
 
 } // extern "C"

@@ -33,11 +33,12 @@ int register_params(const mca_base_component_t *self)
     return meridian::c_boundary("coord_tcp register_params", [&]() -> int {
         const int index = meridian_mca_base_component_param_register(
             self, "priority",
-            "Selection priority of the TCP coord component, which places every plane (x = NIC index "
+            "Selection priority of the TCP coord component, which places every plane (x = NIC "
+            "index "
             "on its node, y = switch, z = subnet); components with a higher priority are asked "
             "first",
-            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-            &coord_tcp_priority);
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &coord_tcp_priority);
         if (index < 0) {
             return index;
         }
@@ -59,14 +60,16 @@ int place(mca_coord_context_t *context, uint32_t plane_index)
     bool unknown_subnet = false;
     for (const auto nic : plane.nics) {
         const auto &n = fabric.nics()[nic];
-        per_node = std::max(per_node, static_cast<std::uint32_t>(fabric.nodes()[n.node].nics.size()));
+        per_node =
+            std::max(per_node, static_cast<std::uint32_t>(fabric.nodes()[n.node].nics.size()));
         unknown_switch = unknown_switch || n.sw == meridian::fabric::no_index;
         unknown_subnet = unknown_subnet || n.subnet == meridian::fabric::no_index;
     }
-    const std::uint32_t shape[3] = {per_node, std::max<std::uint32_t>(1, switches + (unknown_switch ? 1 : 0)),
+    const std::uint32_t shape[3] = {per_node,
+                                    std::max<std::uint32_t>(1, switches + (unknown_switch ? 1 : 0)),
                                     std::max<std::uint32_t>(1, subnets + (unknown_subnet ? 1 : 0))};
-    if (const int rc = meridian_mca_coord_context_set_shape(context, plane_index, MERIDIAN_COORD_LOGICAL_VIEW,
-                                                   shape, 3);
+    if (const int rc = meridian_mca_coord_context_set_shape(context, plane_index,
+                                                            MERIDIAN_COORD_LOGICAL_VIEW, shape, 3);
         rc != MERIDIAN_SUCCESS) {
         return rc;
     }
@@ -77,8 +80,8 @@ int place(mca_coord_context_t *context, uint32_t plane_index)
             n.sw == meridian::fabric::no_index ? switches : fabric.switches()[n.sw].index_in_plane,
             n.subnet == meridian::fabric::no_index ? subnets
                                                    : fabric.subnets()[n.subnet].index_in_plane};
-        if (const int rc =
-                meridian_mca_coord_context_set_nic(context, nic, MERIDIAN_COORD_LOGICAL_VIEW, coord, 3);
+        if (const int rc = meridian_mca_coord_context_set_nic(
+                context, nic, MERIDIAN_COORD_LOGICAL_VIEW, coord, 3);
             rc != MERIDIAN_SUCCESS) {
             return rc;
         }
@@ -110,8 +113,8 @@ int nic_cost(const mca_coord_base_module_t *, const mca_coord_context_t *context
         }
         const auto &x = context->fabric->nics()[a];
         const auto &y = context->fabric->nics()[b];
-        const bool both_subnets = x.subnet != meridian::fabric::no_index &&
-                                  y.subnet != meridian::fabric::no_index;
+        const bool both_subnets =
+            x.subnet != meridian::fabric::no_index && y.subnet != meridian::fabric::no_index;
         if (a == b || x.node == y.node) {
             *hops = 0; // loopback, no wire
         } else if (both_subnets && x.subnet != y.subnet) {
@@ -144,18 +147,19 @@ int query(const mca_base_component_t *, mca_base_module_t **selected, int *prior
 extern "C" {
 
 __attribute__((visibility("default"))) mca_coord_base_component_t mca_coord_tcp_component = {
-    .base = {
-        .mca_abi_major = MCA_BASE_ABI_MAJOR,
-        .mca_abi_minor = MCA_BASE_ABI_MINOR,
-        .framework_name = "coord",
-        .framework_version = MCA_COORD_BASE_VERSION,
-        .component_name = "tcp",
-        .component_version = {1, 0, 0},
-        .register_params = register_params,
-        .open = nullptr,  // nothing to acquire
-        .close = nullptr,  // nothing held
-        .query = query,
-    },
+    .base =
+        {
+            .mca_abi_major = MCA_BASE_ABI_MAJOR,
+            .mca_abi_minor = MCA_BASE_ABI_MINOR,
+            .framework_name = "coord",
+            .framework_version = MCA_COORD_BASE_VERSION,
+            .component_name = "tcp",
+            .component_version = {1, 0, 0},
+            .register_params = register_params,
+            .open = nullptr,  // nothing to acquire
+            .close = nullptr, // nothing held
+            .query = query,
+        },
 };
 
 } // extern "C"

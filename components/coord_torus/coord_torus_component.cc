@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "components/coord_torus/coord_torus_shape.hpp"
+#include "opal/util/no_destructor.hpp"
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/coord/coord.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
-#include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
 
 namespace
@@ -72,8 +72,9 @@ const Settings &parsed_settings()
         s.error = shape.error();
         return s;
     }
-    auto periodic = torus::parse_periodic(
-        coord_torus_periodic != nullptr ? coord_torus_periodic : "yes", *shape, "coord_torus_periodic");
+    auto periodic =
+        torus::parse_periodic(coord_torus_periodic != nullptr ? coord_torus_periodic : "yes",
+                              *shape, "coord_torus_periodic");
     if (!periodic) {
         s.error = periodic.error();
         return s;
@@ -91,8 +92,8 @@ int register_params(const mca_base_component_t *self)
             "The mesh/torus every plane without a shape of its own in the fabric is placed on: "
             "dimension sizes joined by x (e.g. 8x4x4x4).  Empty: only planes the fabric gives a "
             "shape are placed by the torus component",
-            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-            &coord_torus_shape);
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &coord_torus_shape);
         if (index < 0) {
             return index;
         }
@@ -100,8 +101,8 @@ int register_params(const mca_base_component_t *self)
             self, "periodic",
             "Which dimensions of coord_torus_shape wrap around: yes (all: a torus), no (none: a "
             "mesh), or 1/0 per dimension separated by commas (e.g. 1,1,0,1)",
-            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-            &coord_torus_periodic);
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &coord_torus_periodic);
         if (index < 0) {
             return index;
         }
@@ -109,8 +110,8 @@ int register_params(const mca_base_component_t *self)
             self, "priority",
             "Selection priority of the torus coord component (planes are offered to components in "
             "priority order; the torus component leaves planes without a shape to the next)",
-            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-            &coord_torus_priority);
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &coord_torus_priority);
         if (index < 0) {
             return index;
         }
@@ -176,7 +177,8 @@ int place(mca_coord_context_t *context, Index plane_index, const std::vector<std
     }
     const auto dims = shape.size();
     for (const auto view : {MERIDIAN_COORD_PHYSICAL_VIEW, MERIDIAN_COORD_LOGICAL_VIEW}) {
-        if (const int rc = meridian_mca_coord_context_set_shape(context, plane_index, view, shape.data(), dims);
+        if (const int rc = meridian_mca_coord_context_set_shape(context, plane_index, view,
+                                                                shape.data(), dims);
             rc != MERIDIAN_SUCCESS) {
             return rc;
         }
@@ -221,11 +223,12 @@ int place(mca_coord_context_t *context, Index plane_index, const std::vector<std
         }
         const auto [slot, fresh] = taken.emplace(torus::ordinal_of(*position, shape), n.node);
         if (!fresh && slot->second != n.node) {
-            return refuse(plane, "nodes " + fabric.nodes()[slot->second].name + " and " + node.name +
-                                     " are both at " + meridian::format_coord(*position));
+            return refuse(plane, "nodes " + fabric.nodes()[slot->second].name + " and " +
+                                     node.name + " are both at " +
+                                     meridian::format_coord(*position));
         }
-        if (const int rc = meridian_mca_coord_context_set_nic(context, nic, MERIDIAN_COORD_PHYSICAL_VIEW,
-                                                     position->data(), dims);
+        if (const int rc = meridian_mca_coord_context_set_nic(
+                context, nic, MERIDIAN_COORD_PHYSICAL_VIEW, position->data(), dims);
             rc != MERIDIAN_SUCCESS) {
             return rc;
         }
@@ -236,7 +239,8 @@ int place(mca_coord_context_t *context, Index plane_index, const std::vector<std
     std::uint32_t next = 0;
     if (context->job != nullptr) {
         for (const Index node : context->job->nodes) {
-            if (node < ordinal.size() && ordinal[node] != UINT32_MAX && logical[node] == UINT32_MAX) {
+            if (node < ordinal.size() && ordinal[node] != UINT32_MAX &&
+                logical[node] == UINT32_MAX) {
                 logical[node] = next++;
             }
         }
@@ -248,8 +252,8 @@ int place(mca_coord_context_t *context, Index plane_index, const std::vector<std
     }
     for (const Index nic : plane.nics) {
         torus::position_of(logical[fabric.nics()[nic].node], shape, laid_out);
-        if (const int rc = meridian_mca_coord_context_set_nic(context, nic, MERIDIAN_COORD_LOGICAL_VIEW,
-                                                     laid_out.data(), dims);
+        if (const int rc = meridian_mca_coord_context_set_nic(
+                context, nic, MERIDIAN_COORD_LOGICAL_VIEW, laid_out.data(), dims);
             rc != MERIDIAN_SUCCESS) {
             return rc;
         }
@@ -324,18 +328,19 @@ int query(const mca_base_component_t *, mca_base_module_t **selected, int *prior
 extern "C" {
 
 __attribute__((visibility("default"))) mca_coord_base_component_t mca_coord_torus_component = {
-    .base = {
-        .mca_abi_major = MCA_BASE_ABI_MAJOR,
-        .mca_abi_minor = MCA_BASE_ABI_MINOR,
-        .framework_name = "coord",
-        .framework_version = MCA_COORD_BASE_VERSION,
-        .component_name = "torus",
-        .component_version = {1, 0, 0},
-        .register_params = register_params,
-        .open = open_component,
-        .close = close_component,
-        .query = query,
-    },
+    .base =
+        {
+            .mca_abi_major = MCA_BASE_ABI_MAJOR,
+            .mca_abi_minor = MCA_BASE_ABI_MINOR,
+            .framework_name = "coord",
+            .framework_version = MCA_COORD_BASE_VERSION,
+            .component_name = "torus",
+            .component_version = {1, 0, 0},
+            .register_params = register_params,
+            .open = open_component,
+            .close = close_component,
+            .query = query,
+        },
 };
 
 } // extern "C"

@@ -8,9 +8,11 @@
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::coord_torus {
+namespace meridian::coord_torus
+{
 
-namespace {
+namespace
+{
 
 // The text with its surrounding blanks off, and the column its first
 // character had in the original (1-based).
@@ -115,23 +117,23 @@ Result<std::vector<bool>> parse_periodic(std::string_view original,
     if (util::iequals(text, "no")) {
         return std::vector<bool>(shape.size(), false);
     }
-    const std::string of = " of " + std::to_string(shape.size()) + " (shape " +
-                           format_shape(shape) + ")";
+    const std::string of =
+        " of " + std::to_string(shape.size()) + " (shape " + format_shape(shape) + ")";
     std::vector<bool> periodic;
     size_t pos = 0;
     while (true) {
         const size_t column = t.first_column + pos;
-        const std::string expected = "yes, no, or 1 or 0 for dimension " +
-                                     std::to_string(periodic.size() + 1) + of;
+        const std::string expected =
+            "yes, no, or 1 or 0 for dimension " + std::to_string(periodic.size() + 1) + of;
         if (pos < text.size() && (text[pos] == '1' || text[pos] == '0') &&
             (pos + 1 == text.size() || text[pos + 1] == ',')) {
             periodic.push_back(text[pos] == '1');
             ++pos;
         } else {
             return at(where, column,
-                      periodic.empty() ? expected
-                                       : "1 or 0 for dimension " +
-                                             std::to_string(periodic.size() + 1) + of,
+                      periodic.empty()
+                          ? expected
+                          : "1 or 0 for dimension " + std::to_string(periodic.size() + 1) + of,
                       found_from(text, pos, ","));
         }
         if (pos == text.size()) {
@@ -185,7 +187,8 @@ void position_of(std::uint64_t ordinal, std::span<const std::uint32_t> shape,
     }
 }
 
-std::uint64_t ordinal_of(std::span<const std::uint32_t> position, std::span<const std::uint32_t> shape)
+std::uint64_t ordinal_of(std::span<const std::uint32_t> position,
+                         std::span<const std::uint32_t> shape)
 {
     std::uint64_t ordinal = 0;
     for (size_t d = shape.size(); d-- > 0;) {

@@ -12,7 +12,8 @@
 
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::coord_torus {
+namespace meridian::coord_torus
+{
 
 // Sizes 1..4294967295 joined by 'x' (or 'X'), at most 4294967295 positions in
 // all; spaces around the text are ignored.  Errors (BAD_PARAM):
@@ -21,8 +22,8 @@ Result<std::vector<std::uint32_t>> parse_shape(std::string_view text, std::strin
 
 // "yes" (every dimension wraps), "no" (none: a mesh), or one 1/0 per
 // dimension separated by commas.  Errors as for parse_shape.
-Result<std::vector<bool>> parse_periodic(std::string_view text, std::span<const std::uint32_t> shape,
-                                         std::string_view where);
+Result<std::vector<bool>>
+parse_periodic(std::string_view text, std::span<const std::uint32_t> shape, std::string_view where);
 
 std::string format_shape(std::span<const std::uint32_t> shape); // "8x4x4x4"
 
@@ -34,7 +35,8 @@ std::uint64_t position_count(std::span<const std::uint32_t> shape);
 void position_of(std::uint64_t ordinal, std::span<const std::uint32_t> shape,
                  std::vector<std::uint32_t> &out);
 // The inverse, for a position inside the shape.
-std::uint64_t ordinal_of(std::span<const std::uint32_t> position, std::span<const std::uint32_t> shape);
+std::uint64_t ordinal_of(std::span<const std::uint32_t> position,
+                         std::span<const std::uint32_t> shape);
 
 // Hops between two positions: per dimension |a-b|, or min(d, n-d) where it
 // wraps around; summed.  periodic may be shorter than the shape (missing

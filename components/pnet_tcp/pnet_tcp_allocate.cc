@@ -18,9 +18,11 @@
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::pnet_tcp {
+namespace meridian::pnet_tcp
+{
 
-namespace {
+namespace
+{
 
 using fabric::Index;
 constexpr std::uint32_t none = UINT32_MAX;
@@ -131,8 +133,9 @@ bool is_mine(const pnet::Grant &grant)
 
 // Per allocate call: the job's nodes as they are touched, with their pools
 // and where their pools sit in the flat per-pool counters.
-class Nodes {
-public:
+class Nodes
+{
+  public:
     explicit Nodes(const std::shared_ptr<const fabric::Fabric> &fabric)
         : fabric_(*fabric), index_(ledger_index(fabric)), slot_of_(fabric->nodes().size(), none)
     {
@@ -162,7 +165,7 @@ public:
     std::uint32_t first_pool(std::uint32_t slot) const { return first_pool_[slot]; }
     std::uint32_t pool_count() const { return pool_count_; }
 
-private:
+  private:
     const fabric::Fabric &fabric_;
     std::vector<NodePools *> &index_;
     std::vector<std::uint32_t> slot_of_; // per fabric node; none: not touched yet
@@ -230,7 +233,8 @@ void release(const pnet::Job &job, pnet::Grant &grant)
 // One request being served: what it asks, and what each check found, kept
 // for the take at the end.
 struct Serving {
-    Serving(pnet::Job &job_in, const pnet::Request &request_in, pnet::Grant &grant_in, Nodes &nodes_in)
+    Serving(pnet::Job &job_in, const pnet::Request &request_in, pnet::Grant &grant_in,
+            Nodes &nodes_in)
         : job(job_in), request(request_in), grant(grant_in), nodes(nodes_in), fab(*job_in.fabric),
           protocol(grant_in.type == "udp" ? fabric::Protocol::udp : fabric::Protocol::tcp),
           proto(fabric::protocol_name(protocol)),
@@ -254,16 +258,16 @@ struct Serving {
     const bool endpts_required;
     const bool plane_required;
 
-    std::optional<Index> wanted;           // the plane asked for, when the fabric has it
-    std::vector<Index> nic_of;             // per rank (no_index: none)
-    std::vector<std::uint32_t> pool_of;    // per rank: a flat pool (none: none)
-    std::vector<std::uint32_t> users;      // per flat pool: processes drawing from it
-    std::vector<std::uint32_t> free_at;    // per flat pool: its free ports
-    std::vector<char> plane_used;          // per plane
-    std::optional<std::string> no_pool;    // best effort: the first node without ports
-    std::optional<std::string> short_of;   // best effort: the first pool short of ports
-    std::optional<std::uint32_t> qos;      // assigned
-    std::optional<double> bandwidth;       // assigned, per process
+    std::optional<Index> wanted;         // the plane asked for, when the fabric has it
+    std::vector<Index> nic_of;           // per rank (no_index: none)
+    std::vector<std::uint32_t> pool_of;  // per rank: a flat pool (none: none)
+    std::vector<std::uint32_t> users;    // per flat pool: processes drawing from it
+    std::vector<std::uint32_t> free_at;  // per flat pool: its free ports
+    std::vector<char> plane_used;        // per plane
+    std::optional<std::string> no_pool;  // best effort: the first node without ports
+    std::optional<std::string> short_of; // best effort: the first pool short of ports
+    std::optional<std::uint32_t> qos;    // assigned
+    std::optional<double> bandwidth;     // assigned, per process
 };
 
 // The plane asked for: found, or (best effort) said to be missing.
@@ -282,19 +286,20 @@ std::optional<Failure> find_plane(Serving &s)
     }
     const std::string known = names.empty() ? "none" : util::join(names, ", ");
     if (s.plane_required) {
-        return Failure{MERIDIAN_ERR_NOT_FOUND, quote_id(s.grant) + "PLANE " + s.request.plane->value +
-                                                   " is required but the fabric has no such plane (planes: " +
-                                                   known + ")"};
+        return Failure{MERIDIAN_ERR_NOT_FOUND,
+                       quote_id(s.grant) + "PLANE " + s.request.plane->value +
+                           " is required but the fabric has no such plane (planes: " + known + ")"};
     }
     report_warning(quote_id(s.grant) + "PLANE " + s.request.plane->value +
-                   " is not in the fabric (planes: " + known + "); using each process's nearest NIC with a " +
-                   s.proto + " port pool");
+                   " is not in the fabric (planes: " + known +
+                   "); using each process's nearest NIC with a " + s.proto + " port pool");
     return std::nullopt;
 }
 
 // The nearest NIC of a process with an address (on the plane, if one is
 // given) that has a pool; on_plane says whether the process has a NIC there.
-void pick_nic(Serving &s, std::uint32_t rank, std::uint32_t slot, std::optional<Index> plane, bool &on_plane)
+void pick_nic(Serving &s, std::uint32_t rank, std::uint32_t slot, std::optional<Index> plane,
+              bool &on_plane)
 {
     on_plane = false;
     const NodePools &pools = s.nodes.pools(slot);
@@ -329,9 +334,9 @@ std::optional<Failure> choose_nics(Serving &s)
         if (s.wanted && s.pool_of[rank] == none) {
             const std::string &node_name = s.fab.nodes()[node].name;
             if (s.plane_required && !on_plane) {
-                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "PLANE " +
-                                                                 s.request.plane->value + " is required but " +
-                                                                 node_name + " has no NIC on it"};
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                               quote_id(s.grant) + "PLANE " + s.request.plane->value +
+                                   " is required but " + node_name + " has no NIC on it"};
             }
             if (!s.plane_required) {
                 if (!plane_fallback) {
@@ -343,7 +348,8 @@ std::optional<Failure> choose_nics(Serving &s)
         if (s.pool_of[rank] == none) {
             const std::string situation =
                 s.fab.nodes()[node].name + " has no " + s.proto + " port pool for " +
-                (s.wanted ? "its NICs on " + s.fab.planes()[*s.wanted].name : std::string("its NICs"));
+                (s.wanted ? "its NICs on " + s.fab.planes()[*s.wanted].name
+                          : std::string("its NICs"));
             if (s.endpts_required) {
                 return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "ENDPTS " +
                                                                  std::to_string(s.endpts) +
@@ -358,8 +364,9 @@ std::optional<Failure> choose_nics(Serving &s)
         s.plane_used[s.fab.nics()[s.nic_of[rank]].plane] = 1;
     }
     if (plane_fallback) {
-        report_warning(quote_id(s.grant) + "PLANE " + s.request.plane->value + " is not available on " +
-                       *plane_fallback + "; using its nearest NIC with a " + s.proto + " port pool");
+        report_warning(quote_id(s.grant) + "PLANE " + s.request.plane->value +
+                       " is not available on " + *plane_fallback +
+                       "; using its nearest NIC with a " + s.proto + " port pool");
     }
     return std::nullopt;
 }
@@ -383,9 +390,9 @@ std::optional<Failure> check_ports(Serving &s)
             }
             const Pool &pool = pools.pools[p];
             const std::string situation =
-                s.fab.nodes()[s.nodes.node(slot)].name + " has " + std::to_string(s.free_at[flat]) + " free " +
-                s.proto + " ports" + (pool.subnet ? " on " + pool.subnet->text() : "") + " for " +
-                processes(s.users[flat]);
+                s.fab.nodes()[s.nodes.node(slot)].name + " has " + std::to_string(s.free_at[flat]) +
+                " free " + s.proto + " ports" + (pool.subnet ? " on " + pool.subnet->text() : "") +
+                " for " + processes(s.users[flat]);
             if (s.endpts_required) {
                 return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "ENDPTS " +
                                                                  std::to_string(s.endpts) +
@@ -420,8 +427,8 @@ std::optional<Failure> check_qos(Serving &s)
         }
         s.qos = levels == 0 ? 0 : levels - 1;
         report_warning(quote_id(s.grant) + "QOS " + std::to_string(s.request.qos->value) +
-                       " is not available: plane " + s.fab.planes()[plane].name + " " + has + "; assigned " +
-                       std::to_string(*s.qos));
+                       " is not available: plane " + s.fab.planes()[plane].name + " " + has +
+                       "; assigned " + std::to_string(*s.qos));
     }
     return std::nullopt;
 }
@@ -454,10 +461,9 @@ std::optional<Failure> check_bandwidth(Serving &s)
         const std::string which = s.fab.nodes()[n.node].name + "'s " + n.name;
         if (n.speed_mbps == 0) {
             if (required) {
-                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "BANDWIDTH " +
-                                                                 fabric::format_rate_mbps(asked) +
-                                                                 " is required but the speed of " + which +
-                                                                 " is unknown"};
+                return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                               quote_id(s.grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
+                                   " is required but the speed of " + which + " is unknown"};
             }
             unknown = true;
             continue;
@@ -467,13 +473,14 @@ std::optional<Failure> check_bandwidth(Serving &s)
         if (share >= asked) {
             continue;
         }
-        const std::string situation = which + " gives " + fabric::format_rate_mbps(share) + " per process (" +
+        const std::string situation = which + " gives " + fabric::format_rate_mbps(share) +
+                                      " per process (" +
                                       fabric::format_rate_mbps(static_cast<double>(n.speed_mbps)) +
                                       " shared by " + processes(sharing[nic]) + ")";
         if (required) {
             return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE, quote_id(s.grant) + "BANDWIDTH " +
-                                                             fabric::format_rate_mbps(asked) + " is required but " +
-                                                             situation};
+                                                             fabric::format_rate_mbps(asked) +
+                                                             " is required but " + situation};
         }
         // The warning names the NIC that gives least.
         if (!limited_by || share < worst) {
@@ -484,8 +491,9 @@ std::optional<Failure> check_bandwidth(Serving &s)
     if (least) {
         s.bandwidth = least;
         if (limited_by) {
-            report_warning(quote_id(s.grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) + " is not met: " +
-                           *limited_by + "; assigned " + fabric::format_rate_mbps(*least));
+            report_warning(quote_id(s.grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
+                           " is not met: " + *limited_by + "; assigned " +
+                           fabric::format_rate_mbps(*least));
         }
     } else if (unknown) {
         report_warning(quote_id(s.grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
@@ -499,8 +507,8 @@ std::optional<Failure> check_bandwidth(Serving &s)
 void take_ports(Serving &s)
 {
     if (s.short_of) {
-        report_warning(quote_id(s.grant) + "ENDPTS " + std::to_string(s.endpts) + " is not met: " + *s.short_of +
-                       "; processes get what is free");
+        report_warning(quote_id(s.grant) + "ENDPTS " + std::to_string(s.endpts) +
+                       " is not met: " + *s.short_of + "; processes get what is free");
     }
     pnet::Grant &grant = s.grant;
     std::vector<std::uint32_t> handed(s.nodes.pool_count(), 0);
@@ -527,8 +535,8 @@ void take_ports(Serving &s)
             std::uint32_t &device = device_of_nic[s.nic_of[rank]];
             if (device == none) {
                 const std::string &nic_name = s.fab.nics()[s.nic_of[rank]].name;
-                const auto [entry, added] =
-                    device_index.emplace(nic_name, static_cast<std::uint32_t>(grant.device_names.size()));
+                const auto [entry, added] = device_index.emplace(
+                    nic_name, static_cast<std::uint32_t>(grant.device_names.size()));
                 if (added) {
                     grant.device_names.push_back(nic_name);
                 }
@@ -559,7 +567,8 @@ void record_assignment(Serving &s)
 
 // One request: check everything first, then take (so a failure leaves this
 // request's pools untouched).
-std::optional<Failure> serve(pnet::Job &job, const pnet::Request &request, pnet::Grant &grant, Nodes &nodes)
+std::optional<Failure> serve(pnet::Job &job, const pnet::Request &request, pnet::Grant &grant,
+                             Nodes &nodes)
 {
     Serving s(job, request, grant, nodes);
     for (auto check : {find_plane, choose_nics, check_ports, check_qos, check_bandwidth}) {
@@ -665,7 +674,8 @@ int setup_local_network(pnet::Job &job, std::string_view node)
                     endpoints.push_back(address + ":" + std::to_string(port));
                 }
                 if (!endpoints.empty()) {
-                    if (auto stored = (*store)->store(proc, coord::key_endpoint, std::move(endpoints));
+                    if (auto stored =
+                            (*store)->store(proc, coord::key_endpoint, std::move(endpoints));
                         !stored) {
                         report_error(stored.error().message);
                         return stored.error().status;
@@ -681,9 +691,8 @@ int setup_local_network(pnet::Job &job, std::string_view node)
                 continue;
             }
             auto info = std::get<datastore::InfoList>(std::move(*value));
-            std::erase_if(info, [](const datastore::Info &entry) {
-                return entry.key == pnet::key_plane;
-            });
+            std::erase_if(
+                info, [](const datastore::Info &entry) { return entry.key == pnet::key_plane; });
             if (nic != fabric::no_index) {
                 // After the type, where the base puts the plane.
                 const auto at = std::find_if(info.begin(), info.end(), [](const auto &entry) {

@@ -12,7 +12,8 @@
 #include <meridian/opal/class/port_ranges.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::pnet_tcp {
+namespace meridian::pnet_tcp
+{
 
 // The component's name, which the base writes into the grants it serves.
 inline constexpr std::string_view component_name = "tcp";

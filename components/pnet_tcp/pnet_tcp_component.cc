@@ -16,7 +16,8 @@
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
-namespace {
+namespace
+{
 
 // Parameter storage: the initial values are the defaults.
 const char *static_ports = nullptr; // owned by Meridian
@@ -35,8 +36,8 @@ int register_params(const mca_base_component_t *self)
             "in PMIx's syntax: PROTOCOL[:CIDR]:RANGES;... e.g. "
             "tcp:10.10.10.0/24:32000-32100,33000;udp:40000,40005 (a CIDR limits a pool to NICs "
             "on that subnet)",
-            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-            &static_ports);
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &static_ports);
         if (index < 0) {
             return index;
         }
@@ -44,14 +45,16 @@ int register_params(const mca_base_component_t *self)
             self, "fabric_file",
             "A fabric file (nodes, NICs, planes, subnets, switches, port pools) used as the "
             "inventory where no fabric manager is present; empty: this host's interfaces",
-            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-            &fabric_file);
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &fabric_file);
         if (index < 0) {
             return index;
         }
         index = meridian_mca_base_component_param_register(
-            self, "priority", "Order of the tcp pnet component among the active ones (higher first)",
-            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &priority);
+            self, "priority",
+            "Order of the tcp pnet component among the active ones (higher first)",
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &priority);
         if (index < 0) {
             return index;
         }
@@ -106,7 +109,8 @@ int allocate(const mca_pnet_base_module_t *, mca_pnet_job_t *job)
     if (job == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return meridian::c_boundary("pnet_tcp allocate", [&] { return meridian::pnet_tcp::allocate(job->job); });
+    return meridian::c_boundary("pnet_tcp allocate",
+                                [&] { return meridian::pnet_tcp::allocate(job->job); });
 }
 
 int setup_local_network(const mca_pnet_base_module_t *, mca_pnet_job_t *job, const char *node)
@@ -114,7 +118,9 @@ int setup_local_network(const mca_pnet_base_module_t *, mca_pnet_job_t *job, con
     if (job == nullptr || node == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return meridian::c_boundary("pnet_tcp setup_local_network", [&] { return meridian::pnet_tcp::setup_local_network(job->job, node); });
+    return meridian::c_boundary("pnet_tcp setup_local_network", [&] {
+        return meridian::pnet_tcp::setup_local_network(job->job, node);
+    });
 }
 
 int deregister(const mca_pnet_base_module_t *, mca_pnet_job_t *job)
@@ -122,7 +128,8 @@ int deregister(const mca_pnet_base_module_t *, mca_pnet_job_t *job)
     if (job == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return meridian::c_boundary("pnet_tcp deregister", [&] { return meridian::pnet_tcp::deregister(job->job); });
+    return meridian::c_boundary("pnet_tcp deregister",
+                                [&] { return meridian::pnet_tcp::deregister(job->job); });
 }
 
 const mca_pnet_base_module_t module = {
@@ -171,7 +178,8 @@ int query(const mca_base_component_t *, mca_base_module_t **selected, int *chose
 
 } // namespace
 
-namespace meridian::pnet_tcp {
+namespace meridian::pnet_tcp
+{
 
 const char *static_ports_text()
 {
@@ -207,18 +215,19 @@ Result<std::vector<fabric::PortPoolSpec>> static_pools()
 extern "C" {
 
 __attribute__((visibility("default"))) mca_pnet_base_component_t mca_pnet_tcp_component = {
-    .base = {
-        .mca_abi_major = MCA_BASE_ABI_MAJOR,
-        .mca_abi_minor = MCA_BASE_ABI_MINOR,
-        .framework_name = "pnet",
-        .framework_version = MCA_PNET_BASE_VERSION,
-        .component_name = "tcp",
-        .component_version = {1, 0, 0},
-        .register_params = register_params,
-        .open = open_component,
-        .close = close_component,
-        .query = query,
-    },
+    .base =
+        {
+            .mca_abi_major = MCA_BASE_ABI_MAJOR,
+            .mca_abi_minor = MCA_BASE_ABI_MINOR,
+            .framework_name = "pnet",
+            .framework_version = MCA_PNET_BASE_VERSION,
+            .component_name = "tcp",
+            .component_version = {1, 0, 0},
+            .register_params = register_params,
+            .open = open_component,
+            .close = close_component,
+            .query = query,
+        },
 };
 
 } // extern "C"

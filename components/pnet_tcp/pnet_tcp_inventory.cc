@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <cstring>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -24,9 +24,11 @@
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::pnet_tcp {
+namespace meridian::pnet_tcp
+{
 
-namespace {
+namespace
+{
 
 struct Interface {
     std::string name;
@@ -176,8 +178,8 @@ Result<fabric::Fabric> host_fabric()
         graph = *map;
     } else {
         meridian_mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
-                                   "pnet_tcp: no carto map, NIC packages unknown: %s",
-                                   map.error().message.c_str());
+                                            "pnet_tcp: no carto map, NIC packages unknown: %s",
+                                            map.error().message.c_str());
     }
 
     fabric::Fabric host;
@@ -214,9 +216,10 @@ Result<fabric::Fabric> host_fabric()
         nic.speed_mbps = link_speed(interface.name);
         nic.package = nic_package(graph, interface.name);
         if (auto added = host.add_nic(std::move(nic)); !added) {
-            meridian_mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
-                                       "pnet_tcp: interface %s left out: %s",
-                                       interface.name.c_str(), added.error().message.c_str());
+            meridian_mca_base_framework_verbose(
+                &meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
+                "pnet_tcp: interface %s left out: %s", interface.name.c_str(),
+                added.error().message.c_str());
         }
     }
     return host;

@@ -11,7 +11,8 @@
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::pnet_tcp {
+namespace meridian::pnet_tcp
+{
 
 // The fabric text this node contributes: the fabric file when
 // pnet_tcp_fabric_file is set, else host_fabric() formatted.
@@ -22,8 +23,7 @@ Result<std::string> inventory_text();
 Result<fabric::Fabric> host_fabric();
 // A blob of inventory_text() from `node`, merged into `fabric`.  A one-node
 // inventory is renamed to `node` (the launcher's name for the host).
-Status deliver(std::string_view node, std::span<const std::uint8_t> blob,
-               fabric::Fabric &fabric);
+Status deliver(std::string_view node, std::span<const std::uint8_t> blob, fabric::Fabric &fabric);
 
 } // namespace meridian::pnet_tcp
 

@@ -41,8 +41,8 @@ int register_params(const mca_base_component_t *self)
             self, "priority",
             "Order of the UCX pnet component among the active pnet components (higher is asked "
             "first); it serves requests of type ucx",
-            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-            &pnet_ucx_priority);
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &pnet_ucx_priority);
         if (index < 0) {
             return index;
         }
@@ -132,8 +132,9 @@ int collect_inventory(const mca_pnet_base_module_t *, mca_pnet_blob_t *inventory
         }
         const auto resources = ucx::query_uct_resources();
         if (!resources) {
-            meridian_mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
-                                       "%s", resources.error().message.c_str());
+            meridian_mca_base_framework_verbose(&meridian_pnet_base_framework,
+                                                MCA_BASE_VERBOSE_INFO, "%s",
+                                                resources.error().message.c_str());
             return MERIDIAN_ERR_TAKE_NEXT_OPTION;
         }
         // Without a host map the devices' packages are unknown, not an error.
@@ -161,10 +162,8 @@ int deliver_inventory(const mca_pnet_base_module_t *, const char *node,
             (inventory->bytes == nullptr && inventory->size != 0)) {
             return MERIDIAN_ERR_BAD_PARAM;
         }
-        const std::string_view text(static_cast<const char *>(inventory->bytes),
-                                    inventory->size);
-        auto devices =
-            ucx::parse_inventory(text, std::string("pnet_ucx inventory of ") + node);
+        const std::string_view text(static_cast<const char *>(inventory->bytes), inventory->size);
+        auto devices = ucx::parse_inventory(text, std::string("pnet_ucx inventory of ") + node);
         if (!devices) {
             meridian::report_error(devices.error().message);
             return devices.error().status;
@@ -189,10 +188,10 @@ meridian::Status allocate_request(const meridian::pnet::Job &job, const Request 
                                         " is required but UCX devices have no QoS levels");
     }
     if (request.bandwidth_mbps && request.bandwidth_mbps->required) {
-        return meridian::make_error(
-            MERIDIAN_ERR_OUT_OF_RESOURCE,
-            who + "BANDWIDTH " + fabric::format_rate_mbps(request.bandwidth_mbps->value) +
-                " is required but pnet_ucx does not reserve bandwidth");
+        return meridian::make_error(MERIDIAN_ERR_OUT_OF_RESOURCE,
+                                    who + "BANDWIDTH " +
+                                        fabric::format_rate_mbps(request.bandwidth_mbps->value) +
+                                        " is required but pnet_ucx does not reserve bandwidth");
     }
     ucx::Choice choice;
     choice.request_id = request.id;
@@ -308,8 +307,8 @@ int setup_fork(const mca_pnet_base_module_t *, const mca_pnet_job_t *handle, uin
             if (!serves(job, i) || grant.device_offsets.size() <= rank + 1) {
                 continue;
             }
-            for (std::uint32_t at = grant.device_offsets[rank];
-                 at < grant.device_offsets[rank + 1]; ++at) {
+            for (std::uint32_t at = grant.device_offsets[rank]; at < grant.device_offsets[rank + 1];
+                 ++at) {
                 const std::string &name = grant.device_names[grant.devices[at]];
                 if (std::find(names.begin(), names.end(), name) == names.end()) {
                     names.push_back(name);
@@ -329,7 +328,8 @@ int setup_fork(const mca_pnet_base_module_t *, const mca_pnet_job_t *handle, uin
             }
         }
         const std::string tls = ucx::transports_for(devices, node.local_transports);
-        int status = meridian_mca_pnet_env_set(env, "UCX_NET_DEVICES", meridian::util::join(names, ",").c_str());
+        int status = meridian_mca_pnet_env_set(env, "UCX_NET_DEVICES",
+                                               meridian::util::join(names, ",").c_str());
         if (status == MERIDIAN_SUCCESS) {
             status = meridian_mca_pnet_env_set(env, "UCX_TLS", tls.c_str());
         }
@@ -392,18 +392,19 @@ int close_component(const mca_base_component_t *)
 extern "C" {
 
 __attribute__((visibility("default"))) mca_pnet_base_component_t mca_pnet_ucx_component = {
-    .base = {
-        .mca_abi_major = MCA_BASE_ABI_MAJOR,
-        .mca_abi_minor = MCA_BASE_ABI_MINOR,
-        .framework_name = "pnet",
-        .framework_version = MCA_PNET_BASE_VERSION,
-        .component_name = "ucx",
-        .component_version = {1, 0, 0},
-        .register_params = register_params,
-        .open = nullptr, // UCX is asked only when an inventory is wanted
-        .close = close_component,
-        .query = query,
-    },
+    .base =
+        {
+            .mca_abi_major = MCA_BASE_ABI_MAJOR,
+            .mca_abi_minor = MCA_BASE_ABI_MINOR,
+            .framework_name = "pnet",
+            .framework_version = MCA_PNET_BASE_VERSION,
+            .component_name = "ucx",
+            .component_version = {1, 0, 0},
+            .register_params = register_params,
+            .open = nullptr, // UCX is asked only when an inventory is wanted
+            .close = close_component,
+            .query = query,
+        },
 };
 
 } // extern "C"

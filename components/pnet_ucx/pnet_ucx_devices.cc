@@ -12,19 +12,21 @@
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::pnet_ucx {
+namespace meridian::pnet_ucx
+{
 
 using util::join;
 using util::quoted;
 
-namespace {
+namespace
+{
 
 constexpr std::string_view inventory_header = "# pnet_ucx inventory 1";
 
 bool is_name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.' || c == ':';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.' || c == ':';
 }
 
 bool is_name(std::string_view text)
@@ -64,9 +66,8 @@ class InventoryParser
     Error error(std::uint32_t line, std::uint32_t column, std::string_view expected,
                 std::string_view found) const
     {
-        return make_error(MERIDIAN_ERR_BAD_PARAM, std::string(where_) + ":" +
-                                                      std::to_string(line) + ":" +
-                                                      std::to_string(column) + ": expected " +
+        return make_error(MERIDIAN_ERR_BAD_PARAM, std::string(where_) + ":" + std::to_string(line) +
+                                                      ":" + std::to_string(column) + ": expected " +
                                                       std::string(expected) + ", found " +
                                                       std::string(found));
     }
@@ -141,8 +142,7 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
         const Word &keyword = words[0];
         if (keyword.text == "local") {
             if (have_local) {
-                return parser.error(line_number, keyword.column, "one local line",
-                                    "a second one");
+                return parser.error(line_number, keyword.column, "one local line", "a second one");
             }
             if (words.size() < 2 || !words[1].text.starts_with("tls=")) {
                 return parser.error(line_number,
@@ -192,17 +192,16 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
                     int package = 0;
                     const auto [end, ec] =
                         std::from_chars(value.data(), value.data() + value.size(), package);
-                    if (ec != std::errc() || end != value.data() + value.size() ||
-                        package < -1 || package > 65535) {
-                        return parser.error(line_number, word.column + 8,
-                                            "a package -1..65535", quoted(value));
+                    if (ec != std::errc() || end != value.data() + value.size() || package < -1 ||
+                        package > 65535) {
+                        return parser.error(line_number, word.column + 8, "a package -1..65535",
+                                            quoted(value));
                     }
                     device.package = package;
                     have_package = true;
                 } else if (word.text.starts_with("tls=")) {
                     if (have_tls) {
-                        return parser.error(line_number, word.column, "tls= once",
-                                            "a second one");
+                        return parser.error(line_number, word.column, "tls= once", "a second one");
                     }
                     auto transports = parser.transports(line_number, word);
                     if (!transports) {
@@ -221,8 +220,7 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
             }
             node.devices.push_back(std::move(device));
         } else {
-            return parser.error(line_number, keyword.column, "net or local",
-                                quoted(keyword.text));
+            return parser.error(line_number, keyword.column, "net or local", quoted(keyword.text));
         }
         if (newline == text.size()) {
             break;
@@ -233,7 +231,8 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
 
 // ------------------------------------------------------------ the host
 
-namespace {
+namespace
+{
 
 // RAII for UCT's lists and handles.
 struct ComponentList {
@@ -330,7 +329,8 @@ Result<std::vector<Resource>> query_uct_resources()
     std::vector<Resource> resources;
     for (unsigned c = 0; c < components.count; ++c) {
         uct_component_attr_t attr{};
-        attr.field_mask = UCT_COMPONENT_ATTR_FIELD_NAME | UCT_COMPONENT_ATTR_FIELD_MD_RESOURCE_COUNT;
+        attr.field_mask =
+            UCT_COMPONENT_ATTR_FIELD_NAME | UCT_COMPONENT_ATTR_FIELD_MD_RESOURCE_COUNT;
         if (uct_component_query(components.list[c], &attr) != UCS_OK) {
             continue;
         }
@@ -457,13 +457,15 @@ std::string transports_for(std::span<const Device *const> devices,
     return join(shared, ",");
 }
 
-namespace detail {
+namespace detail
+{
 
 std::string shortfall_message(const Choice &choice, std::string_view node, std::size_t count)
 {
     std::string text = "request " + quoted(choice.request_id) + ": ENDPTS " +
                        std::to_string(choice.endpts) + " is required but " + std::string(node) +
-                       " has " + std::to_string(count) + (count == 1 ? " UCX device" : " UCX devices");
+                       " has " + std::to_string(count) +
+                       (count == 1 ? " UCX device" : " UCX devices");
     if (choice.plane != fabric::no_index) {
         text += " on plane " + std::string(choice.plane_name);
     }

@@ -19,15 +19,16 @@
 #include <meridian/opal/class/weighted_graph.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::pnet_ucx {
+namespace meridian::pnet_ucx
+{
 
 // One network device as UCX names it ("mlx5_0:1", "eth0") with the UCT
 // transports that run on it, in the order UCX listed them.
 struct Device {
     std::string name;
     std::vector<std::string> transports;
-    std::int32_t package = -1;               // the processor it hangs off; -1 unknown
-    fabric::Index plane = fabric::no_index;  // set when matched with a fabric NIC
+    std::int32_t package = -1;              // the processor it hangs off; -1 unknown
+    fabric::Index plane = fabric::no_index; // set when matched with a fabric NIC
     bool operator==(const Device &) const = default;
 };
 
@@ -76,8 +77,7 @@ bool is_loopback_interface(std::string_view device);
 // device (first appearance order), shared-memory ones as local transports;
 // loopback ("self") and accelerator memory are not network devices and are
 // left out.  Packages from `host` (may be null: all -1).
-NodeDevices devices_from_resources(std::span<const Resource> resources,
-                                   const WeightedGraph *host);
+NodeDevices devices_from_resources(std::span<const Resource> resources, const WeightedGraph *host);
 
 // The carto vertex name a UCX device hangs off: "mlx5_0:1" -> "mlx5_0",
 // "eth0" -> "eth0".
@@ -128,7 +128,8 @@ std::string transports_for(std::span<const Device *const> devices,
 
 // ------------------------------------------------------------ implementation
 
-namespace detail {
+namespace detail
+{
 // Whether the request may use `device` (use_plane: the node has devices on
 // the request's plane, so only those count).
 inline bool eligible(const Device &device, fabric::Index plane, bool use_plane)

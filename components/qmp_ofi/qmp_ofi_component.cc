@@ -12,12 +12,12 @@
 #include "components/qmp_ofi/qmp_ofi_fabric.hpp"
 #include "components/qmp_ofi/qmp_ofi_params.hpp"
 #include "components/qmp_ofi/qmp_ofi_transport.hpp"
+#include "opal/util/no_destructor.hpp"
 #include <meridian/mca/msg/msg.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
-#include "opal/util/no_destructor.hpp"
 
 namespace
 {
@@ -100,8 +100,8 @@ const ParamSpec param_specs[] = {
     {"liveness",
      "Milliseconds between checks, while waiting, that the peers on this node still live",
      MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_DEV_DETAIL, &ofi_liveness, 1, 60000},
-    {"priority", "Selection priority of the ofi msg transport", MCA_BASE_PARAM_TYPE_INT,
-     nullptr, MCA_BASE_INFO_TUNER_ALL, &ofi_priority, 0, 100},
+    {"priority", "Selection priority of the ofi msg transport", MCA_BASE_PARAM_TYPE_INT, nullptr,
+     MCA_BASE_INFO_TUNER_ALL, &ofi_priority, 0, 100},
 };
 
 int register_params(const mca_base_component_t *self)
@@ -248,9 +248,8 @@ int module_progress(mca_msg_base_module_t *)
 const char *module_path_name(mca_msg_base_module_t *, int peer)
 {
     const meridian::CFailure<const char *> unknown{"unknown", "unknown"};
-    return meridian::c_boundary("msg_ofi path_name", unknown, [&] {
-        return instance() ? transport().path_name(peer) : "none";
-    });
+    return meridian::c_boundary("msg_ofi path_name", unknown,
+                                [&] { return instance() ? transport().path_name(peer) : "none"; });
 }
 
 mca_msg_base_module_t module = {
@@ -325,18 +324,19 @@ Params current_params()
 extern "C" {
 
 __attribute__((visibility("default"))) mca_msg_base_component_t mca_msg_ofi_component = {
-    .base = {
-        .mca_abi_major = MCA_BASE_ABI_MAJOR,
-        .mca_abi_minor = MCA_BASE_ABI_MINOR,
-        .framework_name = "msg",
-        .framework_version = MCA_MSG_BASE_VERSION,
-        .component_name = "ofi",
-        .component_version = {1, 0, 0},
-        .register_params = register_params,
-        .open = nullptr,
-        .close = close_component,
-        .query = query,
-    },
+    .base =
+        {
+            .mca_abi_major = MCA_BASE_ABI_MAJOR,
+            .mca_abi_minor = MCA_BASE_ABI_MINOR,
+            .framework_name = "msg",
+            .framework_version = MCA_MSG_BASE_VERSION,
+            .component_name = "ofi",
+            .component_version = {1, 0, 0},
+            .register_params = register_params,
+            .open = nullptr,
+            .close = close_component,
+            .query = query,
+        },
 };
 
 } // extern "C"

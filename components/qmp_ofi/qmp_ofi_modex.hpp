@@ -50,7 +50,8 @@ inline std::string hex(std::uint64_t value)
 
 // Verbose output at msg_base_verbose's levels.
 #define VERBOSE(level, ...)                                                                        \
-    meridian_mca_base_framework_verbose(&meridian_msg_base_framework, MCA_BASE_VERBOSE_##level, __VA_ARGS__)
+    meridian_mca_base_framework_verbose(&meridian_msg_base_framework, MCA_BASE_VERBOSE_##level,    \
+                                        __VA_ARGS__)
 
 } // namespace meridian::msg_ofi
 

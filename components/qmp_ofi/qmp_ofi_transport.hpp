@@ -88,7 +88,7 @@ struct OutMessage {
     Channel *channel = nullptr; // nullptr: freed while half pushed (the rest is padding)
     bool rndv = false;
     std::uint64_t recv_id = 0; // a rendezvous message sent through the ring after all
-    bool started = false; // the first fragment is in the ring
+    bool started = false;      // the first fragment is in the ring
     std::uint64_t tag = 0;
     std::size_t total = 0;
     std::size_t sent = 0;
@@ -126,9 +126,9 @@ struct Peer {
     std::deque<Control> ctlq; // FIN, CTS, DONE waiting for ring space
     Incoming incoming;
     std::unordered_map<std::uint64_t, Matching> match; // self and shm (never erased)
-    std::uint64_t last_tag = 0;         // the tag of the last message that arrived,
-    Matching *last_matching = nullptr;  // and its queues: a halo's ring repeats few tags
-    std::size_t rndv_out = 0;           // our rendezvous sends to it waiting for its FIN
+    std::uint64_t last_tag = 0;                        // the tag of the last message that arrived,
+    Matching *last_matching = nullptr; // and its queues: a halo's ring repeats few tags
+    std::size_t rndv_out = 0;          // our rendezvous sends to it waiting for its FIN
     fi_addr_t address = FI_ADDR_UNSPEC;
     std::string node_name;    // for messages, read when first needed
     std::size_t channels = 0; // declared to or from it (shm): its ring is polled every time

@@ -214,7 +214,7 @@ bool Transport::push_message(Peer &peer, OutMessage &message)
         } else {
             message.cursor.gather(shm::Ring::payload(slot), len);
         }
-        slot->kind = static_cast<std::uint32_t>(message.started      ? shm::Kind::more
+        slot->kind = static_cast<std::uint32_t>(message.started        ? shm::Kind::more
                                                 : message.recv_id != 0 ? shm::Kind::data
                                                                        : shm::Kind::first);
         slot->tag = message.tag;
@@ -492,10 +492,11 @@ void Transport::pull(int, Peer &peer, Channel &recv, const shm::RndvBody &body,
             cts.through_ring = through_ring ? 1 : 0;
             cts.iov_address = reinterpret_cast<std::uint64_t>(recv.iov.data());
             cts.iovcnt = recv.iov.size();
-            cts.inline_count = through_ring ? 0
-                                            : std::min<std::uint64_t>(
-                                                  cts.iovcnt, (peer.out.capacity() - sizeof cts) /
-                                                                  sizeof(WireIov));
+            cts.inline_count =
+                through_ring
+                    ? 0
+                    : std::min<std::uint64_t>(cts.iovcnt,
+                                              (peer.out.capacity() - sizeof cts) / sizeof(WireIov));
             Control control = make_control(shm::Kind::cts, cts);
             control.body.resize(sizeof cts + cts.inline_count * sizeof(WireIov));
             std::memcpy(control.body.data() + sizeof cts, recv.iov.data(),

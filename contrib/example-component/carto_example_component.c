@@ -35,14 +35,16 @@ static int example_slots = 2;
  * slots linked with weight 20: from Slot0, MEM0 is at 10 and MEM1 at 30. */
 static int example_map_host(const mca_carto_base_module_t *self, mca_carto_graph_t *graph)
 {
-    (void) self;
+    (void)self;
     char slot[32], mem[32], other[32];
     int rc;
     for (int i = 0; i < example_slots; ++i) {
         snprintf(slot, sizeof slot, "Slot%d", i);
         snprintf(mem, sizeof mem, "MEM%d", i);
-        if ((rc = meridian_mca_carto_graph_add_vertex(graph, slot, MCA_CARTO_SLOT)) != MERIDIAN_SUCCESS ||
-            (rc = meridian_mca_carto_graph_add_vertex(graph, mem, MCA_CARTO_MEM)) != MERIDIAN_SUCCESS) {
+        if ((rc = meridian_mca_carto_graph_add_vertex(graph, slot, MCA_CARTO_SLOT)) !=
+                MERIDIAN_SUCCESS ||
+            (rc = meridian_mca_carto_graph_add_vertex(graph, mem, MCA_CARTO_MEM)) !=
+                MERIDIAN_SUCCESS) {
             return rc; /* the graph reported why */
         }
     }
@@ -55,7 +57,8 @@ static int example_map_host(const mca_carto_base_module_t *self, mca_carto_graph
         }
         for (int j = 0; j < example_slots; ++j) {
             snprintf(other, sizeof other, "Slot%d", j);
-            if (j != i && (rc = meridian_mca_carto_graph_add_edge(graph, slot, other, 20)) != MERIDIAN_SUCCESS) {
+            if (j != i && (rc = meridian_mca_carto_graph_add_edge(graph, slot, other, 20)) !=
+                              MERIDIAN_SUCCESS) {
                 return rc;
             }
         }
@@ -102,7 +105,7 @@ static int example_register_params(const mca_base_component_t *self)
 static int example_query(const mca_base_component_t *self, mca_base_module_t **module,
                          int *priority)
 {
-    (void) self;
+    (void)self;
     if (!example_enable) {
         return MERIDIAN_ERR_NOT_AVAILABLE; /* declining is not an error */
     }

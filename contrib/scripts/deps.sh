@@ -8,7 +8,7 @@ packages=(
     libltdl-dev libboost-program-options-dev libboost-graph-dev nlohmann-json3-dev check
     libhwloc-dev hwloc libfabric-dev libucx-dev libpmix-dev
     openmpi-bin libopenmpi-dev python3
-    clang libclang-rt-14-dev
+    clang libclang-rt-14-dev clang-format
     graphviz
 )
 

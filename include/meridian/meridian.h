@@ -17,20 +17,20 @@
 
 #include <meridian/rename.h>
 
-#include <meridian/opal/util/error.h>
-#include <meridian/opal/util/output.h>
+#include <meridian/mca/carto/base/base.h>
+#include <meridian/mca/carto/carto.h>
+#include <meridian/mca/coord/base/base.h>
+#include <meridian/mca/coord/coord.h>
+#include <meridian/mca/msg/base/base.h>
+#include <meridian/mca/msg/msg.h>
+#include <meridian/mca/pnet/pnet.h>
 #include <meridian/mca/runtime/meridian.h>
-#include <meridian/opal/mca/mca.h>
+#include <meridian/opal/class/coordinate.h>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
-#include <meridian/opal/class/coordinate.h>
-#include <meridian/mca/carto/carto.h>
-#include <meridian/mca/carto/base/base.h>
-#include <meridian/mca/pnet/pnet.h>
-#include <meridian/mca/coord/coord.h>
-#include <meridian/mca/coord/base/base.h>
-#include <meridian/mca/msg/msg.h>
-#include <meridian/mca/msg/base/base.h>
+#include <meridian/opal/mca/mca.h>
+#include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.h>
 
 #endif

@@ -15,26 +15,26 @@
 
 #include <meridian/meridian.h>
 
-#include <meridian/opal/util/result.hpp>
-#include <meridian/opal/util/strings.hpp>
-#include <meridian/opal/util/output.hpp>
-#include <meridian/opal/mca/base/param_value.hpp>
-#include <meridian/opal/mca/base/param_source.hpp>
-#include <meridian/opal/mca/base/param_registry.hpp>
-#include <meridian/opal/mca/base/param_file.hpp>
+#include <meridian/mca/carto/base/base.hpp>
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/mca/pnet/base/request.hpp>
+#include <meridian/opal/class/coordinate.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/fabric_address.hpp>
+#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/class/port_ranges.hpp>
+#include <meridian/opal/class/weighted_graph.hpp>
 #include <meridian/opal/mca/base/cmdline.hpp>
 #include <meridian/opal/mca/base/component_repository.hpp>
 #include <meridian/opal/mca/base/framework.hpp>
-#include <meridian/opal/class/weighted_graph.hpp>
-#include <meridian/opal/class/coordinate.hpp>
-#include <meridian/opal/class/fabric_address.hpp>
-#include <meridian/opal/class/port_ranges.hpp>
-#include <meridian/opal/class/fabric.hpp>
-#include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/mca/base/param_file.hpp>
+#include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/mca/base/param_source.hpp>
+#include <meridian/opal/mca/base/param_value.hpp>
 #include <meridian/opal/runtime/datastore.hpp>
-#include <meridian/mca/carto/base/base.hpp>
-#include <meridian/mca/coord/base/base.hpp>
-#include <meridian/mca/pnet/base/request.hpp>
-#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/result.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 #endif

@@ -35,8 +35,10 @@ extern "C" {
 #define MCA_CARTO_BASE_VERSION_MAJOR 2
 #define MCA_CARTO_BASE_VERSION_MINOR 0
 #define MCA_CARTO_BASE_VERSION_RELEASE 0
-#define MCA_CARTO_BASE_VERSION                                                                 \
-    {MCA_CARTO_BASE_VERSION_MAJOR, MCA_CARTO_BASE_VERSION_MINOR, MCA_CARTO_BASE_VERSION_RELEASE}
+#define MCA_CARTO_BASE_VERSION                                                                     \
+    {                                                                                              \
+        MCA_CARTO_BASE_VERSION_MAJOR, MCA_CARTO_BASE_VERSION_MINOR, MCA_CARTO_BASE_VERSION_RELEASE \
+    }
 
 /* Vertex types, one bit each so that they combine into masks.  The graph of
  * one interconnect type keeps that type's vertices plus the processors. */
@@ -54,26 +56,24 @@ typedef enum mca_carto_vertex_type {
 typedef struct mca_carto_graph mca_carto_graph_t;
 
 /* Building a graph (what map_host does).  Both return MERIDIAN_SUCCESS or an
- * error code after reporting the reason (meridian_report with MERIDIAN_SEVERITY_ERROR), leaving the graph
- * as it was:
- *   add_vertex: MERIDIAN_ERR_EXISTS for a name already added,
- *               MERIDIAN_ERR_BAD_PARAM for an empty or NULL name or a type
- *               that is not exactly one of the types above;
- *   add_edge:   MERIDIAN_ERR_NOT_FOUND for an endpoint not added yet.
- * An edge is directed (from -> to); add both for a link that works both
- * ways.  Weights are any uint64_t; path lengths saturate at UINT64_MAX. */
+ * error code after reporting the reason (meridian_report with MERIDIAN_SEVERITY_ERROR), leaving the
+ * graph as it was: add_vertex: MERIDIAN_ERR_EXISTS for a name already added, MERIDIAN_ERR_BAD_PARAM
+ * for an empty or NULL name or a type that is not exactly one of the types above; add_edge:
+ * MERIDIAN_ERR_NOT_FOUND for an endpoint not added yet. An edge is directed (from -> to); add both
+ * for a link that works both ways.  Weights are any uint64_t; path lengths saturate at UINT64_MAX.
+ */
 int meridian_mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *name,
-                               mca_carto_vertex_type_t type);
+                                        mca_carto_vertex_type_t type);
 int meridian_mca_carto_graph_add_edge(mca_carto_graph_t *graph, const char *from, const char *to,
-                             uint64_t weight);
+                                      uint64_t weight);
 
 typedef struct mca_carto_base_module mca_carto_base_module_t;
 
 struct mca_carto_base_module {
     /* Map the host into graph, which is empty.  Called once per framework
      * open, the first time someone asks for the map.  On failure report why
-     * (meridian_report with MERIDIAN_SEVERITY_ERROR) and return an error code: the base then discards the
-     * partial graph and every query answers that error. */
+     * (meridian_report with MERIDIAN_SEVERITY_ERROR) and return an error code: the base then
+     * discards the partial graph and every query answers that error. */
     int (*map_host)(const mca_carto_base_module_t *self, mca_carto_graph_t *graph);
 };
 

@@ -45,8 +45,10 @@ extern "C" {
 #define MCA_COORD_BASE_VERSION_MAJOR 2
 #define MCA_COORD_BASE_VERSION_MINOR 0
 #define MCA_COORD_BASE_VERSION_RELEASE 0
-#define MCA_COORD_BASE_VERSION                                                                 \
-    {MCA_COORD_BASE_VERSION_MAJOR, MCA_COORD_BASE_VERSION_MINOR, MCA_COORD_BASE_VERSION_RELEASE}
+#define MCA_COORD_BASE_VERSION                                                                     \
+    {                                                                                              \
+        MCA_COORD_BASE_VERSION_MAJOR, MCA_COORD_BASE_VERSION_MINOR, MCA_COORD_BASE_VERSION_RELEASE \
+    }
 
 /* The fabric and job being placed, and the tables a module fills.  Opaque
  * to C; C++ components read it through mca/coord/base/base.hpp. */
@@ -58,9 +60,11 @@ typedef struct mca_coord_context mca_coord_context_t;
  * set_shape.  MERIDIAN_ERR_BAD_PARAM (reported) for a NIC not on the plane
  * being placed or dims that disagree with the shape. */
 int meridian_mca_coord_context_set_shape(mca_coord_context_t *context, uint32_t plane,
-                                meridian_coord_view_t view, const uint32_t *shape, size_t dims);
+                                         meridian_coord_view_t view, const uint32_t *shape,
+                                         size_t dims);
 int meridian_mca_coord_context_set_nic(mca_coord_context_t *context, uint32_t nic,
-                              meridian_coord_view_t view, const uint32_t *coord, size_t dims);
+                                       meridian_coord_view_t view, const uint32_t *coord,
+                                       size_t dims);
 
 typedef struct mca_coord_base_module mca_coord_base_module_t;
 

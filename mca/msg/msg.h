@@ -43,22 +43,24 @@ extern "C" {
 #define MCA_MSG_BASE_VERSION_MAJOR 2
 #define MCA_MSG_BASE_VERSION_MINOR 0
 #define MCA_MSG_BASE_VERSION_RELEASE 0
-#define MCA_MSG_BASE_VERSION                                                                   \
-    {MCA_MSG_BASE_VERSION_MAJOR, MCA_MSG_BASE_VERSION_MINOR, MCA_MSG_BASE_VERSION_RELEASE}
+#define MCA_MSG_BASE_VERSION                                                                       \
+    {                                                                                              \
+        MCA_MSG_BASE_VERSION_MAJOR, MCA_MSG_BASE_VERSION_MINOR, MCA_MSG_BASE_VERSION_RELEASE       \
+    }
 
 /* The job, as the base learned it through the datastore.  Arrays have
  * `size` entries and stay valid until finalize.  Nodes are numbered in
  * order of their lowest rank (rank 0's node is node 0). */
 typedef struct mca_msg_job {
-    int rank;                   /* this process */
-    int size;                   /* processes in the job */
-    int node;                   /* this process's node */
+    int rank; /* this process */
+    int size; /* processes in the job */
+    int node; /* this process's node */
     int num_nodes;
-    int local_rank;             /* among the job's processes on its node, by rank */
-    int local_size;             /* the job's processes on this node */
-    const int *node_of;         /* node of each rank */
-    const int *local_rank_of;   /* local rank of each rank */
-    const char *nspace;         /* the job's name (PMIx namespace, or "singleton.PID") */
+    int local_rank;           /* among the job's processes on its node, by rank */
+    int local_size;           /* the job's processes on this node */
+    const int *node_of;       /* node of each rank */
+    const int *local_rank_of; /* local rank of each rank */
+    const char *nspace;       /* the job's name (PMIx namespace, or "singleton.PID") */
 } mca_msg_job_t;
 
 /* A channel's direction. */
@@ -70,12 +72,12 @@ typedef enum mca_msg_direction { MCA_MSG_SEND = 0, MCA_MSG_RECV = 1 } mca_msg_di
  * itself must stay valid until the channel is freed or readdressed. */
 typedef struct mca_msg_channel_spec {
     mca_msg_direction_t direction;
-    int peer;                   /* job rank; may be this process */
+    int peer; /* job rank; may be this process */
     uint64_t tag;
     const struct iovec *iov;
     size_t iovcnt;
-    size_t nbytes;              /* sum of the iov lengths */
-    int priority;               /* QMP's priority: 0 is highest; a hint */
+    size_t nbytes; /* sum of the iov lengths */
+    int priority;  /* QMP's priority: 0 is highest; a hint */
 } mca_msg_channel_spec_t;
 
 typedef struct mca_msg_channel mca_msg_channel_t; /* owned by the transport */

@@ -53,8 +53,10 @@ extern "C" {
 #define MCA_PNET_BASE_VERSION_MAJOR 2
 #define MCA_PNET_BASE_VERSION_MINOR 0
 #define MCA_PNET_BASE_VERSION_RELEASE 0
-#define MCA_PNET_BASE_VERSION                                                                  \
-    {MCA_PNET_BASE_VERSION_MAJOR, MCA_PNET_BASE_VERSION_MINOR, MCA_PNET_BASE_VERSION_RELEASE}
+#define MCA_PNET_BASE_VERSION                                                                      \
+    {                                                                                              \
+        MCA_PNET_BASE_VERSION_MAJOR, MCA_PNET_BASE_VERSION_MINOR, MCA_PNET_BASE_VERSION_RELEASE    \
+    }
 
 /* Bytes a component hands from one stage to the next (its own format).
  * collect_inventory allocates them with malloc; the base frees them. */
@@ -93,8 +95,8 @@ struct mca_pnet_base_module {
     int (*setup_local_network)(const mca_pnet_base_module_t *self, mca_pnet_job_t *job,
                                const char *node);
     /* The environment of one process of the job. */
-    int (*setup_fork)(const mca_pnet_base_module_t *self, const mca_pnet_job_t *job,
-                      uint32_t rank, mca_pnet_env_t *env);
+    int (*setup_fork)(const mca_pnet_base_module_t *self, const mca_pnet_job_t *job, uint32_t rank,
+                      mca_pnet_env_t *env);
     /* Give back what allocate took for this job (idempotent). */
     int (*deregister)(const mca_pnet_base_module_t *self, mca_pnet_job_t *job);
 };

@@ -31,8 +31,8 @@
 /* ------------------------------------------------------------- types */
 
 typedef int QMP_bool_t;
-#define QMP_TRUE ((QMP_bool_t) 1)
-#define QMP_FALSE ((QMP_bool_t) 0)
+#define QMP_TRUE ((QMP_bool_t)1)
+#define QMP_FALSE ((QMP_bool_t)0)
 
 /* The 2002 specification's fixed-size types. */
 typedef uint32_t QMP_u32_t;
@@ -98,10 +98,7 @@ typedef enum QMP_clear_to_send {
 
 /* 2002: how the processes of one SMP node are addressed (Meridian always
  * gives each process its own node number). */
-typedef enum QMP_smpaddr_type {
-    QMP_SMP_ONE_ADDRESS,
-    QMP_SMP_MULTIPLE_ADDRESS
-} QMP_smpaddr_type_t;
+typedef enum QMP_smpaddr_type { QMP_SMP_ONE_ADDRESS, QMP_SMP_MULTIPLE_ADDRESS } QMP_smpaddr_type_t;
 typedef QMP_smpaddr_type_t QMP_smpaddr_t;
 
 #define QMP_ALIGN_ANY 0
@@ -241,14 +238,14 @@ QMP_msghandle_t QMP_declare_receive_relative(QMP_msgmem_t m, int axis, int dir, 
 QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis,
                                                   int dir, int priority);
 QMP_msghandle_t QMP_declare_send_relative(QMP_msgmem_t m, int axis, int dir, int priority);
-QMP_msghandle_t QMP_comm_declare_send_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis,
-                                               int dir, int priority);
+QMP_msghandle_t QMP_comm_declare_send_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir,
+                                               int priority);
 QMP_msghandle_t QMP_declare_send_to(QMP_msgmem_t m, int rem_node_rank, int priority);
 QMP_msghandle_t QMP_comm_declare_send_to(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank,
                                          int priority);
 QMP_msghandle_t QMP_declare_receive_from(QMP_msgmem_t m, int rem_node_rank, int priority);
-QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m,
-                                              int rem_node_rank, int priority);
+QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank,
+                                              int priority);
 QMP_status_t QMP_change_address(QMP_msghandle_t msg, void *addr);
 QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void *addr[], int naddr);
 void QMP_free_msghandle(QMP_msghandle_t h);
@@ -329,6 +326,6 @@ int QMP_version_int(void);
 #endif
 
 /* QMP 2.5 defines this helper; some applications use it. */
-#define _QMP_UNUSED_ARGUMENT(x) ((void) (x))
+#define _QMP_UNUSED_ARGUMENT(x) ((void)(x))
 
 #endif /* QMP_H */

@@ -34,7 +34,8 @@
 #include <utility>
 #include <vector>
 
-namespace QMP {
+namespace QMP
+{
 
 // The C API answers in int; the specification's C++ binding in QMP_u32_t.
 // An int object may be read through its unsigned counterpart, so the
@@ -56,10 +57,14 @@ const QMP_s32_t DEFAULT_PRIORITY = 0;
 /* The specification's name for the user reduction type (qmp.h's). */
 typedef ::QMP_binary_func QMP_binary_func;
 
-namespace detail {
+namespace detail
+{
 
 // A negative or oversized count becomes QMP_INVALID_ARG, not a wrap-around.
-inline bool fits_int(QMP_u32_t n) { return n <= static_cast<QMP_u32_t>(INT_MAX); }
+inline bool fits_int(QMP_u32_t n)
+{
+    return n <= static_cast<QMP_u32_t>(INT_MAX);
+}
 /* A C collective on a copy of *x in the type it takes; *x gets the result
  * back only on success. */
 template <typename Wide, typename Narrow>
@@ -72,20 +77,31 @@ QMP_status_t through(Narrow *x, QMP_status_t (*call)(Wide *))
     return status;
 }
 /* A C array collective, length checked against its int count. */
-template <typename T>
-QMP_status_t array(T *x, QMP_u32_t length, QMP_status_t (*call)(T *, int))
+template <typename T> QMP_status_t array(T *x, QMP_u32_t length, QMP_status_t (*call)(T *, int))
 {
     if (!fits_int(length))
         return QMP_INVALID_ARG;
     return call(x, static_cast<int>(length));
 }
 
-inline const QMP_u32_t *as_u32(const int *p) { return reinterpret_cast<const QMP_u32_t *>(p); }
-inline const int *as_int(const QMP_u32_t *p) { return reinterpret_cast<const int *>(p); }
-inline int *as_int(QMP_u32_t *p) { return reinterpret_cast<int *>(p); }
+inline const QMP_u32_t *as_u32(const int *p)
+{
+    return reinterpret_cast<const QMP_u32_t *>(p);
+}
+inline const int *as_int(const QMP_u32_t *p)
+{
+    return reinterpret_cast<const int *>(p);
+}
+inline int *as_int(QMP_u32_t *p)
+{
+    return reinterpret_cast<int *>(p);
+}
 
 // QMP_TRUE / QMP_FALSE without qmp.h's C casts (-Wold-style-cast).
-inline QMP_bool_t to_bool(bool b) { return static_cast<QMP_bool_t>(b); }
+inline QMP_bool_t to_bool(bool b)
+{
+    return static_cast<QMP_bool_t>(b);
+}
 
 // The reason of the last failed call, never QMP_SUCCESS (a call that
 // returned NULL failed, even if the C layer left no number behind).
@@ -149,17 +165,22 @@ inline QMP_status_t init(int *argc, char ***argv, QMP_thread_level_t required,
 /* Stop QMP and free what it holds.  Destroy the QMP objects below
  * (MessageMemory, SingleOperation, MultiOperation) before: their destructors
  * call QMP. */
-inline void finalize(void) { QMP_finalize_msg_passing(); }
+inline void finalize(void)
+{
+    QMP_finalize_msg_passing();
+}
 
 /* QMP from construction to destruction: init in the constructor, finalize
  * in the destructor (only when init succeeded).  Not copyable or movable:
  * declare one in main, before every other QMP object, so it is destroyed
  * last. */
-class Session {
-public:
+class Session
+{
+  public:
     Session(int *argc, char ***argv, QMP_thread_level_t required = QMP_THREAD_SINGLE)
         : status_(QMP_init_msg_passing(argc, argv, required, &provided_))
-    {}
+    {
+    }
     ~Session()
     {
         if (status_ == QMP_SUCCESS)
@@ -174,7 +195,7 @@ public:
     /* The thread level granted (meaningful after a successful init). */
     QMP_thread_level_t provided() const { return provided_; }
 
-private:
+  private:
     QMP_thread_level_t provided_ = QMP_THREAD_SINGLE;
     QMP_status_t status_;
 };
@@ -182,17 +203,26 @@ private:
 /* ================================================================ the allocated machine */
 
 /* Processes of this job on this node. */
-inline QMP_u32_t getSMPCount(void) { return QMP_get_SMP_count(); }
+inline QMP_u32_t getSMPCount(void)
+{
+    return QMP_get_SMP_count();
+}
 
 /* QMP_MESH when the processes have mesh / torus coordinates, else QMP_SWITCH. */
-inline QMP_ictype_t getMsgPassingType(void) { return QMP_get_msg_passing_type(); }
+inline QMP_ictype_t getMsgPassingType(void)
+{
+    return QMP_get_msg_passing_type();
+}
 
 /* Nodes (processes) in the job, and this one's number, 0 .. N-1. */
 inline QMP_u32_t getNumberOfNodes(void)
 {
     return static_cast<QMP_u32_t>(QMP_get_number_of_nodes());
 }
-inline QMP_u32_t getNodeNumber(void) { return static_cast<QMP_u32_t>(QMP_get_node_number()); }
+inline QMP_u32_t getNodeNumber(void)
+{
+    return static_cast<QMP_u32_t>(QMP_get_node_number());
+}
 
 /* The allocated machine's grid.  The specification returns `const
  * QMP_u32_t` by value; a const scalar return means nothing (and warns under
@@ -228,7 +258,10 @@ inline QMP_bool_t declareLogicalTopology(const QMP_u32_t *dims, QMP_u32_t ndim)
 
 /* QMP_TRUE once a logical topology was declared (by declareLogicalTopology
  * or by layoutGrid). */
-inline QMP_bool_t logicalTopologyIsDeclared(void) { return QMP_logical_topology_is_declared(); }
+inline QMP_bool_t logicalTopologyIsDeclared(void)
+{
+    return QMP_logical_topology_is_declared();
+}
 
 /* The logical grid: 0 dimensions and NULL arrays until a topology is
  * declared (as QMP 2.x answers); the arrays belong to QMP and stay valid
@@ -320,7 +353,10 @@ inline QMP_u32_t getNumberOfSubgridSites(void)
 /* ================================================================ errors and memory */
 
 /* The text of a status code (owned by QMP, static). */
-inline const char *errorString(QMP_status_t code) { return QMP_error_string(code); }
+inline const char *errorString(QMP_status_t code)
+{
+    return QMP_error_string(code);
+}
 
 /* nbytes of memory aligned for messaging (QMP_ALIGN_DEFAULT), or NULL.
  * Free it with freeAlignedMemory. */
@@ -360,8 +396,9 @@ inline AlignedMemoryPtr makeAlignedMemory(std::size_t nbytes,
  * Owns its QMP_msgmem_t; the memory itself stays the caller's.  The
  * MessageMemory (and the memory it describes) must outlive every operation
  * declared on it.  Move-only. */
-class MessageMemory {
-public:
+class MessageMemory
+{
+  public:
     /* Nothing declared yet (valid() is false); use Init. */
     MessageMemory(void) {}
     ~MessageMemory(void) { reset(); }
@@ -511,7 +548,7 @@ public:
         return m;
     }
 
-private:
+  private:
     // Copies of the description arrays, in case the C layer refers to them.
     struct Arrays {
         std::vector<void *> bases;
@@ -523,7 +560,8 @@ private:
 
     explicit MessageMemory(QMP_msgmem_t mem)
         : mem_(mem), status_(mem ? QMP_SUCCESS : detail::last_error())
-    {}
+    {
+    }
     explicit MessageMemory(QMP_status_t failure) : status_(failure) {}
 
     void reset()
@@ -544,8 +582,9 @@ private:
 
 /* A message operation: start it, then test or wait for its completion, as
  * often as needed (channels are persistent). */
-class MessageOperation {
-public:
+class MessageOperation
+{
+  public:
     virtual ~MessageOperation() {}
 
     /* Start the operation.  QMP_SUCCESS or the reason. */
@@ -564,7 +603,7 @@ public:
     /* Its text (owned by QMP). */
     virtual const char *getErrorString(void) = 0;
 
-protected:
+  protected:
     MessageOperation() {}
     MessageOperation(const MessageOperation &) = delete;
     MessageOperation &operator=(const MessageOperation &) = delete;
@@ -585,13 +624,15 @@ class MultiOperation;
  * handles over) the operation may still be started, tested and waited on
  * alone; its handle is freed with the MultiOperation's, after which the
  * operation is undeclared (its calls return QMP_INVALID_OP). */
-class SingleOperation : public MessageOperation {
-public:
+class SingleOperation : public MessageOperation
+{
+  public:
     SingleOperation(void) {}
     ~SingleOperation(void) override { reset(); }
     SingleOperation(SingleOperation &&other) noexcept
         : MessageOperation(std::move(other)), slot_(std::move(other.slot_)), status_(other.status_)
-    {}
+    {
+    }
     SingleOperation &operator=(SingleOperation &&other) noexcept
     {
         if (this != &other) {
@@ -665,7 +706,7 @@ public:
     bool valid() const { return handle() != nullptr; }
     explicit operator bool() const { return valid(); }
 
-private:
+  private:
     friend class MultiOperation;
     // Shared with a MultiOperation that took the handle over, so either
     // side sees when the other freed it.
@@ -715,8 +756,9 @@ private:
  * members may still be waited on alone while the MultiOperation lives, and
  * are undeclared once it is destroyed.  Declared once (init again returns
  * with getErrorNumber() == QMP_CHDEF_ERR).  Move-only. */
-class MultiOperation : public MessageOperation {
-public:
+class MultiOperation : public MessageOperation
+{
+  public:
     MultiOperation(void) {}
     ~MultiOperation(void) override { reset(); }
     /* An array of nmsgops operations. */
@@ -796,7 +838,7 @@ public:
     bool valid() const { return handle_ != nullptr; }
     explicit operator bool() const { return valid(); }
 
-private:
+  private:
     void declare(const std::vector<SingleOperation *> &ops, QMP_u32_t n)
     {
         if (handle_) {
@@ -848,11 +890,23 @@ private:
 /* Over every node of the job, in place; the result is the same, bit for
  * bit, on every node.  QMP_SUCCESS or the reason. */
 
-inline QMP_status_t sumInt(QMP_s32_t *i) { return detail::through(i, QMP_sum_int); }
-inline QMP_status_t sumFloat(QMP_float_t *x) { return QMP_sum_float(x); }
-inline QMP_status_t sumDouble(QMP_double_t *x) { return QMP_sum_double(x); }
+inline QMP_status_t sumInt(QMP_s32_t *i)
+{
+    return detail::through(i, QMP_sum_int);
+}
+inline QMP_status_t sumFloat(QMP_float_t *x)
+{
+    return QMP_sum_float(x);
+}
+inline QMP_status_t sumDouble(QMP_double_t *x)
+{
+    return QMP_sum_double(x);
+}
 /* Intermediate sums in extended precision where the machine has it. */
-inline QMP_status_t sumDoubleExtended(QMP_double_t *x) { return QMP_sum_double_extended(x); }
+inline QMP_status_t sumDoubleExtended(QMP_double_t *x)
+{
+    return QMP_sum_double_extended(x);
+}
 /* Element by element, length elements. */
 inline QMP_status_t sumFloatArray(QMP_float_t *x, QMP_u32_t length)
 {
@@ -867,12 +921,30 @@ inline QMP_status_t sumDoubleArray(QMP_double_t *x, QMP_u32_t length)
  * / QMP_min_double, which is exact (every 32-bit integer is a double, and
  * the maximum of such doubles is one of them) and uses the optimised
  * collective instead of a user-function reduction. */
-inline QMP_status_t maxInt(QMP_s32_t *i) { return detail::through(i, QMP_max_double); }
-inline QMP_status_t minInt(QMP_s32_t *i) { return detail::through(i, QMP_min_double); }
-inline QMP_status_t maxFloat(QMP_float_t *x) { return QMP_max_float(x); }
-inline QMP_status_t maxDouble(QMP_double_t *x) { return QMP_max_double(x); }
-inline QMP_status_t minFloat(QMP_float_t *x) { return QMP_min_float(x); }
-inline QMP_status_t minDouble(QMP_double_t *x) { return QMP_min_double(x); }
+inline QMP_status_t maxInt(QMP_s32_t *i)
+{
+    return detail::through(i, QMP_max_double);
+}
+inline QMP_status_t minInt(QMP_s32_t *i)
+{
+    return detail::through(i, QMP_min_double);
+}
+inline QMP_status_t maxFloat(QMP_float_t *x)
+{
+    return QMP_max_float(x);
+}
+inline QMP_status_t maxDouble(QMP_double_t *x)
+{
+    return QMP_max_double(x);
+}
+inline QMP_status_t minFloat(QMP_float_t *x)
+{
+    return QMP_min_float(x);
+}
+inline QMP_status_t minDouble(QMP_double_t *x)
+{
+    return QMP_min_double(x);
+}
 
 /* Reduce nbytes at localvalue with funcptr(inout, in) over every node. */
 inline QMP_status_t binaryReduction(void *localvalue, QMP_u32_t nbytes, QMP_binary_func funcptr)
@@ -890,7 +962,10 @@ inline QMP_status_t globalXor(QMP_u64_t *lval)
 }
 
 /* Copy nbytes at buf from node 0 to every node. */
-inline QMP_status_t broadcast(void *buf, QMP_u32_t nbytes) { return QMP_broadcast(buf, nbytes); }
+inline QMP_status_t broadcast(void *buf, QMP_u32_t nbytes)
+{
+    return QMP_broadcast(buf, nbytes);
+}
 
 /* A barrier that gives up after `milliseconds` with QMP_TIMEOUT. */
 inline QMP_status_t waitForBarrier(QMP_s32_t milliseconds)
@@ -899,7 +974,10 @@ inline QMP_status_t waitForBarrier(QMP_s32_t milliseconds)
 }
 
 /* A barrier without a time limit of its own (QMP_barrier). */
-inline QMP_status_t barrier(void) { return QMP_barrier(); }
+inline QMP_status_t barrier(void)
+{
+    return QMP_barrier();
+}
 
 } // namespace QMP
 

@@ -324,8 +324,8 @@ QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t 
 QMP_msghandle_t QMP_declare_send_relative(QMP_msgmem_t m, int axis, int dir, int priority)
 {
     return qmp_boundary(__func__, nullptr, [&] {
-        return declare_relative("QMP_declare_send_relative", state().default_comm, m,
-                                MCA_MSG_SEND, axis, dir, priority);
+        return declare_relative("QMP_declare_send_relative", state().default_comm, m, MCA_MSG_SEND,
+                                axis, dir, priority);
     });
 }
 
@@ -333,8 +333,8 @@ QMP_msghandle_t QMP_comm_declare_send_relative(QMP_comm_t comm, QMP_msgmem_t m, 
                                                int priority)
 {
     return qmp_boundary(__func__, nullptr, [&] {
-        return declare_relative("QMP_comm_declare_send_relative", comm, m, MCA_MSG_SEND, axis,
-                                dir, priority);
+        return declare_relative("QMP_comm_declare_send_relative", comm, m, MCA_MSG_SEND, axis, dir,
+                                priority);
     });
 }
 
@@ -417,9 +417,8 @@ void QMP_free_msghandle(QMP_msghandle_t h)
 
 QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int num)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
-        return declare_multiple("QMP_declare_multiple", msgh, num, false);
-    });
+    return qmp_boundary(__func__, nullptr,
+                        [&] { return declare_multiple("QMP_declare_multiple", msgh, num, false); });
 }
 
 // QMP's pairs differ from a multiple only on machines that gate sends; the

@@ -371,8 +371,8 @@ QMP_status_t reduce_or_broadcast(const char *call, QMP_comm_t comm,
         if (gives) {
             std::memcpy(c.acc->bytes, bytes, n);
         }
-        const Outcome o = run(c, rounds, 0, false, pairs, c.acc->bytes, c.tmp->bytes, n, combine,
-                              Deadline(-1));
+        const Outcome o =
+            run(c, rounds, 0, false, pairs, c.acc->bytes, c.tmp->bytes, n, combine, Deadline(-1));
         if (o.rc != MERIDIAN_SUCCESS) {
             return failed(call, c, rounds, o);
         }

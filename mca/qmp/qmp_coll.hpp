@@ -6,8 +6,8 @@
 
 #include <cstddef>
 
-#include "mca/qmp/qmp_internal.hpp"
 #include "mca/qmp/qmp.h"
+#include "mca/qmp/qmp_internal.hpp"
 
 namespace meridian::qmp
 {

@@ -236,9 +236,8 @@ QMP_status_t QMP_broadcast(void *buffer, size_t nbytes)
 
 QMP_status_t QMP_comm_sum_int(QMP_comm_t comm, int *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<std::int64_t, Sum>("QMP_comm_sum_int", comm, value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<std::int64_t, Sum>("QMP_comm_sum_int", comm, value); });
 }
 QMP_status_t QMP_sum_int(int *value)
 {
@@ -260,27 +259,23 @@ QMP_status_t QMP_sum_uint64_t(uint64_t *value)
 }
 QMP_status_t QMP_comm_sum_float(QMP_comm_t comm, float *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<double, Sum>("QMP_comm_sum_float", comm, value);
-    });
+    return qmp_boundary(__func__,
+                        [&] { return reduce_one<double, Sum>("QMP_comm_sum_float", comm, value); });
 }
 QMP_status_t QMP_sum_float(float *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<double, Sum>("QMP_sum_float", default_comm(), value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<double, Sum>("QMP_sum_float", default_comm(), value); });
 }
 QMP_status_t QMP_comm_sum_double(QMP_comm_t comm, double *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<double, Sum>("QMP_comm_sum_double", comm, value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<double, Sum>("QMP_comm_sum_double", comm, value); });
 }
 QMP_status_t QMP_sum_double(double *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<double, Sum>("QMP_sum_double", default_comm(), value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<double, Sum>("QMP_sum_double", default_comm(), value); });
 }
 QMP_status_t QMP_comm_sum_long_double(QMP_comm_t comm, long double *value)
 {
@@ -310,33 +305,28 @@ QMP_status_t QMP_sum_double_extended(double *value)
 
 QMP_status_t QMP_comm_sum_float_array(QMP_comm_t comm, float value[], int length)
 {
-    return qmp_boundary(__func__, [&] {
-        return sum_array("QMP_comm_sum_float_array", comm, value, length);
-    });
+    return qmp_boundary(__func__,
+                        [&] { return sum_array("QMP_comm_sum_float_array", comm, value, length); });
 }
 QMP_status_t QMP_sum_float_array(float value[], int length)
 {
-    return qmp_boundary(__func__, [&] {
-        return sum_array("QMP_sum_float_array", default_comm(), value, length);
-    });
+    return qmp_boundary(
+        __func__, [&] { return sum_array("QMP_sum_float_array", default_comm(), value, length); });
 }
 QMP_status_t QMP_comm_sum_double_array(QMP_comm_t comm, double value[], int length)
 {
-    return qmp_boundary(__func__, [&] {
-        return sum_array("QMP_comm_sum_double_array", comm, value, length);
-    });
+    return qmp_boundary(
+        __func__, [&] { return sum_array("QMP_comm_sum_double_array", comm, value, length); });
 }
 QMP_status_t QMP_sum_double_array(double value[], int length)
 {
-    return qmp_boundary(__func__, [&] {
-        return sum_array("QMP_sum_double_array", default_comm(), value, length);
-    });
+    return qmp_boundary(
+        __func__, [&] { return sum_array("QMP_sum_double_array", default_comm(), value, length); });
 }
 QMP_status_t QMP_comm_sum_long_double_array(QMP_comm_t comm, long double value[], int length)
 {
-    return qmp_boundary(__func__, [&] {
-        return sum_array("QMP_comm_sum_long_double_array", comm, value, length);
-    });
+    return qmp_boundary(
+        __func__, [&] { return sum_array("QMP_comm_sum_long_double_array", comm, value, length); });
 }
 QMP_status_t QMP_sum_long_double_array(long double value[], int length)
 {
@@ -347,51 +337,43 @@ QMP_status_t QMP_sum_long_double_array(long double value[], int length)
 
 QMP_status_t QMP_comm_max_float(QMP_comm_t comm, float *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<float, Max>("QMP_comm_max_float", comm, value);
-    });
+    return qmp_boundary(__func__,
+                        [&] { return reduce_one<float, Max>("QMP_comm_max_float", comm, value); });
 }
 QMP_status_t QMP_max_float(float *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<float, Max>("QMP_max_float", default_comm(), value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<float, Max>("QMP_max_float", default_comm(), value); });
 }
 QMP_status_t QMP_comm_max_double(QMP_comm_t comm, double *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<double, Max>("QMP_comm_max_double", comm, value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<double, Max>("QMP_comm_max_double", comm, value); });
 }
 QMP_status_t QMP_max_double(double *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<double, Max>("QMP_max_double", default_comm(), value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<double, Max>("QMP_max_double", default_comm(), value); });
 }
 QMP_status_t QMP_comm_min_float(QMP_comm_t comm, float *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<float, Min>("QMP_comm_min_float", comm, value);
-    });
+    return qmp_boundary(__func__,
+                        [&] { return reduce_one<float, Min>("QMP_comm_min_float", comm, value); });
 }
 QMP_status_t QMP_min_float(float *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<float, Min>("QMP_min_float", default_comm(), value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<float, Min>("QMP_min_float", default_comm(), value); });
 }
 QMP_status_t QMP_comm_min_double(QMP_comm_t comm, double *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<double, Min>("QMP_comm_min_double", comm, value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<double, Min>("QMP_comm_min_double", comm, value); });
 }
 QMP_status_t QMP_min_double(double *value)
 {
-    return qmp_boundary(__func__, [&] {
-        return reduce_one<double, Min>("QMP_min_double", default_comm(), value);
-    });
+    return qmp_boundary(
+        __func__, [&] { return reduce_one<double, Min>("QMP_min_double", default_comm(), value); });
 }
 
 QMP_status_t QMP_comm_xor_ulong(QMP_comm_t comm, unsigned long *value)

@@ -15,12 +15,12 @@
 #include <utility>
 #include <vector>
 
-#include <meridian/mca/msg/base/base.h>
 #include "mca/qmp/qmp_internal.hpp"
-#include <meridian/opal/runtime/datastore.hpp>
-#include <meridian/mca/runtime/meridian.h>
-#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
+#include <meridian/mca/msg/base/base.h>
+#include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 

@@ -30,11 +30,12 @@
 #include <utility>
 #include <vector>
 
-#include <meridian/mca/msg/msg.h>
 #include "mca/qmp/qmp.h"
+#include <meridian/mca/msg/msg.h>
 #include <meridian/opal/util/c_boundary.hpp>
 
-namespace meridian::qmp {
+namespace meridian::qmp
+{
 
 // A logical grid declared on a communicator (empty dims: none declared).
 struct Topology {
@@ -100,7 +101,8 @@ struct QMP_comm_struct {
     std::unique_ptr<meridian::qmp::Collectives, meridian::qmp::CollectivesDeleter> coll;
 };
 
-namespace meridian::qmp {
+namespace meridian::qmp
+{
 
 // Everything between init and finalize.
 struct State {
@@ -150,8 +152,7 @@ QMP_status_t require_initialized(const char *call);
 inline constexpr CFailure<QMP_status_t> qmp_failure{QMP_NOMEM_ERR, QMP_ERROR,
                                                     record_boundary_failure};
 
-template <typename Body>
-QMP_status_t qmp_boundary(const char *call, Body &&body) noexcept
+template <typename Body> QMP_status_t qmp_boundary(const char *call, Body &&body) noexcept
 {
     return c_boundary(call, qmp_failure, std::forward<Body>(body));
 }
@@ -163,8 +164,7 @@ T qmp_boundary(const char *call, std::type_identity_t<T> failed, Body &&body) no
                       std::forward<Body>(body));
 }
 
-template <typename Body>
-void qmp_boundary_void(const char *call, Body &&body) noexcept
+template <typename Body> void qmp_boundary_void(const char *call, Body &&body) noexcept
 {
     c_boundary_void(call, std::forward<Body>(body), record_boundary_failure);
 }
@@ -187,8 +187,8 @@ QMP_status_t check_comm(QMP_comm_t comm, const char *call);
 QMP_status_t relative_neighbor(QMP_comm_t comm, int axis, int dir, int *rank);
 // QMP_comm_declare_logical_topology_map with `call` naming the caller in
 // errors (QMP_TOPOLOGY_EXISTS when the communicator has one).
-QMP_status_t declare_topology(QMP_comm_t comm, const int *dims, int ndim, const int *map,
-                              int nmap, const char *call);
+QMP_status_t declare_topology(QMP_comm_t comm, const int *dims, int ndim, const int *map, int nmap,
+                              const char *call);
 // Give comm a grid whose numbering is not QMP's: every rank's coordinates
 // (flat, dims.size() each, each position once).
 void set_grid(QMP_comm_t comm, std::vector<int> dims, std::vector<int> coords_of_rank);
@@ -216,7 +216,7 @@ std::unique_lock<std::recursive_mutex> lock_if_multiple();
 // applies these once the transport is up).  Exposed for tests: parses
 // without a running job.
 struct Options {
-    std::vector<int> geom;      // -qmp-geom a b c ... ("native": empty, native = true)
+    std::vector<int> geom; // -qmp-geom a b c ... ("native": empty, native = true)
     bool geom_native = false;
     std::vector<int> alloc_map; // -qmp-alloc-map
     std::vector<int> logic_map; // -qmp-logic-map

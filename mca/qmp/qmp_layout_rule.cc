@@ -68,7 +68,8 @@ Status check_topology(std::string_view call, std::span<const int> dims, int node
     const std::string who(call);
     for (const int d : dims) {
         if (d < 1) {
-            return invalid(who + ": expected sizes of at least 1, found " + util::join_numbers(dims, " "));
+            return invalid(who + ": expected sizes of at least 1, found " +
+                           util::join_numbers(dims, " "));
         }
     }
     if (product(dims) != nodes) {
@@ -87,7 +88,8 @@ Status check_topology(std::string_view call, std::span<const int> dims, int node
         if (axis < 0 || static_cast<std::size_t>(axis) >= dims.size() ||
             seen[static_cast<std::size_t>(axis)]) {
             return invalid(who + ": expected a map that is a permutation of 0.." +
-                           std::to_string(dims.size() - 1) + ", found " + util::join_numbers(map, " "));
+                           std::to_string(dims.size() - 1) + ", found " +
+                           util::join_numbers(map, " "));
         }
         seen[static_cast<std::size_t>(axis)] = true;
     }
@@ -100,7 +102,8 @@ Result<LayoutPlan> layout_grid(std::span<const int> lattice, int nodes,
     const std::string what = "QMP_layout_grid: ";
     for (const int size : lattice) {
         if (size < 1) {
-            return invalid(what + "expected lattice sizes of at least 1, found " + util::join_numbers(lattice, " "));
+            return invalid(what + "expected lattice sizes of at least 1, found " +
+                           util::join_numbers(lattice, " "));
         }
     }
     const std::size_t ndim = lattice.size();

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include <meridian/mca/coord/base/base.hpp>
 #include "mca/qmp/qmp_internal.hpp"
 #include "mca/qmp/qmp_layout_rule.hpp"
+#include <meridian/mca/coord/base/base.hpp>
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
@@ -293,9 +293,8 @@ int QMP_get_job_number(void)
 
 int QMP_get_number_of_job_geometry_dimensions(void)
 {
-    return qmp_boundary(__func__, 0, [] {
-        return QMP_comm_get_logical_number_of_dimensions(state().job_comm);
-    });
+    return qmp_boundary(__func__, 0,
+                        [] { return QMP_comm_get_logical_number_of_dimensions(state().job_comm); });
 }
 
 const int *QMP_get_job_geometry(void)
@@ -306,9 +305,8 @@ const int *QMP_get_job_geometry(void)
 
 int QMP_get_allocated_number_of_dimensions(void)
 {
-    return qmp_boundary(__func__, 0, [] {
-        return QMP_comm_get_logical_number_of_dimensions(state().allocated);
-    });
+    return qmp_boundary(
+        __func__, 0, [] { return QMP_comm_get_logical_number_of_dimensions(state().allocated); });
 }
 
 const int *QMP_get_allocated_dimensions(void)

@@ -384,13 +384,12 @@ QMP_msgmem_t QMP_declare_indexed_msgmem(void *base, int blocklen[], int index[],
     return qmp_boundary(__func__, nullptr, [&]() -> QMP_msgmem_t {
         const char *call = "QMP_declare_indexed_msgmem";
         if (count < 0) {
-            set_error(QMP_INVALID_ARG, std::string(call) + ": count is " +
-                                           std::to_string(count) + ", expected 0 or more");
+            set_error(QMP_INVALID_ARG, std::string(call) + ": count is " + std::to_string(count) +
+                                           ", expected 0 or more");
             return nullptr;
         }
         if (count > 0 && (blocklen == nullptr || index == nullptr)) {
-            set_error(QMP_INVALID_ARG,
-                      std::string(call) + ": blocklen and index must not be NULL");
+            set_error(QMP_INVALID_ARG, std::string(call) + ": blocklen and index must not be NULL");
             return nullptr;
         }
         const auto n = static_cast<std::size_t>(count);

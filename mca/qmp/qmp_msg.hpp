@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
+#include "mca/qmp/qmp.h"
 #include "mca/qmp/qmp_internal.hpp"
 #include <meridian/mca/msg/msg.h>
-#include "mca/qmp/qmp.h"
 #include <meridian/opal/util/result.hpp>
 
 namespace meridian::qmp

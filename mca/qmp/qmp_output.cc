@@ -9,8 +9,8 @@
 
 #include "mca/qmp/qmp_internal.hpp"
 #include "mca/qmp/qmp_msg.hpp"
-#include <meridian/mca/runtime/meridian.h>
 #include "opal/util/no_destructor.hpp"
+#include <meridian/mca/runtime/meridian.h>
 
 namespace meridian::qmp
 {

@@ -249,9 +249,8 @@ QMP_bool_t QMP_comm_logical_topology_is_declared(QMP_comm_t comm)
 
 QMP_bool_t QMP_logical_topology_is_declared(void)
 {
-    return qmp_boundary(__func__, QMP_FALSE, [] {
-        return QMP_comm_logical_topology_is_declared(state().default_comm);
-    });
+    return qmp_boundary(__func__, QMP_FALSE,
+                        [] { return QMP_comm_logical_topology_is_declared(state().default_comm); });
 }
 
 int QMP_comm_get_logical_number_of_dimensions(QMP_comm_t comm)

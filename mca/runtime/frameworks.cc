@@ -11,11 +11,12 @@ extern "C" mca_base_framework_t *const *meridian_builtin_frameworks(void)
     // Declared once; two frameworks of one name cannot happen for the
     // built-in list, whose names are its directories' names.
     static const bool declared = [] {
-        for (auto *const *framework = meridian_static_frameworks; *framework != nullptr; ++framework) {
-            (void) meridian_mca_base_framework_declare(*framework);
+        for (auto *const *framework = meridian_static_frameworks; *framework != nullptr;
+             ++framework) {
+            (void)meridian_mca_base_framework_declare(*framework);
         }
         return true;
     }();
-    (void) declared;
+    (void)declared;
     return meridian_static_frameworks;
 }

@@ -2,16 +2,17 @@
 
 #include <meridian/mca/runtime/meridian.h>
 
+#include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
-#include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
-namespace {
+namespace
+{
 
 int init_count = 0;
 
@@ -21,7 +22,8 @@ int fail(int rc)
     meridian::pnet::forget_in_job();
     meridian::coord::forget_context();
     meridian::datastore::shutdown();
-    for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
+    for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr;
+         ++framework) {
         meridian_mca_base_framework_close(*framework);
     }
     meridian_mca_base_close();
@@ -57,7 +59,7 @@ int start_in_job()
     return MERIDIAN_SUCCESS;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int meridian_init(int *argc, char ***argv)
 {
@@ -67,15 +69,18 @@ extern "C" int meridian_init(int *argc, char ***argv)
             return MERIDIAN_SUCCESS;
         }
         if (argc != nullptr && argv != nullptr) {
-            if (const int rc = meridian_mca_base_cmdline_apply(argc, argv); rc != MERIDIAN_SUCCESS) {
+            if (const int rc = meridian_mca_base_cmdline_apply(argc, argv);
+                rc != MERIDIAN_SUCCESS) {
                 return rc;
             }
         }
         if (const int rc = meridian_mca_base_open(); rc != MERIDIAN_SUCCESS) {
             return fail(rc);
         }
-        for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
-            if (const int rc = meridian_mca_base_framework_register(*framework); rc != MERIDIAN_SUCCESS) {
+        for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr;
+             ++framework) {
+            if (const int rc = meridian_mca_base_framework_register(*framework);
+                rc != MERIDIAN_SUCCESS) {
                 return fail(rc);
             }
         }
@@ -104,11 +109,15 @@ extern "C" int meridian_finalize(void)
         meridian::pnet::forget_in_job();
         meridian::coord::forget_context();
         meridian::datastore::shutdown();
-        for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr; ++framework) {
+        for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr;
+             ++framework) {
             meridian_mca_base_framework_close(*framework);
         }
         return meridian_mca_base_close();
     });
 }
 
-extern "C" const char *meridian_version(void) { return PACKAGE_VERSION; }
+extern "C" const char *meridian_version(void)
+{
+    return PACKAGE_VERSION;
+}

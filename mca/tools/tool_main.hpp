@@ -8,9 +8,9 @@
 #include <utility>
 #include <variant>
 
-#include <meridian/mca/runtime/meridian.h>
 #include "mca/tools/tool_command_line.hpp"
 #include "mca/tools/tool_session.hpp"
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/output.h>
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/result.hpp>

@@ -30,10 +30,10 @@ typedef uint8_t meridian_coord_view_t;
 #define MERIDIAN_COORD_PHYSICAL_VIEW 0x02
 
 typedef struct meridian_coord {
-    char *fabric;               /* e.g. "ethernet"; may be NULL */
-    char *plane;                /* the plane's id (e.g. its CIDR); may be NULL */
+    char *fabric; /* e.g. "ethernet"; may be NULL */
+    char *plane;  /* the plane's id (e.g. its CIDR); may be NULL */
     meridian_coord_view_t view;
-    uint32_t *coord;            /* dims values; NULL when dims is 0 */
+    uint32_t *coord; /* dims values; NULL when dims is 0 */
     size_t dims;
 } meridian_coord_t;
 

@@ -11,7 +11,8 @@
 
 #include <meridian/opal/class/coordinate.h>
 
-namespace meridian {
+namespace meridian
+{
 
 struct Coordinate {
     std::string fabric;

@@ -91,8 +91,8 @@ struct Fabric::OrderCache {
     bool used = false;
     std::unordered_map<std::string, std::uint32_t> shape_ids;
     std::vector<ShapeOrders> shapes;
-    std::vector<std::uint32_t> node_shape;  // per node, unknown until asked
-    std::vector<std::uint32_t> node_answers; // per node: its first entry in answers, or unknown
+    std::vector<std::uint32_t> node_shape;       // per node, unknown until asked
+    std::vector<std::uint32_t> node_answers;     // per node: its first entry in answers, or unknown
     std::vector<std::span<const Index>> answers; // per node asked: one per package (empty: not yet)
     std::vector<std::unique_ptr<Index[]>> chunks;
     std::size_t chunk_used = chunk_size;

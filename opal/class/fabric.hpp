@@ -60,7 +60,8 @@
 #include <meridian/opal/class/weighted_graph.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::fabric {
+namespace meridian::fabric
+{
 
 using Index = std::uint32_t;
 inline constexpr Index no_index = UINT32_MAX;
@@ -70,11 +71,11 @@ struct Plane {
     std::string type = "ethernet";
     std::optional<Cidr> cidr;
     std::uint32_t qos_levels = 1;
-    std::vector<std::uint32_t> shape;  // empty: not a mesh / torus
-    std::vector<bool> periodic;        // one per shape dimension
-    std::vector<Index> subnets;        // in order of definition
-    std::vector<Index> switches;       // in order of definition
-    std::vector<Index> nics;           // in order of definition
+    std::vector<std::uint32_t> shape; // empty: not a mesh / torus
+    std::vector<bool> periodic;       // one per shape dimension
+    std::vector<Index> subnets;       // in order of definition
+    std::vector<Index> switches;      // in order of definition
+    std::vector<Index> nics;          // in order of definition
 
     bool operator==(const Plane &) const = default;
 };
@@ -99,11 +100,11 @@ struct Nic {
     std::string name;
     Index node = no_index;
     Index plane = no_index;
-    Index subnet = no_index;  // no_index: no address
-    Index sw = no_index;      // no_index: switch unknown
+    Index subnet = no_index; // no_index: no address
+    Index sw = no_index;     // no_index: switch unknown
     std::optional<std::uint32_t> address;
-    std::uint64_t speed_mbps = 0;  // 0: unknown
-    std::int32_t package = -1;     // -1: unknown
+    std::uint64_t speed_mbps = 0;     // 0: unknown
+    std::int32_t package = -1;        // -1: unknown
     std::vector<std::uint32_t> coord; // empty: the node's
     std::uint32_t index_on_node = 0;  // 0, 1, ... in order on its node
 
@@ -121,8 +122,9 @@ struct Node {
     bool operator==(const Node &) const = default;
 };
 
-class Fabric {
-public:
+class Fabric
+{
+  public:
     std::string name = "fabric";
 
     std::span<const Plane> planes() const { return planes_; }
@@ -141,11 +143,11 @@ public:
     // Building (the parser and inventory delivery use these).  Each checks
     // what the file format above says and returns the error message without
     // a position (the parser prefixes it); on error nothing is added.
-    Result<Index> add_plane(Plane plane);         // subnets/switches/nics ignored
+    Result<Index> add_plane(Plane plane); // subnets/switches/nics ignored
     Result<Index> add_subnet(Cidr cidr, Index plane);
     Result<Index> add_switch(std::string name, Index plane);
-    Result<Index> add_node(Node node);            // nics ignored
-    Result<Index> add_nic(Nic nic);               // subnet found from the address
+    Result<Index> add_node(Node node); // nics ignored
+    Result<Index> add_nic(Nic nic);    // subnet found from the address
     // Copy every plane, subnet, switch, node and NIC of `other` that this
     // fabric lacks (planes/switches/subnets matched by name, nodes by name;
     // a node already here keeps its own description).
@@ -161,7 +163,7 @@ public:
     // NIC order.  Nodes of the same shape share one cached answer.
     std::span<const Index> nics_by_distance(Index node, std::int32_t package) const;
 
-private:
+  private:
     std::vector<Plane> planes_;
     std::vector<Subnet> subnets_;
     std::vector<Switch> switches_;

@@ -10,7 +10,8 @@
 #include <string>
 #include <string_view>
 
-namespace meridian::fabric {
+namespace meridian::fabric
+{
 
 // Dotted quad "10.1.2.3" (no leading zeros beyond "0", each part 0-255).
 std::optional<std::uint32_t> parse_ipv4(std::string_view text);

@@ -13,7 +13,8 @@
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::fabric {
+namespace meridian::fabric
+{
 
 enum class Binding : std::uint8_t { none, core, package };
 std::string_view binding_name(Binding binding); // "none", "core", "package"

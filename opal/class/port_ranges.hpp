@@ -21,7 +21,8 @@
 #include <meridian/opal/class/fabric_address.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::fabric {
+namespace meridian::fabric
+{
 
 enum class Protocol : std::uint8_t { tcp, udp };
 std::string_view protocol_name(Protocol protocol); // "tcp" / "udp"
@@ -34,7 +35,7 @@ struct PortRange {
 
 struct PortPoolSpec {
     Protocol protocol = Protocol::tcp;
-    std::optional<Cidr> subnet; // none: usable on every NIC
+    std::optional<Cidr> subnet;    // none: usable on every NIC
     std::vector<PortRange> ranges; // as written (overlaps are an error)
     bool operator==(const PortPoolSpec &) const = default;
 };
@@ -61,8 +62,9 @@ std::string format_port_list(std::span<const std::uint16_t> ports);
 // The free ports of one pool on one node.  Taking and giving back are
 // O(ports moved); a pool of N ports costs O(number of free runs) memory, so an
 // untouched pool on each of 10^5 nodes is one run each.
-class PortPool {
-public:
+class PortPool
+{
+  public:
     PortPool() = default;
     explicit PortPool(std::span<const PortRange> ranges);
 
@@ -73,7 +75,7 @@ public:
     // Give ports back (ports not taken from this pool are ignored).
     void give_back(std::span<const std::uint16_t> ports);
 
-private:
+  private:
     std::vector<PortRange> free_; // sorted, disjoint, not adjacent
     std::vector<PortRange> all_;  // the pool as configured
 };

@@ -15,9 +15,11 @@
 #include "opal/mca/base/base_params.hpp"
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::datastore {
+namespace meridian::datastore
+{
 
-namespace {
+namespace
+{
 
 std::string format_double(double value)
 {
@@ -67,7 +69,7 @@ bool launched_by_pmix()
     return std::getenv("PMIX_NAMESPACE") != nullptr && std::getenv("PMIX_RANK") != nullptr;
 }
 
-}  // namespace
+} // namespace
 
 std::string_view value_type_name(const Value &value)
 {
@@ -125,7 +127,8 @@ std::string format_proc(const ProcId &proc)
     return proc.nspace + ":" + std::to_string(proc.rank);
 }
 
-namespace {
+namespace
+{
 
 std::string slot(const ProcId &proc, std::string_view key)
 {
@@ -183,7 +186,10 @@ Result<Store *> store()
     return instance.get();
 }
 
-void shutdown() { current().reset(); }
+void shutdown()
+{
+    current().reset();
+}
 
 #ifndef MERIDIAN_HAVE_PMIX
 Result<std::unique_ptr<Store>> make_pmix_store()
@@ -194,4 +200,4 @@ Result<std::unique_ptr<Store>> make_pmix_store()
 }
 #endif
 
-}  // namespace meridian::datastore
+} // namespace meridian::datastore

@@ -30,7 +30,8 @@
 #include <meridian/opal/class/coordinate.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::datastore {
+namespace meridian::datastore
+{
 
 using Bytes = std::vector<std::uint8_t>;
 struct Info;
@@ -63,8 +64,9 @@ struct ProcId {
 // For messages: "NSPACE:RANK", or "job NSPACE" for rank job_rank.
 std::string format_proc(const ProcId &proc);
 
-class Store {
-public:
+class Store
+{
+  public:
     virtual ~Store() = default;
 
     // "local" or "pmix"
@@ -96,11 +98,11 @@ public:
     // process, when nobody has it.
     Result<Value> get(const ProcId &proc, std::string_view key) const;
 
-protected:
+  protected:
     // What the launcher or the peers published (and this process put).
     virtual Result<Value> fetch(const ProcId &proc, std::string_view key) const = 0;
 
-private:
+  private:
     // Keyed by "nspace\x1frank\x1fkey": a tool storing values for 10^6
     // processes gets one hash table, not one per process.
     std::unordered_map<std::string, Value> stored_;

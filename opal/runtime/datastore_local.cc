@@ -12,12 +12,15 @@
 
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::datastore {
+namespace meridian::datastore
+{
 
-namespace {
+namespace
+{
 
-class LocalStore final : public Store {
-public:
+class LocalStore final : public Store
+{
+  public:
     LocalStore(ProcId self, std::uint32_t job_size, std::string node_name)
         : self_(std::move(self)), job_size_(job_size), node_name_(std::move(node_name))
     {
@@ -44,7 +47,7 @@ public:
     Status fence() override { return success(); }
     void abort_job(int, std::string_view) override {}
 
-protected:
+  protected:
     Result<Value> fetch(const ProcId &proc, std::string_view key) const override
     {
         if (proc == self_) {
@@ -57,14 +60,14 @@ protected:
                                                       " (local datastore)");
     }
 
-private:
+  private:
     ProcId self_;
     std::uint32_t job_size_;
     std::string node_name_;
     std::unordered_map<std::string, Value> published_;
 };
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<Store> make_local_store(ProcId self, std::uint32_t job_size, std::string node_name)
 {
@@ -76,4 +79,4 @@ std::unique_ptr<Store> make_local_store(ProcId self, std::uint32_t job_size, std
                                         std::move(node_name));
 }
 
-}  // namespace meridian::datastore
+} // namespace meridian::datastore

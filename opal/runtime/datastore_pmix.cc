@@ -25,9 +25,11 @@
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::datastore {
+namespace meridian::datastore
+{
 
-namespace {
+namespace
+{
 
 // "\0MRD" and the encoding's version.
 constexpr std::uint8_t magic[] = {0x00, 'M', 'R', 'D', 0x01};
@@ -38,8 +40,9 @@ constexpr int max_depth = 32;
 // Little-endian fixed-width integers; strings and arrays carry a uint32
 // count; a value is its variant index (one byte) and its contents.
 
-class Writer {
-public:
+class Writer
+{
+  public:
     void u8(std::uint8_t v) { out_.push_back(v); }
     void u32(std::uint32_t v)
     {
@@ -65,7 +68,7 @@ public:
     }
     Bytes take() { return std::move(out_); }
 
-private:
+  private:
     void contents(bool v) { u8(v ? 1 : 0); }
     void contents(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
     void contents(std::uint64_t v) { u64(v); }
@@ -118,8 +121,9 @@ private:
     Bytes out_;
 };
 
-class Reader {
-public:
+class Reader
+{
+  public:
     explicit Reader(std::span<const std::uint8_t> in) : in_(in) {}
 
     bool done() const { return at_ == in_.size(); }
@@ -286,7 +290,7 @@ public:
         }
     }
 
-private:
+  private:
     bool u32_array(std::vector<std::uint32_t> &v)
     {
         std::uint32_t n = 0;
@@ -323,7 +327,10 @@ Bytes encode(const Value &value)
 
 // ------------------------------------------------------------ PMIx values
 
-std::string pmix_reason(pmix_status_t rc) { return PMIx_Error_string(rc); }
+std::string pmix_reason(pmix_status_t rc)
+{
+    return PMIx_Error_string(rc);
+}
 
 // A PMIx value that points into `value` (PMIx_Put copies what it is given).
 // Compound values are encoded into `scratch`, which must outlive the call.
@@ -353,7 +360,8 @@ pmix_value_t to_pmix(const Value &value, Bytes &scratch)
                 out.type = PMIX_BYTE_OBJECT;
                 if constexpr (std::is_same_v<T, Bytes>) {
                     if (!starts_with_magic(v)) {
-                        out.data.bo.bytes = reinterpret_cast<char *>(const_cast<std::uint8_t *>(v.data()));
+                        out.data.bo.bytes =
+                            reinterpret_cast<char *>(const_cast<std::uint8_t *>(v.data()));
                         out.data.bo.size = v.size();
                         return;
                     }
@@ -370,22 +378,38 @@ pmix_value_t to_pmix(const Value &value, Bytes &scratch)
 Result<Value> from_pmix(const pmix_value_t &v, std::string_view key)
 {
     switch (v.type) {
-    case PMIX_BOOL: return Value(v.data.flag);
-    case PMIX_INT: return Value(static_cast<std::int64_t>(v.data.integer));
-    case PMIX_INT8: return Value(static_cast<std::int64_t>(v.data.int8));
-    case PMIX_INT16: return Value(static_cast<std::int64_t>(v.data.int16));
-    case PMIX_INT32: return Value(static_cast<std::int64_t>(v.data.int32));
-    case PMIX_INT64: return Value(static_cast<std::int64_t>(v.data.int64));
-    case PMIX_UINT: return Value(static_cast<std::uint64_t>(v.data.uint));
-    case PMIX_UINT8: return Value(static_cast<std::uint64_t>(v.data.uint8));
-    case PMIX_UINT16: return Value(static_cast<std::uint64_t>(v.data.uint16));
-    case PMIX_UINT32: return Value(static_cast<std::uint64_t>(v.data.uint32));
-    case PMIX_UINT64: return Value(static_cast<std::uint64_t>(v.data.uint64));
-    case PMIX_SIZE: return Value(static_cast<std::uint64_t>(v.data.size));
-    case PMIX_PROC_RANK: return Value(static_cast<std::uint64_t>(v.data.rank));
-    case PMIX_FLOAT: return Value(static_cast<double>(v.data.fval));
-    case PMIX_DOUBLE: return Value(v.data.dval);
-    case PMIX_STRING: return Value(std::string(v.data.string != nullptr ? v.data.string : ""));
+    case PMIX_BOOL:
+        return Value(v.data.flag);
+    case PMIX_INT:
+        return Value(static_cast<std::int64_t>(v.data.integer));
+    case PMIX_INT8:
+        return Value(static_cast<std::int64_t>(v.data.int8));
+    case PMIX_INT16:
+        return Value(static_cast<std::int64_t>(v.data.int16));
+    case PMIX_INT32:
+        return Value(static_cast<std::int64_t>(v.data.int32));
+    case PMIX_INT64:
+        return Value(static_cast<std::int64_t>(v.data.int64));
+    case PMIX_UINT:
+        return Value(static_cast<std::uint64_t>(v.data.uint));
+    case PMIX_UINT8:
+        return Value(static_cast<std::uint64_t>(v.data.uint8));
+    case PMIX_UINT16:
+        return Value(static_cast<std::uint64_t>(v.data.uint16));
+    case PMIX_UINT32:
+        return Value(static_cast<std::uint64_t>(v.data.uint32));
+    case PMIX_UINT64:
+        return Value(static_cast<std::uint64_t>(v.data.uint64));
+    case PMIX_SIZE:
+        return Value(static_cast<std::uint64_t>(v.data.size));
+    case PMIX_PROC_RANK:
+        return Value(static_cast<std::uint64_t>(v.data.rank));
+    case PMIX_FLOAT:
+        return Value(static_cast<double>(v.data.fval));
+    case PMIX_DOUBLE:
+        return Value(v.data.dval);
+    case PMIX_STRING:
+        return Value(std::string(v.data.string != nullptr ? v.data.string : ""));
     case PMIX_BYTE_OBJECT: {
         const std::span<const std::uint8_t> bytes(
             reinterpret_cast<const std::uint8_t *>(v.data.bo.bytes), v.data.bo.size);
@@ -429,8 +453,9 @@ pmix_proc_t to_pmix_proc(const ProcId &proc)
 
 // ------------------------------------------------------------ the store
 
-class PmixStore final : public Store {
-public:
+class PmixStore final : public Store
+{
+  public:
     explicit PmixStore(const pmix_proc_t &me) : me_(me)
     {
         self_.nspace = me.nspace;
@@ -438,7 +463,7 @@ public:
     }
     PmixStore(const PmixStore &) = delete;
     PmixStore &operator=(const PmixStore &) = delete;
-    ~PmixStore() override { (void) PMIx_Finalize(nullptr, 0); }
+    ~PmixStore() override { (void)PMIx_Finalize(nullptr, 0); }
 
     // What the launcher knows about the job and this process.
     Status learn_job()
@@ -458,11 +483,13 @@ public:
                 local_rank_ = static_cast<std::uint32_t>(*n);
             }
         }
-        if (auto host = get_native(self_, PMIX_HOSTNAME); host && std::holds_alternative<std::string>(*host)) {
+        if (auto host = get_native(self_, PMIX_HOSTNAME);
+            host && std::holds_alternative<std::string>(*host)) {
             node_name_ = std::get<std::string>(*host);
         } else {
             char name[256] = {};
-            node_name_ = gethostname(name, sizeof name - 1) == 0 && name[0] != '\0' ? name : "localhost";
+            node_name_ =
+                gethostname(name, sizeof name - 1) == 0 && name[0] != '\0' ? name : "localhost";
         }
         return success();
     }
@@ -501,7 +528,7 @@ public:
         pmix_info_t info;
         std::memset(&info, 0, sizeof info);
         bool collect = true;
-        (void) PMIx_Info_load(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+        (void)PMIx_Info_load(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
         const pmix_status_t rc = PMIx_Fence(nullptr, 0, &info, 1);
         PMIx_Value_destruct(&info.value);
         if (rc != PMIX_SUCCESS) {
@@ -514,10 +541,10 @@ public:
     {
         // NULL procs: the whole namespace, which is the job.
         const std::string text(message);
-        (void) PMIx_Abort(status, text.c_str(), nullptr, 0);
+        (void)PMIx_Abort(status, text.c_str(), nullptr, 0);
     }
 
-protected:
+  protected:
     Result<Value> fetch(const ProcId &proc, std::string_view key) const override
     {
         if (key.empty() || key.size() > PMIX_MAX_KEYLEN) {
@@ -528,13 +555,13 @@ protected:
         pmix_info_t info;
         std::memset(&info, 0, sizeof info);
         bool optional = true;
-        (void) PMIx_Info_load(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
+        (void)PMIx_Info_load(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
         auto got = get_native(proc, key, &info, 1);
         PMIx_Value_destruct(&info.value);
         return got;
     }
 
-private:
+  private:
     static Status check_key(std::string_view key)
     {
         if (key.empty() || key.size() > PMIX_MAX_KEYLEN) {
@@ -552,8 +579,8 @@ private:
                                                       " (PMIx datastore)");
     }
 
-    Result<Value> get_native(const ProcId &proc, std::string_view key, const pmix_info_t *info = nullptr,
-                             std::size_t ninfo = 0) const
+    Result<Value> get_native(const ProcId &proc, std::string_view key,
+                             const pmix_info_t *info = nullptr, std::size_t ninfo = 0) const
     {
         const pmix_proc_t p = to_pmix_proc(proc);
         const std::string k(key);
@@ -579,7 +606,7 @@ private:
     std::string node_name_;
 };
 
-}  // namespace
+} // namespace
 
 Result<std::unique_ptr<Store>> make_pmix_store()
 {
@@ -588,11 +615,11 @@ Result<std::unique_ptr<Store>> make_pmix_store()
     if (const pmix_status_t rc = PMIx_Init(&me, nullptr, 0); rc != PMIX_SUCCESS) {
         return make_error(MERIDIAN_ERR_NOT_AVAILABLE, "PMIx_Init failed: " + pmix_reason(rc));
     }
-    auto store = std::make_unique<PmixStore>(me);  // PMIx_Finalize from here on
+    auto store = std::make_unique<PmixStore>(me); // PMIx_Finalize from here on
     if (auto learned = store->learn_job(); !learned) {
         return make_error(MERIDIAN_ERR_NOT_AVAILABLE, learned.error().message);
     }
     return std::unique_ptr<Store>(std::move(store));
 }
 
-}  // namespace meridian::datastore
+} // namespace meridian::datastore

@@ -30,11 +30,11 @@
 
 #include <meridian/opal/util/error.h>
 
-namespace meridian {
+namespace meridian
+{
 
 // What a C caller gets back when the body throws, and who hears why.
-template <typename T>
-struct CFailure {
+template <typename T> struct CFailure {
     T out_of_memory; // for std::bad_alloc
     T other;         // for any other exception
     // Records "CALL failed: WHY" (WHY is "out of memory" or the exception's
@@ -45,7 +45,8 @@ struct CFailure {
 // The MERIDIAN_* statuses of most C entry points.
 inline constexpr CFailure<int> status_failure{MERIDIAN_ERR_OUT_OF_RESOURCE, MERIDIAN_ERROR};
 
-namespace detail {
+namespace detail
+{
 // "meridian: error: CALL: WHY" through the output layer; a report that
 // cannot be made (no memory for it) is dropped.
 void report_boundary_failure(const char *call, const char *why) noexcept;
@@ -76,8 +77,7 @@ T c_boundary(const char *call, const CFailure<T> &failure, Body &&body) noexcept
 }
 
 // The common case: a body returning a MERIDIAN_* status.
-template <typename Body>
-int c_boundary(const char *call, Body &&body) noexcept
+template <typename Body> int c_boundary(const char *call, Body &&body) noexcept
 {
     return c_boundary(call, status_failure, std::forward<Body>(body));
 }

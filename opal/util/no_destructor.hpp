@@ -8,13 +8,13 @@
 #include <new>
 #include <utility>
 
-namespace meridian::util {
+namespace meridian::util
+{
 
-template <typename T>
-class NoDestructor {
-public:
-    template <typename... Args>
-    explicit NoDestructor(Args &&...args)
+template <typename T> class NoDestructor
+{
+  public:
+    template <typename... Args> explicit NoDestructor(Args &&...args)
     {
         ::new (static_cast<void *>(storage_)) T(std::forward<Args>(args)...);
     }
@@ -23,10 +23,10 @@ public:
 
     T &get() { return *std::launder(reinterpret_cast<T *>(storage_)); }
 
-private:
+  private:
     alignas(T) unsigned char storage_[sizeof(T)];
 };
 
-}  // namespace meridian::util
+} // namespace meridian::util
 
 #endif

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-namespace {
+namespace
+{
 
 struct SinkState {
     meridian_message_sink_fn sink = nullptr;
@@ -24,10 +25,14 @@ SinkState &state()
 const char *prefix(meridian_severity_t severity)
 {
     switch (severity) {
-    case MERIDIAN_SEVERITY_ERROR: return "meridian: error: ";
-    case MERIDIAN_SEVERITY_WARNING: return "meridian: warning: ";
-    case MERIDIAN_SEVERITY_NOTICE: return "meridian: notice: ";
-    default: return "meridian: ";
+    case MERIDIAN_SEVERITY_ERROR:
+        return "meridian: error: ";
+    case MERIDIAN_SEVERITY_WARNING:
+        return "meridian: warning: ";
+    case MERIDIAN_SEVERITY_NOTICE:
+        return "meridian: notice: ";
+    default:
+        return "meridian: ";
     }
 }
 
@@ -44,9 +49,10 @@ void deliver(meridian_severity_t severity, const char *text)
     std::fprintf(stderr, "%s%s\n", prefix(severity), text);
 }
 
-}  // namespace
+} // namespace
 
-namespace meridian {
+namespace meridian
+{
 
 void report(Severity severity, std::string_view text)
 {
@@ -54,7 +60,7 @@ void report(Severity severity, std::string_view text)
     deliver(static_cast<meridian_severity_t>(severity), copy.c_str());
 }
 
-}  // namespace meridian
+} // namespace meridian
 
 extern "C" meridian_message_sink_fn meridian_set_message_sink(meridian_message_sink_fn sink,
                                                               void *context)
@@ -94,4 +100,7 @@ extern "C" void meridian_report(meridian_severity_t severity, const char *format
     va_end(args);
 }
 
-extern "C" unsigned long meridian_error_count(void) { return state().errors; }
+extern "C" unsigned long meridian_error_count(void)
+{
+    return state().errors;
+}

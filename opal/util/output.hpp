@@ -8,7 +8,8 @@
 
 #include <meridian/opal/util/output.h>
 
-namespace meridian {
+namespace meridian
+{
 
 enum class Severity {
     error = MERIDIAN_SEVERITY_ERROR,
@@ -19,10 +20,19 @@ enum class Severity {
 
 void report(Severity severity, std::string_view text);
 
-inline void report_error(std::string_view text) { report(Severity::error, text); }
-inline void report_warning(std::string_view text) { report(Severity::warning, text); }
-inline void report_notice(std::string_view text) { report(Severity::notice, text); }
+inline void report_error(std::string_view text)
+{
+    report(Severity::error, text);
+}
+inline void report_warning(std::string_view text)
+{
+    report(Severity::warning, text);
+}
+inline void report_notice(std::string_view text)
+{
+    report(Severity::notice, text);
+}
 
-}  // namespace meridian
+} // namespace meridian
 
 #endif

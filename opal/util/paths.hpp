@@ -4,18 +4,19 @@
 
 #include <string>
 
-namespace meridian::paths {
+namespace meridian::paths
+{
 
-std::string prefix_dir();     // --prefix
-std::string lib_dir();        // $libdir
-std::string component_dir();  // $libdir/meridian: where components are installed
-std::string sysconf_dir();    // $sysconfdir
-std::string include_dir();    // $includedir
+std::string prefix_dir();    // --prefix
+std::string lib_dir();       // $libdir
+std::string component_dir(); // $libdir/meridian: where components are installed
+std::string sysconf_dir();   // $sysconfdir
+std::string include_dir();   // $includedir
 
 // Replace a leading "~" and every "$HOME" with the home directory (left as is
 // when HOME is unset).
 std::string expand_home(std::string path);
 
-}  // namespace meridian::paths
+} // namespace meridian::paths
 
 #endif

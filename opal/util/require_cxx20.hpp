@@ -7,7 +7,8 @@
 #define MERIDIAN_UTIL_REQUIRE_CXX20_HPP
 
 #if !defined(__cplusplus) || __cplusplus < 202002L
-#error "Meridian's C++ headers need C++20: compile with -std=c++20 (g++ 11, clang 14 or later), or use the C API in <meridian/meridian.h>"
+#error                                                                                             \
+    "Meridian's C++ headers need C++20: compile with -std=c++20 (g++ 11, clang 14 or later), or use the C API in <meridian/meridian.h>"
 #endif
 
 #endif

@@ -11,16 +11,17 @@
 
 #include <meridian/opal/util/error.h>
 
-namespace meridian {
+namespace meridian
+{
 
 struct Error {
     int status = MERIDIAN_ERROR;
     std::string message;
 };
 
-template <typename T>
-class [[nodiscard]] Result {
-public:
+template <typename T> class [[nodiscard]] Result
+{
+  public:
     Result(T value) : state_(std::move(value)) {}
     Result(Error error) : state_(std::move(error)) {}
 
@@ -37,17 +38,24 @@ public:
 
     const Error &error() const { return std::get<Error>(state_); }
 
-private:
+  private:
     std::variant<T, Error> state_;
 };
 
 // For operations that produce nothing but may fail.
-struct Done {};
+struct Done {
+};
 using Status = Result<Done>;
-inline Status success() { return Done{}; }
+inline Status success()
+{
+    return Done{};
+}
 
-inline Error make_error(int status, std::string message) { return Error{status, std::move(message)}; }
+inline Error make_error(int status, std::string message)
+{
+    return Error{status, std::move(message)};
+}
 
-}  // namespace meridian
+} // namespace meridian
 
 #endif

@@ -4,7 +4,8 @@
 #include <cctype>
 #include <cstdio>
 
-namespace meridian::util {
+namespace meridian::util
+{
 
 bool is_space(char c)
 {
@@ -168,4 +169,4 @@ std::string quoted(std::string_view text)
     return out;
 }
 
-}  // namespace meridian::util
+} // namespace meridian::util

@@ -13,7 +13,8 @@
 #include <string_view>
 #include <vector>
 
-namespace meridian::util {
+namespace meridian::util
+{
 
 // The white space of the C locale: space, \t, \n, \v, \f, \r.
 bool is_space(char c);
@@ -50,8 +51,8 @@ std::string join(const std::vector<std::string> &parts, std::string_view separat
 
 // Whole numbers in decimal, joined by separator: "1 2 3", "4x4x8".
 template <std::ranges::input_range Numbers>
-    requires std::integral<std::ranges::range_value_t<Numbers>>
-std::string join_numbers(const Numbers &numbers, std::string_view separator)
+requires std::integral<std::ranges::range_value_t<Numbers>> std::string
+join_numbers(const Numbers &numbers, std::string_view separator)
 {
     std::string text;
     for (const auto number : numbers) {
@@ -78,6 +79,6 @@ std::optional<std::string> closest_match(std::string_view word,
 // Quote a value for a message: "value" with control characters escaped.
 std::string quoted(std::string_view text);
 
-}  // namespace meridian::util
+} // namespace meridian::util
 
 #endif

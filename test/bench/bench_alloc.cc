@@ -46,12 +46,12 @@
 #include <string_view>
 #include <vector>
 
+#include "test/bench/bench_child.hpp"
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/mca/pnet/base/request.hpp>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/job_map.hpp>
-#include <meridian/mca/runtime/meridian.h>
-#include "test/bench/bench_child.hpp"
 
 namespace fab = meridian::fabric;
 namespace pnet = meridian::pnet;

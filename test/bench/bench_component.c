@@ -49,42 +49,42 @@ static int bench_register_params(const mca_base_component_t *self)
         switch (i % 6) {
         case 0:
             slots[i].number = i;
-            index = meridian_mca_base_component_param_register(self, name, "An integer of the benchmark",
-                                                      MCA_BASE_PARAM_TYPE_INT, NULL, 1 + i % 9,
-                                                      MCA_BASE_PARAM_FLAG_NONE, &slots[i].number);
+            index = meridian_mca_base_component_param_register(
+                self, name, "An integer of the benchmark", MCA_BASE_PARAM_TYPE_INT, NULL, 1 + i % 9,
+                MCA_BASE_PARAM_FLAG_NONE, &slots[i].number);
             if (index >= 0) {
                 index = meridian_mca_base_param_set_bounds(index, 0, 1000);
             }
             break;
         case 1:
             slots[i].flag = true;
-            index = meridian_mca_base_component_param_register(self, name, "A switch of the benchmark",
-                                                      MCA_BASE_PARAM_TYPE_BOOL, NULL, 1 + i % 9,
-                                                      MCA_BASE_PARAM_FLAG_NONE, &slots[i].flag);
+            index = meridian_mca_base_component_param_register(
+                self, name, "A switch of the benchmark", MCA_BASE_PARAM_TYPE_BOOL, NULL, 1 + i % 9,
+                MCA_BASE_PARAM_FLAG_NONE, &slots[i].flag);
             break;
         case 2:
             slots[i].text = "eth0,ib0";
-            index = meridian_mca_base_component_param_register(self, name, "A string of the benchmark",
-                                                      MCA_BASE_PARAM_TYPE_STRING, NULL, 1 + i % 9,
-                                                      MCA_BASE_PARAM_FLAG_NONE, &slots[i].text);
+            index = meridian_mca_base_component_param_register(
+                self, name, "A string of the benchmark", MCA_BASE_PARAM_TYPE_STRING, NULL,
+                1 + i % 9, MCA_BASE_PARAM_FLAG_NONE, &slots[i].text);
             break;
         case 3:
             slots[i].size = 65536;
-            index = meridian_mca_base_component_param_register(self, name, "A size of the benchmark",
-                                                      MCA_BASE_PARAM_TYPE_SIZE, NULL, 1 + i % 9,
-                                                      MCA_BASE_PARAM_FLAG_NONE, &slots[i].size);
+            index = meridian_mca_base_component_param_register(
+                self, name, "A size of the benchmark", MCA_BASE_PARAM_TYPE_SIZE, NULL, 1 + i % 9,
+                MCA_BASE_PARAM_FLAG_NONE, &slots[i].size);
             break;
         case 4:
             slots[i].number = 1;
-            index = meridian_mca_base_component_param_register(self, name, "A mode of the benchmark",
-                                                      MCA_BASE_PARAM_TYPE_ENUM, modes, 1 + i % 9,
-                                                      MCA_BASE_PARAM_FLAG_NONE, &slots[i].number);
+            index = meridian_mca_base_component_param_register(
+                self, name, "A mode of the benchmark", MCA_BASE_PARAM_TYPE_ENUM, modes, 1 + i % 9,
+                MCA_BASE_PARAM_FLAG_NONE, &slots[i].number);
             break;
         default:
             slots[i].ratio = 0.5;
-            index = meridian_mca_base_component_param_register(self, name, "A ratio of the benchmark",
-                                                      MCA_BASE_PARAM_TYPE_DOUBLE, NULL, 1 + i % 9,
-                                                      MCA_BASE_PARAM_FLAG_NONE, &slots[i].ratio);
+            index = meridian_mca_base_component_param_register(
+                self, name, "A ratio of the benchmark", MCA_BASE_PARAM_TYPE_DOUBLE, NULL, 1 + i % 9,
+                MCA_BASE_PARAM_FLAG_NONE, &slots[i].ratio);
             break;
         }
         if (index < 0) {
@@ -96,9 +96,9 @@ static int bench_register_params(const mca_base_component_t *self)
 
 static int bench_query(const mca_base_component_t *self, mca_base_module_t **module, int *priority)
 {
-    (void) self;
-    (void) module;
-    (void) priority;
+    (void)self;
+    (void)module;
+    (void)priority;
     return MERIDIAN_ERR_NOT_AVAILABLE;
 }
 

@@ -49,8 +49,8 @@
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/property_map/property_map.hpp>
 
-#include <meridian/opal/class/weighted_graph.hpp>
 #include "test/bench/bench_child.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
 
 using meridian::OutEdge;
 using meridian::TypeMask;

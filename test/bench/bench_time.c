@@ -55,8 +55,8 @@ static double run_once(char **argv)
 
 static int by_value(const void *a, const void *b)
 {
-    const double x = *(const double *) a;
-    const double y = *(const double *) b;
+    const double x = *(const double *)a;
+    const double y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    qsort(times, (size_t) runs, sizeof times[0], by_value);
+    qsort(times, (size_t)runs, sizeof times[0], by_value);
     const double median =
         runs % 2 == 1 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
     printf("%.1f %.1f %.1f\n", median, times[0], times[runs - 1]);

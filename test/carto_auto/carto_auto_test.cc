@@ -76,8 +76,8 @@ CGraph host_graph_c(unsigned types)
 {
     mca_carto_graph_t *graph = nullptr;
     const int rc = meridian_mca_carto_base_get_host_graph(types, &graph);
-    ck_assert_msg(rc == MERIDIAN_SUCCESS, "meridian_mca_carto_base_get_host_graph(0x%x): %s\n%s", types,
-                  meridian_strerror(rc), meridian_test::compare_messages({}).c_str());
+    ck_assert_msg(rc == MERIDIAN_SUCCESS, "meridian_mca_carto_base_get_host_graph(0x%x): %s\n%s",
+                  types, meridian_strerror(rc), meridian_test::compare_messages({}).c_str());
     ck_assert_ptr_nonnull(graph);
     return CGraph(graph);
 }

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <utility>
 
+#include "test/support/meridian_test.hpp"
 #include <meridian/mca/carto/base/base.h>
 #include <meridian/mca/carto/base/base.hpp>
-#include "test/support/meridian_test.hpp"
 
 namespace carto_auto_test
 {

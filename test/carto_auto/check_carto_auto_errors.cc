@@ -4,9 +4,9 @@
 // this machine's topology.
 #include <string>
 
+#include "test/carto_auto/carto_auto_test.hpp"
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/strings.hpp>
-#include "test/carto_auto/carto_auto_test.hpp"
 
 using namespace carto_auto_test;
 

@@ -2,8 +2,8 @@
 // is true of any machine, checked against hwloc's own view of it.
 #include <string>
 
-#include <meridian/opal/util/error.h>
 #include "test/carto_auto/carto_auto_test.hpp"
+#include <meridian/opal/util/error.h>
 
 using namespace carto_auto_test;
 

@@ -5,9 +5,9 @@
 // the vertices, their types and the edges.
 #include <string>
 
+#include "test/carto_auto/carto_auto_test.hpp"
 #include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
-#include "test/carto_auto/carto_auto_test.hpp"
 
 using namespace carto_auto_test;
 

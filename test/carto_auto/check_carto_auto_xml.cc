@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include <meridian/opal/util/error.h>
 #include "test/carto_auto/carto_auto_test.hpp"
+#include <meridian/opal/util/error.h>
 
 using namespace carto_auto_test;
 using meridian::type_mask;
@@ -196,7 +196,8 @@ START_TEST(reads_what_hwloc_reads)
     if (WEXITSTATUS(status) == 1) {
         // This hwloc has no libxml2 importer: carto_auto cannot do better.
         mca_carto_graph_t *graph = nullptr;
-        ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(all, &graph), MERIDIAN_ERR_BAD_PARAM);
+        ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(all, &graph),
+                         MERIDIAN_ERR_BAD_PARAM);
         return;
     }
     ck_assert_text_eq(structure_of(host_graph()), "Slot0 SLOT: MEM0:10 enp1s0:10\n"

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "test/support/meridian_test.hpp"
 #include <meridian/mca/carto/base/base.h>
 #include <meridian/mca/carto/base/base.hpp>
-#include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/error.h>
-#include "test/support/meridian_test.hpp"
 
 namespace
 {
@@ -90,7 +90,8 @@ std::string path_text(const mca_carto_graph_t *graph, const char *a, const char 
     mca_carto_path_t *path = nullptr;
     const int rc = meridian_mca_carto_graph_shortest_path(graph, a, b, &path);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "shortest_path(%s, %s): %s", a, b, meridian_strerror(rc));
-    std::string text = path->reachable != 0 ? "length " + std::to_string(path->length) + ":" : "none";
+    std::string text =
+        path->reachable != 0 ? "length " + std::to_string(path->length) + ":" : "none";
     for (std::size_t i = 0; i < path->count; ++i) {
         text += ' ';
         text += path->vertices[i];
@@ -106,7 +107,10 @@ void setup_root()
     meridian_test::isolate_mca_environment();
 }
 
-void teardown_root() { meridian_test::remove_scratch_root(); }
+void teardown_root()
+{
+    meridian_test::remove_scratch_root();
+}
 
 void setup_capture()
 {
@@ -141,8 +145,10 @@ START_TEST(unreachable_vertices_come_last)
     add_vertex(graph, "MEM1", MCA_CARTO_MEM);
     add_vertex(graph, "MEM0", MCA_CARTO_MEM);
     // MEM1 reaches Slot0 but not the other way: edges are directed.
-    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "Slot0", "MEM0", 5), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "MEM1", "Slot0", 1), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "Slot0", "MEM0", 5),
+                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "MEM1", "Slot0", 1),
+                     MERIDIAN_SUCCESS);
     ck_assert_text_eq(distances(graph, "Slot0", MCA_CARTO_MEM),
                       "MEM0 5\nMEM1 unreachable\nMEM2 unreachable\nMEM10 unreachable\n");
     ck_assert_text_eq(path_text(graph, "MEM1", "MEM0"), "length 6: MEM1 Slot0 MEM0");
@@ -158,10 +164,12 @@ START_TEST(answers_outlive_the_graph)
     mca_carto_graph_t *graph = figure3();
     mca_carto_distance_t *list = nullptr;
     std::size_t count = 0;
-    ck_assert_int_eq(meridian_mca_carto_graph_distance_list(graph, "Slot0", MCA_CARTO_IB, &list, &count),
-                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_mca_carto_graph_distance_list(graph, "Slot0", MCA_CARTO_IB, &list, &count),
+        MERIDIAN_SUCCESS);
     mca_carto_path_t *path = nullptr;
-    ck_assert_int_eq(meridian_mca_carto_graph_shortest_path(graph, "Eth0", "MTHCA1", &path), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_shortest_path(graph, "Eth0", "MTHCA1", &path),
+                     MERIDIAN_SUCCESS);
     meridian_mca_carto_graph_free(graph);
     ck_assert_uint_eq(count, 2);
     ck_assert_str_eq(list[0].vertex, "MTHCA0");
@@ -182,13 +190,15 @@ START_TEST(vertices_by_index_and_name)
 {
     mca_carto_graph_t *graph = figure3();
     std::size_t index = 99;
-    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(graph, "MTHCA1", &index), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(graph, "MTHCA1", &index),
+                     MERIDIAN_SUCCESS);
     ck_assert_uint_eq(index, 11);
     ck_assert_str_eq(meridian_mca_carto_graph_vertex_name(graph, index), "MTHCA1");
     ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(graph, index), MCA_CARTO_IB);
     ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(graph, 4), MCA_CARTO_MEM);
     // Looking for a vertex that is not there is not an error.
-    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(graph, "mthca1", &index), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(graph, "mthca1", &index),
+                     MERIDIAN_ERR_NOT_FOUND);
     ck_assert_uint_eq(index, 11);
     ck_assert_ptr_null(meridian_mca_carto_graph_vertex_name(graph, 12));
     ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(graph, 12), 0);
@@ -205,8 +215,9 @@ START_TEST(errors_are_reported_with_their_reason)
     mca_carto_graph_t *graph = figure3();
     mca_carto_distance_t *list = reinterpret_cast<mca_carto_distance_t *>(&graph);
     std::size_t count = 7;
-    ck_assert_int_eq(meridian_mca_carto_graph_distance_list(graph, "slot1", MCA_CARTO_MEM, &list, &count),
-                     MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(
+        meridian_mca_carto_graph_distance_list(graph, "slot1", MCA_CARTO_MEM, &list, &count),
+        MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(list);
     ck_assert_uint_eq(count, 0);
     ck_assert_int_eq(meridian_mca_carto_graph_distance_list(graph, "Slot1", 0x20, &list, &count),
@@ -217,22 +228,29 @@ START_TEST(errors_are_reported_with_their_reason)
     ck_assert_int_eq(meridian_mca_carto_graph_shortest_path(graph, "Slot0", "MEM7", &path),
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(path);
-    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "MEM0", MCA_CARTO_MEM), MERIDIAN_ERR_EXISTS);
-    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "X", MCA_CARTO_ALL), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "Slot0", "Slot9", 1), MERIDIAN_ERR_NOT_FOUND);
-    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, nullptr, MCA_CARTO_MEM), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "MEM0", MCA_CARTO_MEM),
+                     MERIDIAN_ERR_EXISTS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "X", MCA_CARTO_ALL),
+                     MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "Slot0", "Slot9", 1),
+                     MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, nullptr, MCA_CARTO_MEM),
+                     MERIDIAN_ERR_BAD_PARAM);
     ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(graph), 12);
     ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(graph), 24);
     ck_assert_messages(
         ERROR_MSG("unknown vertex \"slot1\" (did you mean \"Slot1\"?)"),
-        ERROR_MSG("bad carto vertex type mask 0x20: expected an OR of MCA_CARTO_SLOT, MCA_CARTO_MEM, "
-                  "MCA_CARTO_ETH, MCA_CARTO_IB, MCA_CARTO_OTHER (or MCA_CARTO_ALL)"),
-        ERROR_MSG("bad carto vertex type mask 0x0: expected an OR of MCA_CARTO_SLOT, MCA_CARTO_MEM, "
-                  "MCA_CARTO_ETH, MCA_CARTO_IB, MCA_CARTO_OTHER (or MCA_CARTO_ALL)"),
+        ERROR_MSG(
+            "bad carto vertex type mask 0x20: expected an OR of MCA_CARTO_SLOT, MCA_CARTO_MEM, "
+            "MCA_CARTO_ETH, MCA_CARTO_IB, MCA_CARTO_OTHER (or MCA_CARTO_ALL)"),
+        ERROR_MSG(
+            "bad carto vertex type mask 0x0: expected an OR of MCA_CARTO_SLOT, MCA_CARTO_MEM, "
+            "MCA_CARTO_ETH, MCA_CARTO_IB, MCA_CARTO_OTHER (or MCA_CARTO_ALL)"),
         ERROR_MSG("unknown vertex \"MEM7\" (did you mean \"MEM0\"?)"),
         ERROR_MSG("duplicate vertex \"MEM0\" (already added as MEM)"),
-        ERROR_MSG("bad vertex type 0x1f for \"X\": expected one of SLOT (0x1), MEM (0x2), ETH (0x4), "
-                  "IB (0x8), OTHER (0x10)"),
+        ERROR_MSG(
+            "bad vertex type 0x1f for \"X\": expected one of SLOT (0x1), MEM (0x2), ETH (0x4), "
+            "IB (0x8), OTHER (0x10)"),
         ERROR_MSG("unknown vertex \"Slot9\" (did you mean \"Slot0\"?)"));
     meridian_mca_carto_graph_free(graph);
 }
@@ -258,12 +276,12 @@ START_TEST(names_give_types)
     using meridian::VertexType;
     using meridian::carto::vertex_type_from_name;
     const std::pair<const char *, VertexType> cases[] = {
-        {"MEM0", VertexType::mem},     {"mem12", VertexType::mem},      {"MEM", VertexType::other},
-        {"MEM1a", VertexType::other},  {"Slot3", VertexType::slot},     {"SLOT3", VertexType::slot},
-        {"eth0", VertexType::eth},     {"enp3s0", VertexType::eth},     {"Eth1", VertexType::eth},
-        {"ETH1", VertexType::other},   {"ib0", VertexType::ib},         {"mlx5_0", VertexType::ib},
-        {"hfi1_0", VertexType::ib},    {"MTHCA0", VertexType::ib},      {"mthca1", VertexType::ib},
-        {"wlan0", VertexType::other},  {"Socket0", VertexType::other},
+        {"MEM0", VertexType::mem},    {"mem12", VertexType::mem},     {"MEM", VertexType::other},
+        {"MEM1a", VertexType::other}, {"Slot3", VertexType::slot},    {"SLOT3", VertexType::slot},
+        {"eth0", VertexType::eth},    {"enp3s0", VertexType::eth},    {"Eth1", VertexType::eth},
+        {"ETH1", VertexType::other},  {"ib0", VertexType::ib},        {"mlx5_0", VertexType::ib},
+        {"hfi1_0", VertexType::ib},   {"MTHCA0", VertexType::ib},     {"mthca1", VertexType::ib},
+        {"wlan0", VertexType::other}, {"Socket0", VertexType::other},
     };
     for (const auto &[name, type] : cases) {
         ck_assert_msg(vertex_type_from_name(name) == type, "%s gives %s", name,
@@ -279,20 +297,21 @@ START_TEST(text_in_the_adjacency_format)
     mca_carto_graph_t *graph = figure3();
     const auto text = meridian::carto::format_carto_text(graph->graph);
     ck_assert_msg(text.ok(), "%s", text.ok() ? "" : text.error().message.c_str());
-    ck_assert_text_eq(*text, "# carto graph, adjacency format: a vertex in column 1, then its edges as\n"
-                             "# NAME:WEIGHT entries; an indented line continues the list above it.\n"
-                             "Slot0 MEM0:0, Slot1:1, Slot2:1, Eth0:1, MTHCA0:1\n"
-                             "Slot1 MEM1:0, Slot0:1, Slot3:1\n"
-                             "Slot2 MEM2:0, Slot0:1, Slot3:1\n"
-                             "Slot3 MEM3:0, Slot1:1, Slot2:1, Eth1:1, MTHCA1:1\n"
-                             "MEM0 Slot0:0\n"
-                             "MEM1 Slot1:0\n"
-                             "MEM2 Slot2:0\n"
-                             "MEM3 Slot3:0\n"
-                             "Eth0 Slot0:1\n"
-                             "Eth1 Slot3:1\n"
-                             "MTHCA0 Slot0:1\n"
-                             "MTHCA1 Slot3:1\n");
+    ck_assert_text_eq(*text,
+                      "# carto graph, adjacency format: a vertex in column 1, then its edges as\n"
+                      "# NAME:WEIGHT entries; an indented line continues the list above it.\n"
+                      "Slot0 MEM0:0, Slot1:1, Slot2:1, Eth0:1, MTHCA0:1\n"
+                      "Slot1 MEM1:0, Slot0:1, Slot3:1\n"
+                      "Slot2 MEM2:0, Slot0:1, Slot3:1\n"
+                      "Slot3 MEM3:0, Slot1:1, Slot2:1, Eth1:1, MTHCA1:1\n"
+                      "MEM0 Slot0:0\n"
+                      "MEM1 Slot1:0\n"
+                      "MEM2 Slot2:0\n"
+                      "MEM3 Slot3:0\n"
+                      "Eth0 Slot0:1\n"
+                      "Eth1 Slot3:1\n"
+                      "MTHCA0 Slot0:1\n"
+                      "MTHCA1 Slot3:1\n");
     meridian_mca_carto_graph_free(graph);
 }
 END_TEST
@@ -302,7 +321,7 @@ START_TEST(text_in_open_mpi_format_when_names_do_not_give_types)
     meridian::WeightedGraph graph;
     using meridian::VertexType;
     ck_assert(graph.add_vertex("Slot0", VertexType::slot).ok());
-    ck_assert(graph.add_vertex("nic0", VertexType::eth).ok());   // its name says OTHER
+    ck_assert(graph.add_vertex("nic0", VertexType::eth).ok()); // its name says OTHER
     ck_assert(graph.add_vertex("MEM0", VertexType::mem).ok());
     ck_assert(graph.add_vertex("hca0", VertexType::ib).ok());
     ck_assert(graph.add_edge(0, 1, 7).ok());
@@ -327,18 +346,20 @@ START_TEST(text_refuses_what_carto_files_cannot_hold)
     meridian::WeightedGraph graph;
     auto text = meridian::carto::format_carto_text(graph);
     ck_assert(!text.ok());
-    ck_assert_text_eq(text.error().message,
-                      "cannot write the carto graph as carto text: it has no vertices (a carto file "
-                      "needs at least one)");
+    ck_assert_text_eq(
+        text.error().message,
+        "cannot write the carto graph as carto text: it has no vertices (a carto file "
+        "needs at least one)");
     ck_assert(graph.add_vertex("Slot0", meridian::VertexType::slot).ok());
     ck_assert(graph.add_vertex("my nic", meridian::VertexType::eth).ok());
     text = meridian::carto::format_carto_text(graph);
     ck_assert(!text.ok());
     ck_assert_int_eq(text.error().status, MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_text_eq(text.error().message,
-                      "cannot write the carto graph as carto text: the vertex name \"my nic\" is not "
-                      "one carto text can hold (letters, digits, '_', '-', '.'; not EDGE, BRANCH or "
-                      "BRANCH_BI_DIR)");
+    ck_assert_text_eq(
+        text.error().message,
+        "cannot write the carto graph as carto text: the vertex name \"my nic\" is not "
+        "one carto text can hold (letters, digits, '_', '-', '.'; not EDGE, BRANCH or "
+        "BRANCH_BI_DIR)");
     ck_assert(!meridian::carto::is_carto_name("BRANCH"));
     ck_assert(meridian::carto::is_carto_name("mlx5_0.port-1"));
 }
@@ -361,14 +382,16 @@ START_TEST(host_map_is_made_once_and_copied_out)
     ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
     ck_assert_int_eq(meridian_mca_base_framework_is_open(&meridian_carto_base_framework), 0);
     mca_carto_graph_t *whole = nullptr;
-    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &whole), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &whole),
+                     MERIDIAN_SUCCESS);
     ck_assert_str_eq(meridian_mca_carto_base_selected_component(), "fixture");
     ck_assert_int_eq(meridian_mca_base_framework_is_open(&meridian_carto_base_framework), 1);
     ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(whole), 4);
     ck_assert_text_eq(distances(whole, "Slot0", MCA_CARTO_ALL),
                       "Slot0 0\nMEM0 1\neth0 2\nMEM9 unreachable\n");
     // The copy is the caller's: changing it leaves the map alone.
-    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(whole, "Slot1", MCA_CARTO_SLOT), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(whole, "Slot1", MCA_CARTO_SLOT),
+                     MERIDIAN_SUCCESS);
     meridian_mca_carto_graph_free(whole);
 
     mca_carto_graph_t *mem = nullptr;
@@ -376,7 +399,8 @@ START_TEST(host_map_is_made_once_and_copied_out)
     ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(mem), 3); // Slot0, MEM0, MEM9
     ck_assert_uint_eq(meridian_mca_carto_graph_edge_count(mem), 2);
     std::size_t index = 0;
-    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(mem, "eth0", &index), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(mem, "eth0", &index),
+                     MERIDIAN_ERR_NOT_FOUND);
     meridian_mca_carto_graph_free(mem);
 
     // C++: the same map, by pointer.
@@ -385,9 +409,10 @@ START_TEST(host_map_is_made_once_and_copied_out)
     ck_assert_uint_eq((*map)->vertex_count(), 4);
     ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(0x40, &mem), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_ptr_null(mem);
-    ck_assert_messages(ERROR_MSG("bad carto vertex type mask 0x40: expected an OR of MCA_CARTO_SLOT, "
-                                 "MCA_CARTO_MEM, MCA_CARTO_ETH, MCA_CARTO_IB, MCA_CARTO_OTHER (or "
-                                 "MCA_CARTO_ALL)"));
+    ck_assert_messages(
+        ERROR_MSG("bad carto vertex type mask 0x40: expected an OR of MCA_CARTO_SLOT, "
+                  "MCA_CARTO_MEM, MCA_CARTO_ETH, MCA_CARTO_IB, MCA_CARTO_OTHER (or "
+                  "MCA_CARTO_ALL)"));
 
     // The framework the base opened is closed by finalize, and the map forgotten.
     ck_assert_int_eq(meridian_finalize(), MERIDIAN_SUCCESS);
@@ -400,7 +425,8 @@ START_TEST(a_failed_map_is_dropped_and_reported_once)
 {
     use_fixture("fail");
     mca_carto_graph_t *graph = reinterpret_cast<mca_carto_graph_t *>(&graph);
-    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), MERIDIAN_ERR_IO);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph),
+                     MERIDIAN_ERR_IO);
     ck_assert_ptr_null(graph);
     ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_ERR_IO);
     ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
@@ -408,8 +434,8 @@ START_TEST(a_failed_map_is_dropped_and_reported_once)
     const auto map = meridian::carto::host_graph();
     ck_assert(!map.ok());
     ck_assert_text_eq(map.error().message,
-                      "the carto component \"fixture\" could not map the host: "
-                      + std::string(meridian_strerror(MERIDIAN_ERR_IO)));
+                      "the carto component \"fixture\" could not map the host: " +
+                          std::string(meridian_strerror(MERIDIAN_ERR_IO)));
 
     // After the last close (here finalize's) the next query maps again.
     ck_assert_int_eq(meridian_finalize(), MERIDIAN_SUCCESS);
@@ -424,8 +450,10 @@ START_TEST(no_component_accepts)
 {
     use_fixture("decline");
     mca_carto_graph_t *graph = nullptr;
-    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), MERIDIAN_ERR_NOT_FOUND);
-    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph),
+                     MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph),
+                     MERIDIAN_ERR_NOT_FOUND);
     ck_assert_messages(ERROR_MSG("no carto component is available (open: fixture)"));
     meridian_finalize();
 }
@@ -462,4 +490,7 @@ Suite *suite()
 
 } // namespace
 
-int main() { return meridian_test::run_suite(suite()); }
+int main()
+{
+    return meridian_test::run_suite(suite());
+}

@@ -9,11 +9,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "test/support/meridian_test.hpp"
 #include <meridian/mca/carto/base/base.h>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.h>
-#include "test/support/meridian_test.hpp"
 
 // ---------------------------------------------------------------- failing allocations
 // While armed, every operator new of the process (libmeridian's too: the
@@ -42,19 +42,37 @@ struct NoMemory {
 };
 } // namespace
 
-void *operator new(std::size_t size) { return allocate(size); }
-void *operator new[](std::size_t size) { return allocate(size); }
-void operator delete(void *p) noexcept { std::free(p); }
-void operator delete[](void *p) noexcept { std::free(p); }
-void operator delete(void *p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
+void *operator new(std::size_t size)
+{
+    return allocate(size);
+}
+void *operator new[](std::size_t size)
+{
+    return allocate(size);
+}
+void operator delete(void *p) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void *p) noexcept
+{
+    std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void *p, std::size_t) noexcept
+{
+    std::free(p);
+}
 
 namespace
 {
 
-using meridian::CFailure;
 using meridian::c_boundary;
 using meridian::c_boundary_void;
+using meridian::CFailure;
 
 // The messages, kept without allocating (the test support's sink allocates,
 // and the point here is to report while nothing can).
@@ -77,7 +95,10 @@ void capture()
     said.count = 0;
     meridian_set_message_sink(keep, nullptr);
 }
-void stop() { meridian_set_message_sink(nullptr, nullptr); }
+void stop()
+{
+    meridian_set_message_sink(nullptr, nullptr);
+}
 
 // Empty when exactly these errors were said; otherwise what was.
 std::string compare_messages(std::initializer_list<std::string> errors)
@@ -98,7 +119,10 @@ std::string compare_messages(std::initializer_list<std::string> errors)
     return text;
 }
 
-std::string error_message(const std::string &text) { return text; }
+std::string error_message(const std::string &text)
+{
+    return text;
+}
 
 // ---------------------------------------------------------------- the guard
 
@@ -124,7 +148,8 @@ END_TEST
 
 START_TEST(a_body_that_returns_is_untouched)
 {
-    ck_assert_int_eq(c_boundary("fine", [] { return MERIDIAN_ERR_NOT_FOUND; }), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(c_boundary("fine", [] { return MERIDIAN_ERR_NOT_FOUND; }),
+                     MERIDIAN_ERR_NOT_FOUND);
     const std::string diff = compare_messages({});
     ck_assert_msg(diff.empty(), "%s", diff.c_str());
 }
@@ -142,10 +167,11 @@ START_TEST(own_failure_values_and_record)
 {
     recorded.clear();
     const CFailure<const char *> failure{"oom", "other", record};
-    ck_assert_str_eq(c_boundary("p", failure, []() -> const char * { throw std::bad_alloc(); }), "oom");
+    ck_assert_str_eq(c_boundary("p", failure, []() -> const char * { throw std::bad_alloc(); }),
+                     "oom");
     ck_assert_str_eq(recorded.c_str(), "p | out of memory");
-    ck_assert_str_eq(c_boundary("q", failure, []() -> const char * { throw std::logic_error("no"); }),
-                     "other");
+    ck_assert_str_eq(
+        c_boundary("q", failure, []() -> const char * { throw std::logic_error("no"); }), "other");
     ck_assert_str_eq(recorded.c_str(), "q | no");
     const std::string diff = compare_messages({});
     ck_assert_msg(diff.empty(), "%s", diff.c_str());
@@ -171,7 +197,8 @@ START_TEST(carto_graph_calls_answer_out_of_resource)
 {
     mca_carto_graph_t *graph = meridian_mca_carto_graph_new();
     ck_assert_ptr_nonnull(graph);
-    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "Slot0", MCA_CARTO_SLOT), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "Slot0", MCA_CARTO_SLOT),
+                     MERIDIAN_SUCCESS);
     int added = 0;
     int listed = 0;
     mca_carto_distance_t *list = nullptr;
@@ -179,8 +206,10 @@ START_TEST(carto_graph_calls_answer_out_of_resource)
     mca_carto_graph_t *made = nullptr;
     {
         NoMemory none;
-        added = meridian_mca_carto_graph_add_vertex(graph, "MEM0-with-a-name-too-long-for-sso", MCA_CARTO_MEM);
-        listed = meridian_mca_carto_graph_distance_list(graph, "Slot0", MCA_CARTO_ALL, &list, &count);
+        added = meridian_mca_carto_graph_add_vertex(graph, "MEM0-with-a-name-too-long-for-sso",
+                                                    MCA_CARTO_MEM);
+        listed =
+            meridian_mca_carto_graph_distance_list(graph, "Slot0", MCA_CARTO_ALL, &list, &count);
         made = meridian_mca_carto_graph_new();
     }
     ck_assert_int_eq(added, MERIDIAN_ERR_OUT_OF_RESOURCE);
@@ -195,7 +224,8 @@ START_TEST(carto_graph_calls_answer_out_of_resource)
     ck_assert_msg(diff.empty(), "%s", diff.c_str());
     // The graph is as it was, and works again once memory is back.
     ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(graph), 1);
-    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "MEM0", MCA_CARTO_MEM), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "MEM0", MCA_CARTO_MEM),
+                     MERIDIAN_SUCCESS);
     meridian_mca_carto_graph_free(graph);
 }
 END_TEST

@@ -4,8 +4,8 @@
 // from names.
 #include <string>
 
-#include <meridian/mca/carto/base/base.hpp>
 #include "test/carto_file/carto_test_support.hpp"
+#include <meridian/mca/carto/base/base.hpp>
 
 using meridian::carto::CartoFormat;
 using meridian::carto::read_carto_file;

@@ -8,14 +8,14 @@
 #include <utility>
 #include <vector>
 
+#include "test/carto_file/carto_test_support.hpp"
 #include <meridian/mca/carto/base/base.h>
 #include <meridian/mca/carto/base/base.hpp>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
-#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/util/error.h>
-#include "test/carto_file/carto_test_support.hpp"
 
 using namespace carto_test;
 using meridian_test::messages;
@@ -213,15 +213,18 @@ END_TEST
 START_TEST(priority_is_offered)
 {
     start({{"carto_file_path", figure3}, {"carto", "file"}, {"carto_file_priority", "77"}});
-    ck_assert_int_eq(meridian_mca_base_framework_open(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&meridian_carto_base_framework),
+                     MERIDIAN_SUCCESS);
     mca_base_selected_t offers[4];
     size_t count = 0;
-    ck_assert_int_eq(meridian_mca_base_select_all(&meridian_carto_base_framework, offers, 4, &count),
-                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_mca_base_select_all(&meridian_carto_base_framework, offers, 4, &count),
+        MERIDIAN_SUCCESS);
     ck_assert_uint_eq(count, 1);
     ck_assert_str_eq(offers[0].component->component_name, "file");
     ck_assert_int_eq(offers[0].priority, 77);
-    ck_assert_int_eq(meridian_mca_base_framework_close(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&meridian_carto_base_framework),
+                     MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 }
 END_TEST
@@ -402,11 +405,13 @@ START_TEST(find_vertex)
     GraphHandle all;
     get_graph(MCA_CARTO_ALL, all);
     size_t index = 99;
-    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(all.graph, "Slot3", &index), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(all.graph, "Slot3", &index),
+                     MERIDIAN_SUCCESS);
     ck_assert_uint_eq(index, 8); // the ninth vertex of the file
     ck_assert_str_eq(meridian_mca_carto_graph_vertex_name(all.graph, index), "Slot3");
     ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(all.graph, index), MCA_CARTO_SLOT);
-    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(all.graph, "MTHCA1", &index), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_find_vertex(all.graph, "MTHCA1", &index),
+                     MERIDIAN_SUCCESS);
     ck_assert_uint_eq(index, 11);
     ck_assert_int_eq(meridian_mca_carto_graph_vertex_type(all.graph, index), MCA_CARTO_IB);
     // Looking for a name that is not there is not an error: no message.
@@ -436,7 +441,8 @@ START_TEST(no_path_declines)
 {
     // Only the file component may be selected, and it has no file to read.
     start({{"carto", "file"}, {"carto_base_verbose", "info"}});
-    ck_assert_int_eq(meridian_mca_base_framework_open(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&meridian_carto_base_framework),
+                     MERIDIAN_SUCCESS);
     meridian_test::clear_messages();
     mca_base_module_t *module = nullptr;
     const mca_base_component_t *component = nullptr;
@@ -450,7 +456,8 @@ START_TEST(no_path_declines)
                                    std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) +
                                    ")"),
                        ERROR_MSG("no carto component is available (open: file)"));
-    ck_assert_int_eq(meridian_mca_base_framework_close(&meridian_carto_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&meridian_carto_base_framework),
+                     MERIDIAN_SUCCESS);
 }
 END_TEST
 
@@ -532,7 +539,8 @@ START_TEST(missing_file)
     const std::string path = meridian_test::scratch() + "/no-such.carto";
     start_with_file(path);
     GraphHandle host;
-    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph), MERIDIAN_ERR_IO);
+    ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &host.graph),
+                     MERIDIAN_ERR_IO);
     ck_assert_messages(ERROR_MSG("carto_file: " + path + ": No such file or directory"));
 }
 END_TEST

@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "components/carto_file/carto_graph_build.hpp"
-#include <meridian/mca/carto/base/base.hpp>
 #include "test/carto_file/carto_test_support.hpp"
+#include <meridian/mca/carto/base/base.hpp>
 
 using meridian::VertexId;
 using meridian::VertexType;

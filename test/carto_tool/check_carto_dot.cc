@@ -55,7 +55,8 @@ std::string legend_of(std::initializer_list<std::string_view> kinds)
     };
     static constexpr Entry entries[] = {
         {"slot", "\"%legend-slot\"",
-         "\"%legend-slot\" [label=\"processor package (Slot)\", shape=box, fillcolor=\"#a6cee3\"];"},
+         "\"%legend-slot\" [label=\"processor package (Slot)\", shape=box, "
+         "fillcolor=\"#a6cee3\"];"},
         {"mem", "\"%legend-mem\"",
          "\"%legend-mem\" [label=\"memory node (MEM)\", shape=cylinder, fillcolor=\"#fdbf6f\"];"},
         {"eth", "\"%legend-eth\"",
@@ -132,15 +133,16 @@ START_TEST(plain_names_are_their_own_ids_and_labels)
     // package, outside every one.
     ck_assert_text_eq(
         dot_of(graph),
-        header + "    subgraph \"cluster_%package0\" {\n"
-                 "        label=\"package Slot0\"; style=rounded; color=\"#7f7f7f\";\n"
-                 "        \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
-                 "        \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
-                 "    }\n"
-                 "    \"eth0\" [label=\"eth0\", shape=ellipse, fillcolor=\"#b2df8a\"];\n"
-                 "    \"mlx5_0\" [label=\"mlx5_0\", shape=hexagon, fillcolor=\"#cab2d6\"];\n"
-                 "    \"gpu<0> node\" [label=\"gpu<0> node\", shape=octagon, "
-                 "fillcolor=\"#d9d9d9\"];\n" +
+        header +
+            "    subgraph \"cluster_%package0\" {\n"
+            "        label=\"package Slot0\"; style=rounded; color=\"#7f7f7f\";\n"
+            "        \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
+            "        \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
+            "    }\n"
+            "    \"eth0\" [label=\"eth0\", shape=ellipse, fillcolor=\"#b2df8a\"];\n"
+            "    \"mlx5_0\" [label=\"mlx5_0\", shape=hexagon, fillcolor=\"#cab2d6\"];\n"
+            "    \"gpu<0> node\" [label=\"gpu<0> node\", shape=octagon, "
+            "fillcolor=\"#d9d9d9\"];\n" +
             legend_of({"slot", "mem", "eth", "ib", "other"}) +
             "    \"Slot0\" -> \"MEM0\" [label=\"0\", dir=both];\n"
             "}\n");
@@ -165,24 +167,25 @@ START_TEST(edges_pairs_loops_and_parallel_edges)
     // A loop, and one way only.
     add_edge(graph, "Slot1", "Slot1", 5);
     // MEM0's lightest edge to a package is to Slot1 (2): it is drawn there.
-    ck_assert_text_eq(dot_of(graph),
-                      header +
-                          "    subgraph \"cluster_%package0\" {\n"
-                          "        label=\"package Slot0\"; style=rounded; color=\"#7f7f7f\";\n"
-                          "        \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
-                          "    }\n"
-                          "    subgraph \"cluster_%package1\" {\n"
-                          "        label=\"package Slot1\"; style=rounded; color=\"#7f7f7f\";\n"
-                          "        \"Slot1\" [label=\"Slot1\", shape=box, fillcolor=\"#a6cee3\"];\n"
-                          "        \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
-                          "    }\n" +
-                          legend_of({"slot", "mem"}) +
-                          "    \"Slot0\" -> \"Slot1\" [label=\"1\"];\n"
-                          "    \"Slot0\" -> \"MEM0\" [label=\"4\", dir=both];\n"
-                          "    \"Slot1\" -> \"Slot0\" [label=\"3\"];\n"
-                          "    \"Slot1\" -> \"Slot1\" [label=\"5\"];\n"
-                          "    \"MEM0\" -> \"Slot1\" [label=\"2\"];\n"
-                          "}\n");
+    ck_assert_text_eq(
+        dot_of(graph),
+        header +
+            "    subgraph \"cluster_%package0\" {\n"
+            "        label=\"package Slot0\"; style=rounded; color=\"#7f7f7f\";\n"
+            "        \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
+            "    }\n"
+            "    subgraph \"cluster_%package1\" {\n"
+            "        label=\"package Slot1\"; style=rounded; color=\"#7f7f7f\";\n"
+            "        \"Slot1\" [label=\"Slot1\", shape=box, fillcolor=\"#a6cee3\"];\n"
+            "        \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
+            "    }\n" +
+            legend_of({"slot", "mem"}) +
+            "    \"Slot0\" -> \"Slot1\" [label=\"1\"];\n"
+            "    \"Slot0\" -> \"MEM0\" [label=\"4\", dir=both];\n"
+            "    \"Slot1\" -> \"Slot0\" [label=\"3\"];\n"
+            "    \"Slot1\" -> \"Slot1\" [label=\"5\"];\n"
+            "    \"MEM0\" -> \"Slot1\" [label=\"2\"];\n"
+            "}\n");
 }
 END_TEST
 
@@ -202,14 +205,15 @@ START_TEST(other_names_get_escaped_ids_and_html_labels)
     add_edge(graph, "50%", "q\"b\\", 1);
     ck_assert_text_eq(
         dot_of(graph),
-        header + "    \"q%22b%5C\" [label=<q&#34;b&#92;>, shape=octagon, fillcolor=\"#d9d9d9\"];\n"
-                 "    \"50%25\" [label=<50%>, shape=ellipse, fillcolor=\"#b2df8a\"];\n"
-                 "    \"50%2525\" [label=<50%25>, shape=ellipse, fillcolor=\"#b2df8a\"];\n"
-                 "    \"tab%09here&<x>\" [label=<tab&#9;here&#38;&#60;x&#62;>, shape=octagon, "
-                 "fillcolor=\"#d9d9d9\"];\n"
-                 "    \"n%C3%A9e%25\" [label=<n\xc3\xa9"
-                 "e%>, shape=octagon, fillcolor=\"#d9d9d9\"];\n"
-                 "    \"l%E9\" [label=<l&#233;>, shape=octagon, fillcolor=\"#d9d9d9\"];\n" +
+        header +
+            "    \"q%22b%5C\" [label=<q&#34;b&#92;>, shape=octagon, fillcolor=\"#d9d9d9\"];\n"
+            "    \"50%25\" [label=<50%>, shape=ellipse, fillcolor=\"#b2df8a\"];\n"
+            "    \"50%2525\" [label=<50%25>, shape=ellipse, fillcolor=\"#b2df8a\"];\n"
+            "    \"tab%09here&<x>\" [label=<tab&#9;here&#38;&#60;x&#62;>, shape=octagon, "
+            "fillcolor=\"#d9d9d9\"];\n"
+            "    \"n%C3%A9e%25\" [label=<n\xc3\xa9"
+            "e%>, shape=octagon, fillcolor=\"#d9d9d9\"];\n"
+            "    \"l%E9\" [label=<l&#233;>, shape=octagon, fillcolor=\"#d9d9d9\"];\n" +
             legend_of({"eth", "other"}) +
             "    \"q%22b%5C\" -> \"50%25\" [label=\"1\", dir=both];\n"
             "}\n");
@@ -235,17 +239,18 @@ START_TEST(devices_are_framed_with_their_nearest_package)
     add_edge(graph, "S\"1", "MEM0", 0);
     ck_assert_text_eq(
         dot_of(graph),
-        header + "    subgraph \"cluster_%package0\" {\n"
-                 "        label=\"package Slot0\"; style=rounded; color=\"#7f7f7f\";\n"
-                 "        \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
-                 "        \"ib0\" [label=\"ib0\", shape=hexagon, fillcolor=\"#cab2d6\"];\n"
-                 "    }\n"
-                 "    subgraph \"cluster_%package1\" {\n"
-                 "        label=<package S&#34;1>; style=rounded; color=\"#7f7f7f\";\n"
-                 "        \"S%221\" [label=<S&#34;1>, shape=box, fillcolor=\"#a6cee3\"];\n"
-                 "        \"eth0\" [label=\"eth0\", shape=ellipse, fillcolor=\"#b2df8a\"];\n"
-                 "        \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
-                 "    }\n" +
+        header +
+            "    subgraph \"cluster_%package0\" {\n"
+            "        label=\"package Slot0\"; style=rounded; color=\"#7f7f7f\";\n"
+            "        \"Slot0\" [label=\"Slot0\", shape=box, fillcolor=\"#a6cee3\"];\n"
+            "        \"ib0\" [label=\"ib0\", shape=hexagon, fillcolor=\"#cab2d6\"];\n"
+            "    }\n"
+            "    subgraph \"cluster_%package1\" {\n"
+            "        label=<package S&#34;1>; style=rounded; color=\"#7f7f7f\";\n"
+            "        \"S%221\" [label=<S&#34;1>, shape=box, fillcolor=\"#a6cee3\"];\n"
+            "        \"eth0\" [label=\"eth0\", shape=ellipse, fillcolor=\"#b2df8a\"];\n"
+            "        \"MEM0\" [label=\"MEM0\", shape=cylinder, fillcolor=\"#fdbf6f\"];\n"
+            "    }\n" +
             legend_of({"slot", "mem", "eth", "ib"}) +
             "    \"S%221\" -> \"MEM0\" [label=\"0\"];\n"
             "    \"ib0\" -> \"S%221\" [label=\"3\"];\n"

@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include "test/support/meridian_test.hpp"
 #include <meridian/opal/class/weighted_graph.hpp>
 #include <meridian/opal/util/error.h>
-#include "test/support/meridian_test.hpp"
 
 using meridian::all_vertex_types;
 using meridian::Path;

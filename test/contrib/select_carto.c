@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     if (rc == MERIDIAN_SUCCESS) {
         printf("Slot0 to MEM:");
         for (size_t i = 0; i < count; ++i) {
-            printf(" %s:%llu", list[i].vertex, (unsigned long long) list[i].distance);
+            printf(" %s:%llu", list[i].vertex, (unsigned long long)list[i].distance);
         }
         printf("\n");
         meridian_mca_carto_distance_list_free(list, count);

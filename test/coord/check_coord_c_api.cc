@@ -4,10 +4,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "test/coord/coord_test_support.hpp"
 #include <meridian/mca/coord/base/base.h>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
-#include "test/coord/coord_test_support.hpp"
 
 using namespace coord_test;
 using meridian_test::messages;
@@ -55,9 +55,9 @@ START_TEST(coordinates)
     place_fabric();
     meridian_coord_t *coords = nullptr;
     size_t count = 0;
-    ck_assert_int_eq(meridian_coord_get_coordinates(1, nullptr, MERIDIAN_COORD_VIEW_UNDEF, &coords,
-                                                    &count),
-                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_coord_get_coordinates(1, nullptr, MERIDIAN_COORD_VIEW_UNDEF, &coords, &count),
+        MERIDIAN_SUCCESS);
     ck_assert_uint_eq(count, 2);
     ck_assert_str_eq(coords[0].fabric, "ethernet");
     ck_assert_str_eq(coords[0].plane, "eth");
@@ -71,9 +71,9 @@ START_TEST(coordinates)
     ck_assert_uint_eq(coords[1].coord[0], 1); // logical: b is the job's second node
     meridian_coord_free(coords, count);
 
-    ck_assert_int_eq(meridian_coord_get_coordinates(1, "ib", MERIDIAN_COORD_PHYSICAL_VIEW, &coords,
-                                                    &count),
-                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_coord_get_coordinates(1, "ib", MERIDIAN_COORD_PHYSICAL_VIEW, &coords, &count),
+        MERIDIAN_SUCCESS);
     ck_assert_uint_eq(count, 1);
     ck_assert_uint_eq(coords[0].view, MERIDIAN_COORD_PHYSICAL_VIEW);
     ck_assert_uint_eq(coords[0].coord[0], 3);
@@ -144,14 +144,15 @@ START_TEST(errors_are_reported_and_outputs_empty)
     place_fabric();
     meridian_coord_t *coords = reinterpret_cast<meridian_coord_t *>(0x1);
     size_t count = 7;
-    ck_assert_int_eq(meridian_coord_get_coordinates(0, "eth", MERIDIAN_COORD_PHYSICAL_VIEW, &coords,
-                                                    &count),
-                     MERIDIAN_ERR_NOT_SUPPORTED);
+    ck_assert_int_eq(
+        meridian_coord_get_coordinates(0, "eth", MERIDIAN_COORD_PHYSICAL_VIEW, &coords, &count),
+        MERIDIAN_ERR_NOT_SUPPORTED);
     ck_assert_ptr_null(coords);
     ck_assert_uint_eq(count, 0);
     uint32_t *values = reinterpret_cast<uint32_t *>(0x1);
-    ck_assert_int_eq(meridian_coord_get_shape(nullptr, MERIDIAN_COORD_LOGICAL_VIEW, &values, &count),
-                     MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(
+        meridian_coord_get_shape(nullptr, MERIDIAN_COORD_LOGICAL_VIEW, &values, &count),
+        MERIDIAN_ERR_BAD_PARAM);
     ck_assert_ptr_null(values);
     char **list = nullptr;
     ck_assert_int_eq(meridian_coord_get_nics("nope", &list, &count), MERIDIAN_ERR_NOT_FOUND);

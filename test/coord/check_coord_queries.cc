@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "test/coord/coord_test_support.hpp"
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
-#include "test/coord/coord_test_support.hpp"
 
 using namespace coord_test;
 using meridian_test::messages;
@@ -98,8 +98,10 @@ START_TEST(other_view_values_pass_through)
     const std::uint32_t shape[1] = {5};
     const std::uint32_t at[1] = {4};
     const auto ib0 = *fabric->find_nic(*fabric->find_node("b"), "ib0");
-    ck_assert_int_eq(meridian_mca_coord_context_set_shape(&context, 1, 0x7f, shape, 1), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, ib0, 0x7f, at, 1), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_coord_context_set_shape(&context, 1, 0x7f, shape, 1),
+                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, ib0, 0x7f, at, 1),
+                     MERIDIAN_SUCCESS);
     ck_assert_uint_eq(context.planes[1].views.size(), 1);
     ck_assert_uint_eq(context.planes[1].views[0], 0x7f);
     const auto span = coord::nic_coordinate(context, ib0, 0x7f);
@@ -131,15 +133,23 @@ START_TEST(table_refusals)
     const auto a_ib0 = *fabric->find_nic(*fabric->find_node("a"), "ib0");
     const std::uint32_t shape[2] = {2, 2};
     const std::uint32_t at[2] = {1, 2};
-    ck_assert_int_eq(meridian_mca_coord_context_set_shape(&context, 1, 1, shape, 2), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, a_eth0, 1, at, 2), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(meridian_mca_coord_context_set_shape(&context, 0, 1, shape, 2), MERIDIAN_SUCCESS);
-    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, a_ib0, 1, at, 2), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, a_eth0, 1, at, 1), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, a_eth0, 1, at, 2), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, 9, 1, at, 2), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_coord_context_set_shape(&context, 1, 1, shape, 2),
+                     MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, a_eth0, 1, at, 2),
+                     MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_coord_context_set_shape(&context, 0, 1, shape, 2),
+                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, a_ib0, 1, at, 2),
+                     MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, a_eth0, 1, at, 1),
+                     MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, a_eth0, 1, at, 2),
+                     MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_coord_context_set_nic(&context, 9, 1, at, 2),
+                     MERIDIAN_ERR_BAD_PARAM);
     const std::uint32_t empty[2] = {2, 0};
-    ck_assert_int_eq(meridian_mca_coord_context_set_shape(&context, 0, 2, empty, 2), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_coord_context_set_shape(&context, 0, 2, empty, 2),
+                     MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(
         ERROR_MSG("coord set the shape of plane index 1, which is not the plane being placed"),
         ERROR_MSG("coord set a logical coordinate of NIC a:eth0 before the logical shape of "
@@ -254,11 +264,12 @@ END_TEST
 START_TEST(failed_set_context_keeps_the_old_one)
 {
     start({{"coord_torus_shape", "2"}});
-    const auto good = fabric_of("plane ib\nnode a\nnode b\nnic a ib0 plane=ib\nnic b ib0 plane=ib\n");
+    const auto good =
+        fabric_of("plane ib\nnode a\nnode b\nnic a ib0 plane=ib\nnic b ib0 plane=ib\n");
     place(good, job_of(*good, "a:1,b:1", meridian::fabric::Binding::none));
     ck_assert_text_eq(coords_of(1, "ib", MERIDIAN_COORD_PHYSICAL_VIEW), "ib:physical:(1)");
-    const auto bad = fabric_of(
-        "plane ib\nnode a\nnode b\nnode c\nnic a ib0 plane=ib\nnic b ib0 plane=ib\nnic c ib0 plane=ib\n");
+    const auto bad = fabric_of("plane ib\nnode a\nnode b\nnode c\nnic a ib0 plane=ib\nnic b ib0 "
+                               "plane=ib\nnic c ib0 plane=ib\n");
     ck_assert(!coord::set_context(bad, nullptr).ok());
     ck_assert_messages(
         ERROR_MSG("coord_torus: plane \"ib\": 3 nodes, but the shape 2 has only 2 positions"));

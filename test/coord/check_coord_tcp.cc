@@ -84,13 +84,13 @@ END_TEST
 START_TEST(hops_per_case)
 {
     place_two_planes();
-    ck_assert_uint_eq(nic_hops("n1:eth0", "n1:eth0"), 0); // same NIC
-    ck_assert_uint_eq(nic_hops("n1:eth0", "n1:eth1"), 0); // same node
-    ck_assert_uint_eq(nic_hops("n1:eth0", "n2:eth0"), 2); // d0: NIC-switch-NIC
-    ck_assert_uint_eq(nic_hops("n1:eth1", "n4:eth0"), 2); // d1, 10.10.2.0/24
-    ck_assert_uint_eq(nic_hops("n1:eth0", "n3:eth0"), 4); // one subnet, d0 and d1
-    ck_assert_uint_eq(nic_hops("n1:eth0", "n4:eth0"), 6); // two subnets: routed
-    ck_assert_uint_eq(nic_hops("n3:eth0", "n4:eth0"), 6); // routed although both on d1
+    ck_assert_uint_eq(nic_hops("n1:eth0", "n1:eth0"), 0);   // same NIC
+    ck_assert_uint_eq(nic_hops("n1:eth0", "n1:eth1"), 0);   // same node
+    ck_assert_uint_eq(nic_hops("n1:eth0", "n2:eth0"), 2);   // d0: NIC-switch-NIC
+    ck_assert_uint_eq(nic_hops("n1:eth1", "n4:eth0"), 2);   // d1, 10.10.2.0/24
+    ck_assert_uint_eq(nic_hops("n1:eth0", "n3:eth0"), 4);   // one subnet, d0 and d1
+    ck_assert_uint_eq(nic_hops("n1:eth0", "n4:eth0"), 6);   // two subnets: routed
+    ck_assert_uint_eq(nic_hops("n3:eth0", "n4:eth0"), 6);   // routed although both on d1
     ck_assert_uint_eq(nic_hops("n1:mgmt0", "n2:mgmt0"), 2); // m0
     ck_assert_uint_eq(nic_hops("n1:mgmt0", "n3:mgmt0"), 4); // m0 and m1
     ck_assert_uint_eq(nic_hops("n3:mgmt0", "n4:mgmt0"), 4); // unknown switch: a different one

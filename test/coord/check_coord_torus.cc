@@ -6,8 +6,8 @@
 // torus places one plane and coord_tcp the other.
 #include <string>
 
-#include <meridian/opal/util/error.h>
 #include "test/coord/coord_test_support.hpp"
+#include <meridian/opal/util/error.h>
 
 using namespace coord_test;
 using meridian_test::messages;
@@ -146,12 +146,11 @@ START_TEST(logical_view_in_rank_order)
     ck_assert_text_eq(coords_of(3, "ib", physical), "ib:physical:(0,0)");
     const auto *context = meridian::coord::context();
     const auto logical_of = [&](std::string_view node) {
-        return meridian::format_coord(
-            [&] {
-                const auto span = meridian::coord::nic_coordinate(*context, nic_index(node, "ib0"),
-                                                                  MERIDIAN_COORD_LOGICAL_VIEW);
-                return std::vector<std::uint32_t>(span.begin(), span.end());
-            }());
+        return meridian::format_coord([&] {
+            const auto span = meridian::coord::nic_coordinate(*context, nic_index(node, "ib0"),
+                                                              MERIDIAN_COORD_LOGICAL_VIEW);
+            return std::vector<std::uint32_t>(span.begin(), span.end());
+        }());
     };
     ck_assert_text_eq(logical_of("n01"), "(3,0)");
     ck_assert_text_eq(logical_of("n03"), "(0,1)");
@@ -170,8 +169,8 @@ START_TEST(more_nodes_than_positions)
     ck_assert_text_eq(placed.error().message,
                       "the coord component \"torus\" could not place plane \"ib\": " +
                           std::string(meridian_strerror(MERIDIAN_ERR_BAD_PARAM)));
-    ck_assert_messages(ERROR_MSG(
-        "coord_torus: plane \"ib\": 9 nodes, but the shape 4x2 has only 8 positions"));
+    ck_assert_messages(
+        ERROR_MSG("coord_torus: plane \"ib\": 9 nodes, but the shape 4x2 has only 8 positions"));
     ck_assert_ptr_null(meridian::coord::context());
 }
 END_TEST
@@ -215,8 +214,7 @@ nic a ib1 plane=ib
 nic b ib0 plane=ib
 )");
     ck_assert(!meridian::coord::set_context(fabric, nullptr).ok());
-    ck_assert_messages(
-        ERROR_MSG("coord_torus: plane \"ib\": nodes a and b are both at (1,0)"));
+    ck_assert_messages(ERROR_MSG("coord_torus: plane \"ib\": nodes a and b are both at (1,0)"));
 }
 END_TEST
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "test/coord/coord_test_support.hpp"
 #include <meridian/mca/coord/base/base.h>
 #include <meridian/opal/util/error.h>
-#include "test/coord/coord_test_support.hpp"
 
 using namespace coord_test;
 using meridian_test::messages;
@@ -71,9 +71,10 @@ START_TEST(only_changed_planes_only_registered_ones)
     const int mgmt = coord::on_updated("mgmt", record("mgmt"));
     const int all = coord::on_updated("", record("all"));
     const int by_cidr = coord::on_updated("10.10.0.0/16", record("cidr"));
-    const int refresh = coord::on_updated("data", [&seen_in_callback](std::span<const std::string>) {
-        seen_in_callback = coords_of(2, "data");
-    });
+    const int refresh =
+        coord::on_updated("data", [&seen_in_callback](std::span<const std::string>) {
+            seen_in_callback = coords_of(2, "data");
+        });
     ck_assert_int_ge(data, 0);
     ck_assert_int_ne(data, mgmt);
 
@@ -169,10 +170,12 @@ START_TEST(c_registration)
     CRecord data_record;
     int mgmt_handle = -1;
     int data_handle = -1;
-    ck_assert_int_eq(meridian_coord_register_updated("mgmt", c_callback, &mgmt_record, &mgmt_handle),
-                     MERIDIAN_SUCCESS);
-    ck_assert_int_eq(meridian_coord_register_updated("data", c_callback, &data_record, &data_handle),
-                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_coord_register_updated("mgmt", c_callback, &mgmt_record, &mgmt_handle),
+        MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_coord_register_updated("data", c_callback, &data_record, &data_handle),
+        MERIDIAN_SUCCESS);
     place_text(fabric_text(false));
     place_text(fabric_text(true));
     ck_assert_int_eq(mgmt_record.calls, 0);

@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "test/support/meridian_test.hpp"
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/job_map.hpp>
-#include "test/support/meridian_test.hpp"
 
 namespace coord_test
 {
@@ -43,7 +43,8 @@ std::string coords_of(std::uint32_t rank, std::string_view plane = {},
 // The cost as a number, or "error N: MESSAGE".
 std::string cost_of(std::uint32_t from, std::uint32_t to);
 // "3x2x2", or "error N: MESSAGE".
-std::string shape_of(std::string_view plane, meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
+std::string shape_of(std::string_view plane,
+                     meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
 
 // The NIC "node:nic" of the current context.
 std::uint32_t nic_index(std::string_view node, std::string_view nic);

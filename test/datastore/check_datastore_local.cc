@@ -3,21 +3,22 @@
 // key and the process, store() replaces, values stored here come before
 // published ones, format_value's text for every type, and store() picking a
 // backend by mca_base_datastore.
-#include "config.h"  // MERIDIAN_HAVE_PMIX
+#include "config.h" // MERIDIAN_HAVE_PMIX
 
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
 
-#include <meridian/opal/runtime/datastore.hpp>
-#include <meridian/mca/runtime/meridian.h>
 #include "test/support/meridian_test.hpp"
+#include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/runtime/datastore.hpp>
 
 using namespace meridian;
 using namespace meridian::datastore;
 
-namespace {
+namespace
+{
 
 // One value of every type, each unlike its type's default.
 InfoList every_type()
@@ -46,7 +47,10 @@ InfoList every_type()
 
 const ProcId self{"job-1", 3};
 
-void isolate() { meridian_test::isolate_mca_environment(); }
+void isolate()
+{
+    meridian_test::isolate_mca_environment();
+}
 
 } // namespace
 
@@ -143,8 +147,8 @@ END_TEST
 
 START_TEST(type_names)
 {
-    const char *const expected[] = {"bool",  "int64",        "uint64",       "double",
-                                    "string", "bytes", "string array", "uint32 array",
+    const char *const expected[] = {"bool",        "int64",    "uint64",       "double",
+                                    "string",      "bytes",    "string array", "uint32 array",
                                     "coordinates", "info list"};
     std::size_t i = 0;
     for (const auto &info : every_type()) {

@@ -6,13 +6,14 @@
 #include <cstdio>
 #include <string>
 
-#include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/runtime/datastore.hpp>
 
 using namespace meridian;
 using namespace meridian::datastore;
 
-namespace {
+namespace
+{
 
 int failures = 0;
 

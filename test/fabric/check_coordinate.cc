@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include <meridian/opal/class/coordinate.hpp>
 #include "test/support/meridian_test.hpp"
+#include <meridian/opal/class/coordinate.hpp>
 
 using namespace meridian;
 

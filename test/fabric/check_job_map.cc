@@ -2,8 +2,8 @@
 // or packages, and every message with its column.
 #include <string>
 
-#include <meridian/opal/class/job_map.hpp>
 #include "test/fabric/fabric_test_support.hpp"
+#include <meridian/opal/class/job_map.hpp>
 
 using namespace fabric_test;
 using namespace meridian::fabric;

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include <meridian/opal/class/port_ranges.hpp>
 #include "test/support/meridian_test.hpp"
+#include <meridian/opal/class/port_ranges.hpp>
 
 using namespace meridian::fabric;
 

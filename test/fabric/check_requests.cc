@@ -3,9 +3,9 @@
 #include <cmath>
 #include <string>
 
+#include "test/support/meridian_test.hpp"
 #include <meridian/mca/pnet/base/request.hpp>
 #include <meridian/opal/class/fabric.hpp>
-#include "test/support/meridian_test.hpp"
 
 using namespace meridian::pnet;
 using meridian::fabric::format_rate_mbps;

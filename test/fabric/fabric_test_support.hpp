@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include <meridian/opal/class/fabric.hpp>
 #include "test/support/meridian_test.hpp"
+#include <meridian/opal/class/fabric.hpp>
 
 namespace fabric_test
 {

@@ -12,7 +12,8 @@
 // Any broken promise aborts with the reason, which libFuzzer reports as a crash.
 //
 // fuzz-sources: components/carto_file/carto_parser.cc components/carto_file/carto_graph_build.cc
-// fuzz-sources: mca/carto/base/carto_base_text.cc opal/class/weighted_graph.cc opal/util/strings.cc mca/carto/base/carto_base_graph.cc opal/util/output.cc opal/util/error.cc opal/util/c_boundary.cc
+// fuzz-sources: mca/carto/base/carto_base_text.cc opal/class/weighted_graph.cc opal/util/strings.cc
+// mca/carto/base/carto_base_graph.cc opal/util/output.cc opal/util/error.cc opal/util/c_boundary.cc
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

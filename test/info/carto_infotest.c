@@ -25,12 +25,11 @@ static const mca_base_param_enum_value_t infotest_modes[] = {
 
 static int infotest_register_params(const mca_base_component_t *self)
 {
-    int index = meridian_mca_base_component_param_register(self, "mode", "How the test component works",
-                                                  MCA_BASE_PARAM_TYPE_ENUM, infotest_modes, 1,
-                                                  MCA_BASE_PARAM_FLAG_NONE, &infotest_mode);
-    if (index < 0 ||
-        meridian_mca_base_param_register_synonym(index, "carto", "infotest", "style",
-                                        MCA_BASE_PARAM_FLAG_DEPRECATED) < 0) {
+    int index = meridian_mca_base_component_param_register(
+        self, "mode", "How the test component works", MCA_BASE_PARAM_TYPE_ENUM, infotest_modes, 1,
+        MCA_BASE_PARAM_FLAG_NONE, &infotest_mode);
+    if (index < 0 || meridian_mca_base_param_register_synonym(index, "carto", "infotest", "style",
+                                                              MCA_BASE_PARAM_FLAG_DEPRECATED) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
     if (meridian_mca_base_component_param_register(
@@ -38,30 +37,31 @@ static int infotest_register_params(const mca_base_component_t *self)
             MCA_BASE_PARAM_TYPE_STRING, NULL, 1, MCA_BASE_PARAM_FLAG_NONE, &infotest_label) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    index = meridian_mca_base_component_param_register(self, "priority", "Selection priority",
-                                              MCA_BASE_PARAM_TYPE_INT, NULL, 3,
-                                              MCA_BASE_PARAM_FLAG_NONE, &infotest_priority);
+    index = meridian_mca_base_component_param_register(
+        self, "priority", "Selection priority", MCA_BASE_PARAM_TYPE_INT, NULL, 3,
+        MCA_BASE_PARAM_FLAG_NONE, &infotest_priority);
     if (index < 0 || meridian_mca_base_param_set_bounds(index, 0, 100) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    if (meridian_mca_base_component_param_register(self, "buffer", "Buffer size",
-                                          MCA_BASE_PARAM_TYPE_SIZE, NULL, 9,
-                                          MCA_BASE_PARAM_FLAG_NONE, &infotest_buffer) < 0) {
+    if (meridian_mca_base_component_param_register(
+            self, "buffer", "Buffer size", MCA_BASE_PARAM_TYPE_SIZE, NULL, 9,
+            MCA_BASE_PARAM_FLAG_NONE, &infotest_buffer) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
     if (meridian_mca_base_component_param_register(self, "hosts", "Hosts to pretend to map",
-                                          MCA_BASE_PARAM_TYPE_LIST, NULL, 1,
-                                          MCA_BASE_PARAM_FLAG_NONE, &infotest_hosts) < 0) {
+                                                   MCA_BASE_PARAM_TYPE_LIST, NULL, 1,
+                                                   MCA_BASE_PARAM_FLAG_NONE, &infotest_hosts) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
     index = meridian_mca_base_component_param_register(self, "ratio", "A fraction",
-                                              MCA_BASE_PARAM_TYPE_DOUBLE, NULL, 4,
-                                              MCA_BASE_PARAM_FLAG_NONE, &infotest_ratio);
+                                                       MCA_BASE_PARAM_TYPE_DOUBLE, NULL, 4,
+                                                       MCA_BASE_PARAM_FLAG_NONE, &infotest_ratio);
     if (index < 0 || meridian_mca_base_param_set_bounds(index, 0, 1) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    if (meridian_mca_base_component_param_register(self, "legacy", "", MCA_BASE_PARAM_TYPE_BOOL, NULL, 9,
-                                          MCA_BASE_PARAM_FLAG_DEPRECATED, &infotest_legacy) < 0) {
+    if (meridian_mca_base_component_param_register(self, "legacy", "", MCA_BASE_PARAM_TYPE_BOOL,
+                                                   NULL, 9, MCA_BASE_PARAM_FLAG_DEPRECATED,
+                                                   &infotest_legacy) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
     return MERIDIAN_SUCCESS;

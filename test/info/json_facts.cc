@@ -11,7 +11,8 @@
 
 using Json = nlohmann::json;
 
-namespace {
+namespace
+{
 
 std::string out;
 
@@ -137,7 +138,7 @@ void convert(const Json &doc)
     }
 }
 
-}  // namespace
+} // namespace
 
 int main()
 {

@@ -16,12 +16,13 @@
 
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
-#include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/runtime/datastore.hpp>
 
 using namespace meridian;
 
-namespace {
+namespace
+{
 
 int failures = 0;
 
@@ -123,8 +124,8 @@ int main(int argc, char **argv)
         if (!cost) {
             check(false, "cost to " + std::to_string(peer) + ": " + cost.error().message);
         } else if (job.map.procs[peer].node == my_node) {
-            check(*cost == 0, "cost to " + std::to_string(peer) + " on my node is " +
-                                  std::to_string(*cost));
+            check(*cost == 0,
+                  "cost to " + std::to_string(peer) + " on my node is " + std::to_string(*cost));
         }
     }
 

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include <meridian/mca/coord/base/base.h>
-#include <meridian/opal/class/coordinate.h>
 #include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/class/coordinate.h>
 #include <meridian/opal/util/error.h>
 
 static int failures = 0;
@@ -26,7 +26,7 @@ static void check(int ok, const char *what, unsigned long value)
 int main(int argc, char **argv)
 {
     const char *rank_text = getenv("PMIX_RANK");
-    const uint32_t rank = rank_text != NULL ? (uint32_t) strtoul(rank_text, NULL, 10) : 0;
+    const uint32_t rank = rank_text != NULL ? (uint32_t)strtoul(rank_text, NULL, 10) : 0;
     int rc = meridian_init(&argc, &argv);
     if (rc != MERIDIAN_SUCCESS) {
         printf("FAIL: meridian_init: %s\n", meridian_strerror(rc));
@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     meridian_coord_t *coords = NULL;
     size_t count = 0;
     rc = meridian_coord_get_coordinates(rank, NULL, MERIDIAN_COORD_LOGICAL_VIEW, &coords, &count);
-    check(rc == MERIDIAN_SUCCESS, "meridian_coord_get_coordinates", (unsigned long) -rc);
+    check(rc == MERIDIAN_SUCCESS, "meridian_coord_get_coordinates", (unsigned long)-rc);
     check(count >= 1, "coordinates", count);
     for (size_t i = 0; i < count; ++i) {
         check(coords[i].dims == 3, "dims", coords[i].dims);
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     char **endpoints = NULL;
     count = 0;
     rc = meridian_coord_get_endpoints(rank, &endpoints, &count);
-    check(rc == MERIDIAN_SUCCESS, "meridian_coord_get_endpoints", (unsigned long) -rc);
+    check(rc == MERIDIAN_SUCCESS, "meridian_coord_get_endpoints", (unsigned long)-rc);
     check(count == 2, "endpoints", count);
     for (size_t i = 0; i < count; ++i) {
         const char *colon = strrchr(endpoints[i], ':');
@@ -59,11 +59,11 @@ int main(int argc, char **argv)
 
     uint64_t cost = 1;
     rc = meridian_coord_get_cost(rank, rank, &cost);
-    check(rc == MERIDIAN_SUCCESS && cost == 0, "cost to itself", (unsigned long) cost);
+    check(rc == MERIDIAN_SUCCESS && cost == 0, "cost to itself", (unsigned long)cost);
 
     check(meridian_finalize() == MERIDIAN_SUCCESS, "meridian_finalize", 0);
     if (failures == 0) {
-        printf("c rank %u: ok\n", (unsigned) rank);
+        printf("c rank %u: ok\n", (unsigned)rank);
     }
     return failures == 0 ? 0 : 1;
 }

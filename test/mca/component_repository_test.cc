@@ -13,15 +13,16 @@
 #include <cstring>
 #include <functional>
 
+#include "test/mca/mca_test_support.hpp"
 #include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
-#include "test/mca/mca_test_support.hpp"
 
 using namespace mca_test;
 using namespace meridian_test;
 
-namespace {
+namespace
+{
 
 std::string v(int major, int minor, int release)
 {
@@ -40,7 +41,7 @@ std::string interface_reason(int major, int minor)
 
 // One way a file in the component path cannot be a component.
 struct BadCase {
-    const char *component;  // from the file name mca_testfw_<component>.so
+    const char *component; // from the file name mca_testfw_<component>.so
     std::function<void(const ComponentDir &)> make;
     std::function<std::string()> reason;
 };
@@ -122,7 +123,7 @@ void expect_alpha_selected()
     ck_assert_text_eq(module_name(module), "alpha");
 }
 
-}  // namespace
+} // namespace
 
 // Each bad file next to a good component: the failure is recorded with the
 // file's path and the exact reason, reported on one line, nothing in the
@@ -167,7 +168,7 @@ START_TEST(test_every_failure_in_one_directory)
     dir.add("mca_testfw_alpha.so");
     dir.add("mca_testfw_beta.so");
     dir.add("mca_testfw_older.so");
-    std::vector<std::pair<std::string, std::string>> expected;  // sorted by file name
+    std::vector<std::pair<std::string, std::string>> expected; // sorted by file name
     for (const auto &bad : bad_cases()) {
         bad.make(dir);
         expected.emplace_back(bad.component, bad.reason());
@@ -189,8 +190,8 @@ START_TEST(test_every_failure_in_one_directory)
         ck_assert_text_eq(messages()[i].text, load_message(path, expected[i].second));
     }
     ck_assert_text_eq(components_of(testfw), "alpha=" + dir.file("mca_testfw_alpha.so") +
-                                                ", beta=" + dir.file("mca_testfw_beta.so") +
-                                                ", older=" + dir.file("mca_testfw_older.so"));
+                                                 ", beta=" + dir.file("mca_testfw_beta.so") +
+                                                 ", older=" + dir.file("mca_testfw_older.so"));
 
     // An older minor interface version (older: 1.0 against 1.2) is accepted.
     ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
@@ -200,13 +201,15 @@ START_TEST(test_every_failure_in_one_directory)
 }
 END_TEST
 
-namespace {
+namespace
+{
 
 // Root reads mode-000 files, so as root the test acts as user and group
 // nobody (65534) while loading.  Only the effective ids change: the saved
 // set-user-ID stays 0, so the test becomes root again to clean up.
-class ActAsNobody {
-public:
+class ActAsNobody
+{
+  public:
     ActAsNobody()
     {
         if (::geteuid() != 0) {
@@ -236,7 +239,7 @@ public:
     // Empty when the process now acts without root's rights.
     const std::string &problem() const { return problem_; }
 
-private:
+  private:
     void restore()
     {
         if (!changed_) {
@@ -257,7 +260,7 @@ private:
     std::string problem_;
 };
 
-}  // namespace
+} // namespace
 
 START_TEST(test_unreadable_file)
 {
@@ -297,7 +300,8 @@ END_TEST
 
 // ---------------------------------------------------------------- reporting
 
-namespace {
+namespace
+{
 
 // alpha, nosym and abi in one directory, load errors shown as `show`.
 void register_with_show_load_errors(const ComponentDir &dir, const std::string &show)
@@ -323,7 +327,7 @@ std::string abi_reason()
            std::to_string(MCA_BASE_ABI_MAJOR) + "." + std::to_string(MCA_BASE_ABI_MINOR);
 }
 
-}  // namespace
+} // namespace
 
 START_TEST(test_show_load_errors_none_still_records)
 {
@@ -347,10 +351,9 @@ START_TEST(test_show_load_errors_whole_framework)
 {
     ComponentDir dir("components");
     register_with_show_load_errors(dir, "testmulti, testfw");
-    ck_assert_messages(
-        WARNING_MSG(load_message(dir.file("mca_testfw_abi.so"), abi_reason())),
-        WARNING_MSG(load_message(dir.file("mca_testfw_nosym.so"),
-                                 "does not export mca_testfw_nosym_component")));
+    ck_assert_messages(WARNING_MSG(load_message(dir.file("mca_testfw_abi.so"), abi_reason())),
+                       WARNING_MSG(load_message(dir.file("mca_testfw_nosym.so"),
+                                                "does not export mca_testfw_nosym_component")));
 }
 END_TEST
 
@@ -438,8 +441,10 @@ START_TEST(test_first_directory_wins)
 
     ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "alpha=" + alpha + ", beta=" + beta);
-    ck_assert_messages(NOTICE_MSG(shadowed + ": ignored: component testfw/alpha is already loaded "
-                                             "from " + alpha));
+    ck_assert_messages(NOTICE_MSG(shadowed +
+                                  ": ignored: component testfw/alpha is already loaded "
+                                  "from " +
+                                  alpha));
     ck_assert_text_eq(failures_of(testfw), "");
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
     ck_assert(dso_is_loaded(alpha));
@@ -485,7 +490,8 @@ START_TEST(test_path_from_environment)
 {
     ComponentDir dir("components");
     const std::string beta = dir.add("mca_testfw_beta.so");
-    const std::string name = std::string(meridian_mca_base_env_prefix()) + "mca_base_component_path";
+    const std::string name =
+        std::string(meridian_mca_base_env_prefix()) + "mca_base_component_path";
     ck_assert_int_eq(::setenv(name.c_str(), dir.path().c_str(), 1), 0);
     ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "beta=" + beta);

@@ -3,15 +3,16 @@
 #include <string>
 #include <vector>
 
+#include "test/mca/mca_test_support.hpp"
 #include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
-#include "test/mca/mca_test_support.hpp"
 
 using namespace mca_test;
 using namespace meridian_test;
 
-namespace {
+namespace
+{
 
 // testfw's usual components: alpha (10, has a priority parameter), beta (20),
 // older (5), decline (declines in query), openfail (its open fails).
@@ -56,7 +57,8 @@ std::string select_all(mca_base_framework_t &framework)
 {
     mca_base_selected_t selected[8];
     size_t count = 0;
-    ck_assert_int_eq(meridian_mca_base_select_all(&framework, selected, 8, &count), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select_all(&framework, selected, 8, &count),
+                     MERIDIAN_SUCCESS);
     ck_assert_uint_le(count, 8);
     std::string out;
     for (size_t i = 0; i < count; ++i) {
@@ -70,7 +72,7 @@ std::string select_all(mca_base_framework_t &framework)
 // Where the selection parameter was set, as the messages put it.
 const char *const from_api = "the API";
 
-}  // namespace
+} // namespace
 
 // ---------------------------------------------------------------- selection
 
@@ -249,11 +251,13 @@ START_TEST(test_failed_component_is_not_available)
     ck_assert_messages(ERROR_MSG(std::string("MCA parameter testfw (from ") + from_api +
                                  ") names component \"nosym\", which is not available; "
                                  "available testfw components: alpha; " +
-                                 nosym + " did not load: does not export mca_testfw_nosym_component"));
+                                 nosym +
+                                 " did not load: does not export mca_testfw_nosym_component"));
 }
 END_TEST
 
-namespace {
+namespace
+{
 
 struct BadSelection {
     const char *value;
@@ -269,7 +273,7 @@ const BadSelection bad_selections[] = {
     {"^^alpha", "'^' may only start the list, where it excludes every component listed"},
 };
 
-}  // namespace
+} // namespace
 
 START_TEST(test_bad_selection_syntax)
 {
@@ -293,8 +297,8 @@ START_TEST(test_selection_error_names_environment)
     use_testfw_components();
     ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG(
-        "bad value \"beta,,alpha\" for MCA parameter testfw from environment variable " +
-        variable + ": expected a comma-separated list of component names, found an empty item"));
+        "bad value \"beta,,alpha\" for MCA parameter testfw from environment variable " + variable +
+        ": expected a comma-separated list of component names, found an empty item"));
 }
 END_TEST
 
@@ -402,7 +406,8 @@ START_TEST(test_select_needs_open)
     use_testfw_components();
     ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     mca_base_module_t *module = nullptr;
-    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_INITIALIZED);
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr),
+                     MERIDIAN_ERR_NOT_INITIALIZED);
     size_t count = 1;
     ck_assert_int_eq(meridian_mca_base_select_all(&testfw, nullptr, 0, &count),
                      MERIDIAN_ERR_NOT_INITIALIZED);
@@ -443,12 +448,12 @@ START_TEST(test_verbose_output)
     ck_assert_int_eq(testfw.verbose, MCA_BASE_VERBOSE_INFO);
     ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(selected_name(testfw), "alpha");
-    ck_assert_messages(
-        VERBOSE_MSG("testfw: component alpha is open"),
-        VERBOSE_MSG("testfw: component openfail did not open (" +
-                    std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) + ")"),
-        VERBOSE_MSG("testfw: component alpha offers a module with priority 10"),
-        VERBOSE_MSG("testfw: selected component alpha"));
+    ck_assert_messages(VERBOSE_MSG("testfw: component alpha is open"),
+                       VERBOSE_MSG("testfw: component openfail did not open (" +
+                                   std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) +
+                                   ")"),
+                       VERBOSE_MSG("testfw: component alpha offers a module with priority 10"),
+                       VERBOSE_MSG("testfw: selected component alpha"));
 }
 END_TEST
 
@@ -472,12 +477,14 @@ START_TEST(test_multi_select_capacity)
     ck_assert_int_eq(meridian_mca_base_framework_open(&testmulti), MERIDIAN_SUCCESS);
     mca_base_selected_t selected[2];
     size_t count = 0;
-    ck_assert_int_eq(meridian_mca_base_select_all(&testmulti, selected, 2, &count), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select_all(&testmulti, selected, 2, &count),
+                     MERIDIAN_SUCCESS);
     ck_assert_uint_eq(count, 3);
     ck_assert_str_eq(selected[0].component->component_name, "one");
     ck_assert_str_eq(selected[1].component->component_name, "three");
     count = 0;
-    ck_assert_int_eq(meridian_mca_base_select_all(&testmulti, nullptr, 0, &count), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select_all(&testmulti, nullptr, 0, &count),
+                     MERIDIAN_SUCCESS);
     ck_assert_uint_eq(count, 3);
 }
 END_TEST

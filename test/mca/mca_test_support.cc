@@ -20,11 +20,13 @@
 
 namespace fs = std::filesystem;
 
-namespace mca_test {
+namespace mca_test
+{
 
 using namespace meridian_test;
 
-namespace {
+namespace
+{
 
 std::vector<std::string> logged;
 
@@ -40,7 +42,10 @@ std::string join(const std::vector<std::string> &items, std::string_view separat
     return out;
 }
 
-void log_event(std::string text) { logged.push_back(std::move(text)); }
+void log_event(std::string text)
+{
+    logged.push_back(std::move(text));
+}
 
 int testfw_register(mca_base_framework_t *)
 {
@@ -67,7 +72,10 @@ void setup_root()
     isolate_mca_environment();
 }
 
-void teardown_root() { remove_scratch_root(); }
+void teardown_root()
+{
+    remove_scratch_root();
+}
 
 // Checked fixtures: run in each test's own process.
 void setup()
@@ -77,9 +85,12 @@ void setup()
     capture_messages();
 }
 
-void teardown() { stop_capturing_messages(); }
+void teardown()
+{
+    stop_capturing_messages();
+}
 
-}  // namespace
+} // namespace
 
 mca_base_framework_t testfw = {
     "testfw",
@@ -107,7 +118,10 @@ mca_base_framework_t testmulti = {
     nullptr,
 };
 
-std::vector<std::string> &events() { return logged; }
+std::vector<std::string> &events()
+{
+    return logged;
+}
 
 int count_events(std::string_view event)
 {
@@ -165,7 +179,10 @@ std::string ComponentDir::add_symlink(std::string_view name, const std::string &
     return to;
 }
 
-std::string fixture_dir() { return MCA_TEST_FIXTURE_DIR; }
+std::string fixture_dir()
+{
+    return MCA_TEST_FIXTURE_DIR;
+}
 
 void set_param(const std::string &full_name, const std::string &value)
 {
@@ -240,7 +257,7 @@ TCase *make_tcase(const char *name)
     return tcase;
 }
 
-}  // namespace mca_test
+} // namespace mca_test
 
 // The fixtures' hook log (fixtures/testfw.h); exported by -export-dynamic.
 extern "C" void meridian_test_event(const char *framework, const char *component, const char *event)

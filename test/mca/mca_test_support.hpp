@@ -15,11 +15,12 @@
 #include <string_view>
 #include <vector>
 
-#include <meridian/opal/mca/base/mca_base_framework.h>
 #include "test/mca/fixtures/testfw.h"
 #include "test/support/meridian_test.hpp"
+#include <meridian/opal/mca/base/mca_base_framework.h>
 
-namespace mca_test {
+namespace mca_test
+{
 
 // The test-only frameworks (see fixtures/testfw.h).  testfw's own hooks log
 // "testfw register/open/close" events.  Each test's process starts with
@@ -38,8 +39,9 @@ int count_events(std::string_view event);
 
 // A fresh directory under the test's scratch directory (mode 0755, so a test
 // that drops root can still read it).
-class ComponentDir {
-public:
+class ComponentDir
+{
+  public:
     explicit ComponentDir(std::string_view name);
 
     const std::string &path() const { return path_; }
@@ -52,7 +54,7 @@ public:
     std::string add_directory(std::string_view name) const;
     std::string add_symlink(std::string_view name, const std::string &target) const;
 
-private:
+  private:
     std::string path_;
 };
 
@@ -87,6 +89,6 @@ bool dso_is_loaded(const std::string &path);
 // inherited MCA settings, messages captured, an empty event log.
 TCase *make_tcase(const char *name);
 
-}  // namespace mca_test
+} // namespace mca_test
 
 #endif

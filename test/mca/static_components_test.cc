@@ -4,14 +4,15 @@
 // DSO of the same name is ignored with a notice.
 #include <string>
 
+#include "test/mca/mca_test_support.hpp"
 #include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
-#include "test/mca/mca_test_support.hpp"
 
 using namespace mca_test;
 using namespace meridian_test;
 
-namespace {
+namespace
+{
 
 void log_hook(const mca_base_component_t *self, const char *event)
 {
@@ -37,7 +38,10 @@ int static_close(const mca_base_component_t *self)
 }
 
 // testfw/builtin, priority 15.
-const char *builtin_name() { return "builtin"; }
+const char *builtin_name()
+{
+    return "builtin";
+}
 testfw_module_t builtin_module = {builtin_name};
 int builtin_query(const mca_base_component_t *self, mca_base_module_t **module, int *priority)
 {
@@ -48,7 +52,10 @@ int builtin_query(const mca_base_component_t *self, mca_base_module_t **module, 
 }
 
 // A built-in testfw/alpha (priority 1), whose module says it is the static one.
-const char *static_alpha_name() { return "static alpha"; }
+const char *static_alpha_name()
+{
+    return "static alpha";
+}
 testfw_module_t static_alpha_module = {static_alpha_name};
 int static_alpha_query(const mca_base_component_t *self, mca_base_module_t **module, int *priority)
 {
@@ -102,7 +109,8 @@ std::string select_all(mca_base_framework_t &framework)
 {
     mca_base_selected_t selected[8];
     size_t count = 0;
-    ck_assert_int_eq(meridian_mca_base_select_all(&framework, selected, 8, &count), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select_all(&framework, selected, 8, &count),
+                     MERIDIAN_SUCCESS);
     ck_assert_uint_le(count, 8);
     std::string out;
     for (size_t i = 0; i < count; ++i) {
@@ -119,7 +127,7 @@ std::string selected_module()
     return module_name(module);
 }
 
-}  // namespace
+} // namespace
 
 START_TEST(test_static_components_have_no_path)
 {
@@ -229,23 +237,23 @@ START_TEST(test_static_wrong_version_refused)
     testfw.static_components = table;
     use_component_path({scratch() + "/no-such-directory"});
     ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
-    const std::string wanted =
-        std::to_string(TESTFW_VERSION_MAJOR) + "." + std::to_string(TESTFW_VERSION_MINOR) + "." +
-        std::to_string(TESTFW_VERSION_RELEASE);
-    ck_assert_messages(WARNING_MSG("cannot load built-in component stale: implements testfw interface " +
-                                 std::to_string(TESTFW_VERSION_MAJOR + 1) +
-                                 ".0.0, this library's testfw framework is " + wanted +
-                                 " (needs major " + std::to_string(TESTFW_VERSION_MAJOR) +
-                                 ", minor at most " + std::to_string(TESTFW_VERSION_MINOR) + ")"));
+    const std::string wanted = std::to_string(TESTFW_VERSION_MAJOR) + "." +
+                               std::to_string(TESTFW_VERSION_MINOR) + "." +
+                               std::to_string(TESTFW_VERSION_RELEASE);
+    ck_assert_messages(WARNING_MSG(
+        "cannot load built-in component stale: implements testfw interface " +
+        std::to_string(TESTFW_VERSION_MAJOR + 1) + ".0.0, this library's testfw framework is " +
+        wanted + " (needs major " + std::to_string(TESTFW_VERSION_MAJOR) + ", minor at most " +
+        std::to_string(TESTFW_VERSION_MINOR) + ")"));
     ck_assert_text_eq(components_of(testfw), "builtin=");
     ck_assert_int_eq(count_events("testfw/stale register"), 0);
     // Recorded like a DSO that did not load, so meridian_info --show-failed lists it.
-    ck_assert_text_eq(failures_of(testfw), "stale: implements testfw interface " +
-                                              std::to_string(TESTFW_VERSION_MAJOR + 1) +
-                                              ".0.0, this library's testfw framework is " + wanted +
-                                              " (needs major " + std::to_string(TESTFW_VERSION_MAJOR) +
-                                              ", minor at most " +
-                                              std::to_string(TESTFW_VERSION_MINOR) + ")");
+    ck_assert_text_eq(failures_of(testfw),
+                      "stale: implements testfw interface " +
+                          std::to_string(TESTFW_VERSION_MAJOR + 1) +
+                          ".0.0, this library's testfw framework is " + wanted + " (needs major " +
+                          std::to_string(TESTFW_VERSION_MAJOR) + ", minor at most " +
+                          std::to_string(TESTFW_VERSION_MINOR) + ")");
 }
 END_TEST
 

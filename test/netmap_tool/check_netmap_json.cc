@@ -126,8 +126,8 @@ int main(int argc, char **argv)
         const Json &given = request["endpts_given"];
         if (given.is_array() && given.size() == 2 && given[0].is_number_unsigned() &&
             given[1].is_number_unsigned() && given[0] <= given[1]) {
-            given_of.emplace(id, std::make_pair(given[0].get<std::uint64_t>(),
-                                                given[1].get<std::uint64_t>()));
+            given_of.emplace(
+                id, std::make_pair(given[0].get<std::uint64_t>(), given[1].get<std::uint64_t>()));
         } else if (!given.is_null()) {
             problem("request " + id + " has endpts_given " + given.dump() +
                     ", expected [FEWEST, MOST] or null");

@@ -3,10 +3,10 @@
 // expected form; the parameter keeps the value it had from the other sources.
 #include <string>
 
+#include "test/params/param_test_support.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/error.h>
-#include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
 using namespace param_test;
@@ -21,9 +21,9 @@ int count = 5;
 int register_count()
 {
     count = 5;
-    const int index =
-        meridian_mca_base_param_register("ptest", "bad", "count", "a count", MCA_BASE_PARAM_TYPE_INT,
-                                nullptr, 1, MCA_BASE_PARAM_FLAG_NONE, &count);
+    const int index = meridian_mca_base_param_register("ptest", "bad", "count", "a count",
+                                                       MCA_BASE_PARAM_TYPE_INT, nullptr, 1,
+                                                       MCA_BASE_PARAM_FLAG_NONE, &count);
     ck_assert_int_ge(index, 0);
     return index;
 }

@@ -4,10 +4,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "test/params/param_test_support.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/error.h>
-#include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
 using namespace param_test;
@@ -23,10 +23,12 @@ void register_params()
     number = 1;
     text = nullptr;
     ck_assert_int_ge(meridian_mca_base_param_register("ptest", "env", "n", "a number",
-                                             MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0, &number),
+                                                      MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0,
+                                                      &number),
                      0);
     ck_assert_int_ge(meridian_mca_base_param_register("ptest", "env", "s", "a string",
-                                             MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0, &text),
+                                                      MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0,
+                                                      &text),
                      0);
 }
 

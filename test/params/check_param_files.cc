@@ -4,10 +4,10 @@
 #include <string>
 #include <sys/stat.h>
 
+#include "test/params/param_test_support.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/error.h>
-#include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
 using namespace param_test;
@@ -23,10 +23,12 @@ void register_params()
     number = 0;
     text = nullptr;
     ck_assert_int_ge(meridian_mca_base_param_register("ptest", "file", "a", "a number",
-                                             MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0, &number),
+                                                      MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0,
+                                                      &number),
                      0);
     ck_assert_int_ge(meridian_mca_base_param_register("ptest", "file", "s", "a string",
-                                             MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0, &text),
+                                                      MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0,
+                                                      &text),
                      0);
 }
 
@@ -131,8 +133,9 @@ END_TEST
 
 START_TEST(error_bad_character_in_name)
 {
-    expect_parse_error("ptest_file_a = 1\nptest-file-s = x\n",
-                       "2:6: expected letters, digits or '_' in parameter name ptest, found \"-file-s = x\"");
+    expect_parse_error(
+        "ptest_file_a = 1\nptest-file-s = x\n",
+        "2:6: expected letters, digits or '_' in parameter name ptest, found \"-file-s = x\"");
 }
 END_TEST
 

@@ -2,11 +2,11 @@
 // deprecated synonyms and parameters, one type per name.
 #include <string>
 
+#include "test/params/param_test_support.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/error.h>
-#include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
 using namespace param_test;
@@ -22,9 +22,9 @@ int knob_index = -1;
 int register_readonly(mca_base_framework_t *framework)
 {
     knob = 3;
-    knob_index = meridian_mca_base_param_register(framework->name, "base", "knob", "fixed once open",
-                                         MCA_BASE_PARAM_TYPE_INT, nullptr, 3,
-                                         MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &knob);
+    knob_index = meridian_mca_base_param_register(
+        framework->name, "base", "knob", "fixed once open", MCA_BASE_PARAM_TYPE_INT, nullptr, 3,
+        MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &knob);
     return knob_index < 0 ? knob_index : MERIDIAN_SUCCESS;
 }
 
@@ -46,8 +46,8 @@ const std::string frozen_message =
 
 int register_int(const char *name, int flags, int *storage)
 {
-    const int index = meridian_mca_base_param_register("ptest", "flags", name, "a number",
-                                              MCA_BASE_PARAM_TYPE_INT, nullptr, 1, flags, storage);
+    const int index = meridian_mca_base_param_register(
+        "ptest", "flags", name, "a number", MCA_BASE_PARAM_TYPE_INT, nullptr, 1, flags, storage);
     ck_assert_int_ge(index, 0);
     return index;
 }
@@ -119,7 +119,7 @@ START_TEST(deprecated_synonym_warns_and_applies)
     int number = 1;
     const int index = register_int("new", MCA_BASE_PARAM_FLAG_NONE, &number);
     ck_assert_int_eq(meridian_mca_base_param_register_synonym(index, "ptest", "flags", "old",
-                                                     MCA_BASE_PARAM_FLAG_DEPRECATED),
+                                                              MCA_BASE_PARAM_FLAG_DEPRECATED),
                      MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG("MCA parameter ptest_flags_old (set in environment variable " +
                                    env_name("ptest_flags_old") +
@@ -143,7 +143,7 @@ START_TEST(deprecated_synonym_in_a_file)
     int number = 1;
     const int index = register_int("new", MCA_BASE_PARAM_FLAG_NONE, &number);
     ck_assert_int_eq(meridian_mca_base_param_register_synonym(index, "ptest", "flags", "old",
-                                                     MCA_BASE_PARAM_FLAG_DEPRECATED),
+                                                              MCA_BASE_PARAM_FLAG_DEPRECATED),
                      MERIDIAN_SUCCESS);
     ck_assert_messages(WARNING_MSG("MCA parameter ptest_flags_old (set in file " + file +
                                    ":2) is deprecated; use ptest_flags_new instead"));
@@ -175,7 +175,7 @@ START_TEST(synonym_and_name_by_precedence)
     int number = 1;
     const int index = register_int("new", MCA_BASE_PARAM_FLAG_NONE, &number);
     ck_assert_int_eq(meridian_mca_base_param_register_synonym(index, "ptest", "flags", "old",
-                                                     MCA_BASE_PARAM_FLAG_DEPRECATED),
+                                                              MCA_BASE_PARAM_FLAG_DEPRECATED),
                      MERIDIAN_SUCCESS);
     clear_messages();
     ck_assert_int_eq(apply_command_line({"prog", "--mca", "ptest_flags_new", "9"}).status,
@@ -228,7 +228,8 @@ START_TEST(same_name_other_type_refused)
     const int index = register_int("x", 0, &number);
     const char *text = nullptr;
     ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "x", "now a string",
-                                             MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0, &text),
+                                                      MCA_BASE_PARAM_TYPE_STRING, nullptr, 1, 0,
+                                                      &text),
                      MERIDIAN_ERR_EXISTS);
     ck_assert_messages(
         ERROR_MSG("MCA parameter \"ptest_flags_x\" is already registered as int, not "
@@ -262,13 +263,16 @@ START_TEST(invalid_definitions_refused)
 {
     int number = 0;
     ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "bad-name", "h",
-                                             MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0, &number),
+                                                      MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0,
+                                                      &number),
                      MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "lvl", "h", MCA_BASE_PARAM_TYPE_INT,
-                                             nullptr, 10, 0, &number),
+    ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "lvl", "h",
+                                                      MCA_BASE_PARAM_TYPE_INT, nullptr, 10, 0,
+                                                      &number),
                      MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "e", "h", MCA_BASE_PARAM_TYPE_ENUM,
-                                             nullptr, 1, 0, &number),
+    ck_assert_int_eq(meridian_mca_base_param_register("ptest", "flags", "e", "h",
+                                                      MCA_BASE_PARAM_TYPE_ENUM, nullptr, 1, 0,
+                                                      &number),
                      MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(
         ERROR_MSG(

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "test/params/param_test_support.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
 #include <meridian/opal/util/error.h>
-#include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
 using namespace param_test;
@@ -73,8 +73,8 @@ int register_where(const char **storage)
 {
     *storage = "default";
     const int index = meridian_mca_base_param_register("ptest", "prec", "where", "which source won",
-                                              MCA_BASE_PARAM_TYPE_STRING, nullptr, 1,
-                                              MCA_BASE_PARAM_FLAG_NONE, storage);
+                                                       MCA_BASE_PARAM_TYPE_STRING, nullptr, 1,
+                                                       MCA_BASE_PARAM_FLAG_NONE, storage);
     ck_assert_int_ge(index, 0);
     return index;
 }
@@ -168,15 +168,17 @@ START_TEST(removing_sources_in_turn)
 
     // The param files are read again when the list changes (the command
     // line is where that happens); drop the user file, then the system one.
-    ck_assert_int_eq(
-        meridian_mca_base_param_set_value(meridian_mca_base_param_find("mca_base_override_param_file"), "none"),
-        MERIDIAN_SUCCESS);
-    ck_assert_int_eq(meridian_mca_base_param_set_value(meridian_mca_base_param_find("mca_base_param_files"),
-                                              f.system_path.c_str()),
+    ck_assert_int_eq(meridian_mca_base_param_set_value(
+                         meridian_mca_base_param_find("mca_base_override_param_file"), "none"),
                      MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_mca_base_param_set_value(meridian_mca_base_param_find("mca_base_param_files"),
+                                          f.system_path.c_str()),
+        MERIDIAN_SUCCESS);
     ck_assert_int_eq(apply_command_line({"prog"}).status, MERIDIAN_SUCCESS);
     expect(system_file);
-    ck_assert_int_eq(meridian_mca_base_param_set_value(meridian_mca_base_param_find("mca_base_param_files"), "none"),
+    ck_assert_int_eq(meridian_mca_base_param_set_value(
+                         meridian_mca_base_param_find("mca_base_param_files"), "none"),
                      MERIDIAN_SUCCESS);
     ck_assert_int_eq(apply_command_line({"prog"}).status, MERIDIAN_SUCCESS);
     expect(none);

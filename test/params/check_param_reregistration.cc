@@ -3,12 +3,12 @@
 // settings stay; registering again resolves the value from them anew.
 #include <string>
 
+#include "test/params/param_test_support.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/mca.h>
 #include <meridian/opal/util/error.h>
-#include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
 using namespace param_test;
@@ -23,9 +23,9 @@ int alpha_register(const mca_base_component_t *self)
 {
     ++registrations;
     level = 1; // the default, as a component sets it before registering
-    const int index =
-        meridian_mca_base_component_param_register(self, "level", "how much", MCA_BASE_PARAM_TYPE_INT,
-                                          nullptr, 1, MCA_BASE_PARAM_FLAG_NONE, &level);
+    const int index = meridian_mca_base_component_param_register(
+        self, "level", "how much", MCA_BASE_PARAM_TYPE_INT, nullptr, 1, MCA_BASE_PARAM_FLAG_NONE,
+        &level);
     return index < 0 ? index : MERIDIAN_SUCCESS;
 }
 
@@ -90,7 +90,8 @@ START_TEST(api_value_survives_a_close)
     ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     ck_assert_int_eq(meridian_mca_base_framework_open(&framework), MERIDIAN_SUCCESS);
     ck_assert_int_eq(level, 1);
-    ck_assert_int_eq(meridian_mca_base_param_set_value(meridian_mca_base_param_find(name), "9"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(meridian_mca_base_param_find(name), "9"),
+                     MERIDIAN_SUCCESS);
     ck_assert_int_eq(level, 9);
     ck_assert_int_eq(meridian_mca_base_framework_close(&framework), MERIDIAN_SUCCESS);
     ck_assert_int_eq(meridian_mca_base_param_find(name), MERIDIAN_ERR_NOT_FOUND);

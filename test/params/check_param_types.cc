@@ -4,12 +4,12 @@
 #include <cstring>
 #include <string>
 
+#include "test/params/param_test_support.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
 #include <meridian/opal/util/error.h>
-#include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
 using namespace param_test;
@@ -30,8 +30,8 @@ int register_param(const char *name, mca_base_param_type_t type, void *storage,
                    const mca_base_param_enum_value_t *enumerators = nullptr)
 {
     const int index =
-        meridian_mca_base_param_register("ptest", "types", name, "a parameter under test", type, enumerators,
-                                1, MCA_BASE_PARAM_FLAG_NONE, storage);
+        meridian_mca_base_param_register("ptest", "types", name, "a parameter under test", type,
+                                         enumerators, 1, MCA_BASE_PARAM_FLAG_NONE, storage);
     ck_assert_int_ge(index, 0);
     return index;
 }
@@ -41,7 +41,8 @@ void expect_refused(int index, const std::string &full_name, const std::string &
                     const std::string &expected, const std::string &kept)
 {
     clear_messages();
-    ck_assert_int_eq(meridian_mca_base_param_set_value(index, value.c_str()), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_param_set_value(index, value.c_str()),
+                     MERIDIAN_ERR_BAD_PARAM);
     const std::string quoted_value = "\"" + value + "\"";
     ck_assert_messages(ERROR_MSG("bad value " + quoted_value + " for MCA parameter " + full_name +
                                  " from the API: expected " + expected + "; it keeps \"" + kept +
@@ -275,8 +276,8 @@ START_TEST(enum_default_must_be_named)
 {
     int transport = 9;
     ck_assert_int_eq(meridian_mca_base_param_register("ptest", "types", "transport", "help",
-                                             MCA_BASE_PARAM_TYPE_ENUM, transports, 1, 0,
-                                             &transport),
+                                                      MCA_BASE_PARAM_TYPE_ENUM, transports, 1, 0,
+                                                      &transport),
                      MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(ERROR_MSG("cannot register MCA parameter \"ptest_types_transport\": the "
                                  "default 9 is not one of its named values"));
@@ -379,7 +380,8 @@ START_TEST(bounds_narrow_numbers)
 
     std::size_t bytes = 4096;
     const int size_index = register_param("buffer", MCA_BASE_PARAM_TYPE_SIZE, &bytes);
-    ck_assert_int_eq(meridian_mca_base_param_set_bounds(size_index, 1024, 1048576), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(size_index, 1024, 1048576),
+                     MERIDIAN_SUCCESS);
     expect_set(size_index, "1m");
     ck_assert_uint_eq(bytes, 1048576);
     expect_refused(size_index, "ptest_types_buffer", "2m",
@@ -397,11 +399,13 @@ START_TEST(bounds_refused_where_meaningless)
 {
     const char *text = nullptr;
     const int string_index = register_param("label", MCA_BASE_PARAM_TYPE_STRING, &text);
-    ck_assert_int_eq(meridian_mca_base_param_set_bounds(string_index, 0, 1), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(string_index, 0, 1),
+                     MERIDIAN_ERR_BAD_PARAM);
     int number = 5;
     const int int_index = register_param("count", MCA_BASE_PARAM_TYPE_INT, &number);
     ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index, 10, 1), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index + 100, 0, 1), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index + 100, 0, 1),
+                     MERIDIAN_ERR_NOT_FOUND);
     // Nothing changed: any int is still accepted.
     expect_set(int_index, "-50");
     ck_assert_int_eq(number, -50);

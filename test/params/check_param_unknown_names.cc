@@ -4,12 +4,12 @@
 // framework Meridian declares but that is not registered yet are not judged.
 #include <string>
 
+#include "test/params/param_test_support.hpp"
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/error.h>
-#include "test/params/param_test_support.hpp"
 
 using namespace meridian_test;
 using namespace param_test;
@@ -22,7 +22,8 @@ int value = 0;
 void register_value()
 {
     ck_assert_int_ge(meridian_mca_base_param_register("ptest", "unk", "value", "a value",
-                                             MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0, &value),
+                                                      MCA_BASE_PARAM_TYPE_INT, nullptr, 1, 0,
+                                                      &value),
                      0);
 }
 
@@ -156,12 +157,14 @@ START_TEST(declared_framework_not_registered_is_not_judged)
         WARNING_MSG(unknown("pnet_somecomponent_knob",
                             "environment variable " + env_name("pnet_somecomponent_knob"), "")));
 
-    ck_assert_int_eq(meridian_mca_base_framework_declare(&meridian_pnet_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_declare(&meridian_pnet_base_framework),
+                     MERIDIAN_SUCCESS);
     clear_messages();
     ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 
-    ck_assert_int_eq(meridian_mca_base_framework_register(&meridian_pnet_base_framework), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&meridian_pnet_base_framework),
+                     MERIDIAN_SUCCESS);
     clear_messages();
     ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_messages(

@@ -10,13 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "test/support/meridian_test.hpp"
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/job_map.hpp>
 #include <meridian/opal/runtime/datastore.hpp>
-#include "test/support/meridian_test.hpp"
 
-namespace {
+namespace
+{
 
 using namespace meridian;
 
@@ -111,7 +112,10 @@ void setup_root()
     meridian_test::isolate_mca_environment();
 }
 
-void teardown_root() { meridian_test::remove_scratch_root(); }
+void teardown_root()
+{
+    meridian_test::remove_scratch_root();
+}
 
 void setup_capture()
 {
@@ -125,7 +129,8 @@ void setup_capture()
 START_TEST(seed_two_networks_in_one_job)
 {
     use_components("ok");
-    auto job = job_of(lab(), "node01:2,node02:2", "id=data,type=tcp,endpts=2;id=fast,type=opa,required");
+    auto job =
+        job_of(lab(), "node01:2,node02:2", "id=data,type=tcp,endpts=2;id=fast,type=opa,required");
     ck_assert_text_eq(meridian_test::value_of("pnet"), "tcp,opa");
     ck_assert(pnet::active_components() == (std::vector<std::string>{"tcp", "opa"}));
     allocate_ok(*job);
@@ -166,8 +171,8 @@ START_TEST(seed_best_effort_type_falls_back)
 {
     use_components(nullptr);
     auto job = job_of(lab(), "node01:1", "id=fast,type=opa,endpts=1");
-    ck_assert_messages(WARNING_MSG(
-        "request \"fast\": no pnet component serves TYPE opa (tcp, udp); using tcp"));
+    ck_assert_messages(
+        WARNING_MSG("request \"fast\": no pnet component serves TYPE opa (tcp, udp); using tcp"));
     meridian_test::clear_messages();
     allocate_ok(*job);
     ck_assert_text_eq(job->job.grants[0].type, "tcp");
@@ -292,8 +297,8 @@ START_TEST(qos_required_and_best_effort)
     ck_assert_uint_eq(*fits->job.grants[0].qos, 3);
     auto strict = job_of(fabric, "node01:1", "id=data,type=tcp,qos=5!");
     allocate_error(*strict);
-    ck_assert_messages(ERROR_MSG(
-        "request \"data\": QOS 5 is required but plane 10.10.0.0/16 has QoS levels 0-3"));
+    ck_assert_messages(
+        ERROR_MSG("request \"data\": QOS 5 is required but plane 10.10.0.0/16 has QoS levels 0-3"));
     meridian_test::clear_messages();
     auto loose = job_of(fabric, "node01:1", "id=data,type=tcp,qos=5");
     allocate_ok(*loose);
@@ -492,8 +497,9 @@ START_TEST(given_seckeys_are_used_as_given)
     wrong->job.seckeys.emplace("data", std::vector<std::uint8_t>(16, 1));
     const auto refused = pnet::allocate(*wrong);
     ck_assert(!refused.ok());
-    ck_assert_text_eq(refused.error().message,
-                      "request \"data\": SEC_KEY: the key given has 16 bytes, the request asks for 40");
+    ck_assert_text_eq(
+        refused.error().message,
+        "request \"data\": SEC_KEY: the key given has 16 bytes, the request asks for 40");
 }
 END_TEST
 
@@ -516,8 +522,7 @@ START_TEST(bad_static_ports_name_the_parameter)
                       "pnet_tcp_static_ports from environment variable " +
                           meridian_test::env_name("pnet_tcp_static_ports") +
                           ":11: expected a port 1-65535, found \"70000\"");
-    ck_assert(pnet::active_components().empty() ||
-              pnet::active_components().front() != "tcp");
+    ck_assert(pnet::active_components().empty() || pnet::active_components().front() != "tcp");
 }
 END_TEST
 
@@ -613,4 +618,7 @@ Suite *pnet_suite()
 
 } // namespace
 
-int main() { return meridian_test::run_suite(pnet_suite()); }
+int main()
+{
+    return meridian_test::run_suite(pnet_suite());
+}

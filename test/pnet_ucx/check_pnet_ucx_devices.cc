@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "components/pnet_ucx/pnet_ucx_devices.hpp"
-#include <meridian/opal/class/weighted_graph.hpp>
 #include "test/support/meridian_test.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
 
 using namespace meridian::pnet_ucx;
 namespace fabric = meridian::fabric;
@@ -71,7 +71,8 @@ END_TEST
 
 START_TEST(inventory_text_errors)
 {
-    ck_assert_text_eq(error_of("nic eth0 tls=tcp"), "inv:1:1: expected net or local, found \"nic\"");
+    ck_assert_text_eq(error_of("nic eth0 tls=tcp"),
+                      "inv:1:1: expected net or local, found \"nic\"");
     ck_assert_text_eq(error_of("net"), "inv:1:4: expected a device name, found end of line");
     ck_assert_text_eq(error_of("net eth0"), "inv:1:9: expected tls=TL,..., found end of line");
     ck_assert_text_eq(error_of("\nnet eth0 speed=10 tls=tcp"),
@@ -144,8 +145,8 @@ END_TEST
 // or no value when ucx_info is not installed.
 std::optional<std::set<std::pair<std::string, std::string>>> ucx_info_network()
 {
-    const std::unique_ptr<FILE, int (*)(FILE *)> pipe(
-        popen("ucx_info -d 2>/dev/null", "r"), pclose);
+    const std::unique_ptr<FILE, int (*)(FILE *)> pipe(popen("ucx_info -d 2>/dev/null", "r"),
+                                                      pclose);
     if (!pipe) {
         return std::nullopt;
     }
@@ -205,7 +206,8 @@ START_TEST(live_inventory)
     std::set<std::pair<std::string, std::string>> ours;
     for (const Device &device : node.devices) {
         ck_assert_msg(!device.transports.empty(), "%s has no transports", device.name.c_str());
-        ck_assert_msg(!is_loopback_interface(device.name), "loopback %s listed", device.name.c_str());
+        ck_assert_msg(!is_loopback_interface(device.name), "loopback %s listed",
+                      device.name.c_str());
         for (const std::string &transport : device.transports) {
             ours.emplace(transport, device.name);
         }
@@ -215,10 +217,11 @@ START_TEST(live_inventory)
         if (resource.kind == ResourceKind::network) {
             network.emplace(resource.transport, resource.device);
         } else {
-            ck_assert_msg(resource.kind != ResourceKind::loopback ||
-                              std::none_of(node.devices.begin(), node.devices.end(),
-                                           [&](const Device &d) { return d.name == resource.device; }),
-                          "loopback device %s listed", resource.device.c_str());
+            ck_assert_msg(
+                resource.kind != ResourceKind::loopback ||
+                    std::none_of(node.devices.begin(), node.devices.end(),
+                                 [&](const Device &d) { return d.name == resource.device; }),
+                "loopback device %s listed", resource.device.c_str());
         }
     }
     ck_assert(ours == network);
@@ -254,14 +257,11 @@ struct TwoNodes {
     NodeDevices devices = two_devices();
     std::vector<fabric::ProcPlacement> procs = {{0, 0, 0}, {0, 1, 1}, {1, 0, 1}, {1, 1, -1}};
     std::vector<fabric::Index> nodes = {0, 1};
-    NodeView view(fabric::Index node) const
-    {
-        return {node == 0 ? "node01" : "node02", &devices};
-    }
+    NodeView view(fabric::Index node) const { return {node == 0 ? "node01" : "node02", &devices}; }
     meridian::Status assign(const Choice &choice, meridian::pnet::Grant &grant) const
     {
-        return assign_devices(procs, nodes, [this](fabric::Index n) { return view(n); }, choice,
-                              grant);
+        return assign_devices(
+            procs, nodes, [this](fabric::Index n) { return view(n); }, choice, grant);
     }
 };
 
@@ -326,8 +326,9 @@ START_TEST(endpts_best_effort_and_required)
     choice.plane_name = "ib0";
     failed = job.assign(choice, grant);
     ck_assert(!failed.ok());
-    ck_assert_text_eq(failed.error().message,
-                      "request \"fast\": ENDPTS 2 is required but node01 has 1 UCX device on plane ib0");
+    ck_assert_text_eq(
+        failed.error().message,
+        "request \"fast\": ENDPTS 2 is required but node01 has 1 UCX device on plane ib0");
 
     choice.endpts_required = false;
     choice.plane = 1;
@@ -344,8 +345,9 @@ START_TEST(endpts_best_effort_and_required)
     choice.plane_required = true;
     failed = job.assign(choice, grant);
     ck_assert(!failed.ok());
-    ck_assert_text_eq(failed.error().message,
-                      "request \"fast\": PLANE opa0 is required but node01 has no UCX device on it");
+    ck_assert_text_eq(
+        failed.error().message,
+        "request \"fast\": PLANE opa0 is required but node01 has no UCX device on it");
 }
 END_TEST
 

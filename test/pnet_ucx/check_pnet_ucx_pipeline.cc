@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "test/support/meridian_test.hpp"
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/mca/pnet/base/request.hpp>
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/job_map.hpp>
-#include <meridian/mca/runtime/meridian.h>
-#include "test/support/meridian_test.hpp"
 
 namespace fabric = meridian::fabric;
 namespace pnet = meridian::pnet;

@@ -24,7 +24,8 @@ int main(int argc, char **argv)
 
     QMP_thread_level_t provided;
     if (QMP_init_msg_passing(&argc, &argv, QMP_THREAD_SINGLE, &provided) != QMP_SUCCESS) {
-        fprintf(stderr, "rank %d: QMP_init_msg_passing: %s\n", mpi_rank, QMP_get_error_string(NULL));
+        fprintf(stderr, "rank %d: QMP_init_msg_passing: %s\n", mpi_rank,
+                QMP_get_error_string(NULL));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     const int me = QMP_get_node_number();
@@ -50,18 +51,19 @@ int main(int argc, char **argv)
     }
     const double want = mpi_size * (mpi_size + 1) / 2.0;
     if (qmp_sum != want || mpi_sum != want) {
-        fprintf(stderr, "rank %d: QMP_sum_double gave %g, MPI_Allreduce %g, expected %g\n", mpi_rank,
-                qmp_sum, mpi_sum, want);
+        fprintf(stderr, "rank %d: QMP_sum_double gave %g, MPI_Allreduce %g, expected %g\n",
+                mpi_rank, qmp_sum, mpi_sum, want);
         bad = 1;
     }
 
     /* A component loaded by Meridian answers in this process too. */
     mca_carto_graph_t *graph = NULL;
     const int rc = meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph);
-    const int vertices = rc == MERIDIAN_SUCCESS ? (int)meridian_mca_carto_graph_vertex_count(graph) : -1;
+    const int vertices =
+        rc == MERIDIAN_SUCCESS ? (int)meridian_mca_carto_graph_vertex_count(graph) : -1;
     if (rc != MERIDIAN_SUCCESS || vertices <= 0) {
-        fprintf(stderr, "rank %d: carto host graph: %s, %d vertices\n", mpi_rank, meridian_strerror(rc),
-                vertices);
+        fprintf(stderr, "rank %d: carto host graph: %s, %d vertices\n", mpi_rank,
+                meridian_strerror(rc), vertices);
         bad = 1;
     }
     meridian_mca_carto_graph_free(graph);
@@ -69,8 +71,8 @@ int main(int argc, char **argv)
     QMP_finalize_msg_passing();
     MPI_Finalize();
     if (!bad) {
-        printf("ok: rank %d of %d: QMP_sum_double = MPI_Allreduce = %g, carto %d vertices\n", mpi_rank,
-               mpi_size, want, vertices);
+        printf("ok: rank %d of %d: QMP_sum_double = MPI_Allreduce = %g, carto %d vertices\n",
+               mpi_rank, mpi_size, want, vertices);
     }
     return bad;
 }

@@ -17,7 +17,6 @@ namespace qmp = meridian::qmp;
 namespace
 {
 
-
 std::string join(const std::vector<int> &values)
 {
     std::string out;

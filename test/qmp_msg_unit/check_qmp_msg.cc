@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "mca/qmp/qmp_msg.hpp"
 #include "mca/qmp/qmp.h"
+#include "mca/qmp/qmp_msg.hpp"
 #include "test/support/meridian_test.hpp"
 
 namespace qmp = meridian::qmp;

@@ -14,10 +14,10 @@
  * The first call that needs the host's map opens the carto framework (if
  * nobody has), selects its component and has it map the host; later calls
  * reuse that map until the framework's last close.  Errors are reported once
- * (meridian_report, MERIDIAN_SEVERITY_ERROR: the message names the vertex, the file, the component...)
- * and returned as MERIDIAN_ERR_* codes; on error the out-parameters are set
- * to NULL / 0.  Not thread-safe while the map is being made (the first call);
- * the queries on a graph may run in several threads at once.
+ * (meridian_report, MERIDIAN_SEVERITY_ERROR: the message names the vertex, the file, the
+ * component...) and returned as MERIDIAN_ERR_* codes; on error the out-parameters are set to NULL /
+ * 0.  Not thread-safe while the map is being made (the first call); the queries on a graph may run
+ * in several threads at once.
  */
 #ifndef MERIDIAN_MCA_CARTO_BASE_H
 #define MERIDIAN_MCA_CARTO_BASE_H
@@ -63,18 +63,20 @@ size_t meridian_mca_carto_graph_edge_count(const mca_carto_graph_t *graph);
  * stays valid while the graph lives and is not changed; NULL (and 0 for the
  * type) for an index out of range. */
 const char *meridian_mca_carto_graph_vertex_name(const mca_carto_graph_t *graph, size_t index);
-mca_carto_vertex_type_t meridian_mca_carto_graph_vertex_type(const mca_carto_graph_t *graph, size_t index);
+mca_carto_vertex_type_t meridian_mca_carto_graph_vertex_type(const mca_carto_graph_t *graph,
+                                                             size_t index);
 
 /* The index of the vertex with this name: MERIDIAN_ERR_NOT_FOUND (not
  * reported: looking is not an error) when there is none. */
-int meridian_mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const char *name, size_t *index);
+int meridian_mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const char *name,
+                                         size_t *index);
 
 /* One line of a distance list. */
 typedef struct mca_carto_distance {
     const char *vertex; /* valid while the list lives */
     mca_carto_vertex_type_t type;
-    int reachable;      /* 0: no path from the source; distance is then 0 */
-    uint64_t distance;  /* sum of the weights along a shortest path */
+    int reachable;     /* 0: no path from the source; distance is then 0 */
+    uint64_t distance; /* sum of the weights along a shortest path */
 } mca_carto_distance_t;
 
 /* Every vertex whose type is in types, with its distance from `from`: the
@@ -84,22 +86,22 @@ typedef struct mca_carto_distance {
  * meridian_mca_carto_distance_list_free.  MERIDIAN_ERR_NOT_FOUND (reported, with the
  * closest name) for an unknown `from`. */
 int meridian_mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const char *from,
-                                  unsigned int types, mca_carto_distance_t **list,
-                                  size_t *count);
+                                           unsigned int types, mca_carto_distance_t **list,
+                                           size_t *count);
 void meridian_mca_carto_distance_list_free(mca_carto_distance_t *list, size_t count);
 
 /* A shortest path from a to b. */
 typedef struct mca_carto_path {
-    int reachable;           /* 0: b cannot be reached from a; no vertices */
-    uint64_t length;         /* sum of the weights */
-    size_t count;            /* vertices on the path, a and b included */
+    int reachable;               /* 0: b cannot be reached from a; no vertices */
+    uint64_t length;             /* sum of the weights */
+    size_t count;                /* vertices on the path, a and b included */
     const char *const *vertices; /* their names, from a to b */
 } mca_carto_path_t;
 
 /* MERIDIAN_ERR_NOT_FOUND (reported) when a or b is unknown.  Free the path
  * with meridian_mca_carto_path_free. */
-int meridian_mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const char *a, const char *b,
-                                  mca_carto_path_t **path);
+int meridian_mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const char *a,
+                                           const char *b, mca_carto_path_t **path);
 void meridian_mca_carto_path_free(mca_carto_path_t *path);
 
 /* ------------------------------------------------------------ names */

@@ -1,16 +1,18 @@
 // The carto framework object.
 #include "mca/carto/base/carto_base_internal.hpp"
-#include <meridian/mca/carto/carto.h>
 #include "mca/carto/base/static-components.h"
+#include <meridian/mca/carto/carto.h>
 #include <meridian/opal/util/c_boundary.hpp>
 
-namespace {
+namespace
+{
 
 // The last close forgets the host's map: the component that made it may be
 // unloaded, and the next open may select another.
 int carto_base_close(mca_base_framework_t *)
 {
-    return meridian::c_boundary("carto framework close", [] { return meridian::carto::framework_closing(); });
+    return meridian::c_boundary("carto framework close",
+                                [] { return meridian::carto::framework_closing(); });
 }
 
 } // namespace
@@ -29,5 +31,4 @@ mca_base_framework_t meridian_carto_base_framework = {
     .verbose = 0,
     .internal = nullptr,
 };
-
 }

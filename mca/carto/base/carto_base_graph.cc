@@ -8,8 +8,8 @@
 #include <new>
 #include <string>
 
-#include <meridian/mca/carto/base/base.h>
 #include "mca/carto/base/carto_base_internal.hpp"
+#include <meridian/mca/carto/base/base.h>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
@@ -29,12 +29,14 @@ static_assert(all_vertex_types == MCA_CARTO_ALL);
 int check_type_mask(unsigned int types)
 {
     if (types == 0 || (types & ~static_cast<unsigned int>(all_vertex_types)) != 0) {
-        report_error("bad carto vertex type mask 0x" + [types] {
-            char hex[16];
-            std::snprintf(hex, sizeof hex, "%x", types);
-            return std::string(hex);
-        }() + ": expected an OR of MCA_CARTO_SLOT, MCA_CARTO_MEM, MCA_CARTO_ETH, "
-              "MCA_CARTO_IB, MCA_CARTO_OTHER (or MCA_CARTO_ALL)");
+        report_error("bad carto vertex type mask 0x" +
+                     [types] {
+                         char hex[16];
+                         std::snprintf(hex, sizeof hex, "%x", types);
+                         return std::string(hex);
+                     }() +
+                     ": expected an OR of MCA_CARTO_SLOT, MCA_CARTO_MEM, MCA_CARTO_ETH, "
+                     "MCA_CARTO_IB, MCA_CARTO_OTHER (or MCA_CARTO_ALL)");
         return MERIDIAN_ERR_BAD_PARAM;
     }
     return MERIDIAN_SUCCESS;
@@ -80,7 +82,7 @@ int fail(const meridian::Error &error)
 extern "C" {
 
 int meridian_mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *name,
-                               mca_carto_vertex_type_t type)
+                                        mca_carto_vertex_type_t type)
 {
     if (graph == nullptr || name == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -92,13 +94,14 @@ int meridian_mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *na
 }
 
 int meridian_mca_carto_graph_add_edge(mca_carto_graph_t *graph, const char *from, const char *to,
-                             uint64_t weight)
+                                      uint64_t weight)
 {
     if (graph == nullptr || from == nullptr || to == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
     return meridian::c_boundary(__func__, [&]() -> int {
-        const auto added = graph->graph.add_edge(std::string_view(from), std::string_view(to), weight);
+        const auto added =
+            graph->graph.add_edge(std::string_view(from), std::string_view(to), weight);
         return added ? MERIDIAN_SUCCESS : fail(added.error());
     });
 }
@@ -109,7 +112,10 @@ mca_carto_graph_t *meridian_mca_carto_graph_new(void)
                                 [] { return new mca_carto_graph; });
 }
 
-void meridian_mca_carto_graph_free(mca_carto_graph_t *graph) { delete graph; }
+void meridian_mca_carto_graph_free(mca_carto_graph_t *graph)
+{
+    delete graph;
+}
 
 size_t meridian_mca_carto_graph_vertex_count(const mca_carto_graph_t *graph)
 {
@@ -130,7 +136,8 @@ const char *meridian_mca_carto_graph_vertex_name(const mca_carto_graph_t *graph,
     return graph->graph.name(static_cast<VertexId>(index)).data();
 }
 
-mca_carto_vertex_type_t meridian_mca_carto_graph_vertex_type(const mca_carto_graph_t *graph, size_t index)
+mca_carto_vertex_type_t meridian_mca_carto_graph_vertex_type(const mca_carto_graph_t *graph,
+                                                             size_t index)
 {
     if (graph == nullptr || index >= graph->graph.vertex_count()) {
         return static_cast<mca_carto_vertex_type_t>(0);
@@ -138,7 +145,8 @@ mca_carto_vertex_type_t meridian_mca_carto_graph_vertex_type(const mca_carto_gra
     return static_cast<mca_carto_vertex_type_t>(graph->graph.type(static_cast<VertexId>(index)));
 }
 
-int meridian_mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const char *name, size_t *index)
+int meridian_mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const char *name,
+                                         size_t *index)
 {
     if (graph == nullptr || name == nullptr || index == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -154,8 +162,8 @@ int meridian_mca_carto_graph_find_vertex(const mca_carto_graph_t *graph, const c
 }
 
 int meridian_mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const char *from,
-                                  unsigned int types, mca_carto_distance_t **list,
-                                  size_t *count)
+                                           unsigned int types, mca_carto_distance_t **list,
+                                           size_t *count)
 {
     if (list == nullptr || count == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -183,7 +191,8 @@ int meridian_mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const
         for (const auto &line : *lines) {
             bytes += g.name(line.vertex).size() + 1;
         }
-        auto *const block = static_cast<mca_carto_distance_t *>(std::malloc(bytes == 0 ? 1 : bytes));
+        auto *const block =
+            static_cast<mca_carto_distance_t *>(std::malloc(bytes == 0 ? 1 : bytes));
         if (block == nullptr) {
             return MERIDIAN_ERR_OUT_OF_RESOURCE;
         }
@@ -207,12 +216,12 @@ int meridian_mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const
 
 void meridian_mca_carto_distance_list_free(mca_carto_distance_t *list, size_t count)
 {
-    (void) count; // one block, whatever its length
+    (void)count; // one block, whatever its length
     std::free(list);
 }
 
-int meridian_mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const char *a, const char *b,
-                                  mca_carto_path_t **path)
+int meridian_mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const char *a,
+                                           const char *b, mca_carto_path_t **path)
 {
     if (path == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
@@ -264,7 +273,10 @@ int meridian_mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const
     });
 }
 
-void meridian_mca_carto_path_free(mca_carto_path_t *path) { std::free(path); }
+void meridian_mca_carto_path_free(mca_carto_path_t *path)
+{
+    std::free(path);
+}
 
 const char *meridian_mca_carto_type_name(unsigned int types)
 {
@@ -291,8 +303,9 @@ unsigned int meridian_mca_carto_type_from_name(const char *name)
     if (name == nullptr) {
         return 0;
     }
-    return meridian::c_boundary(__func__, meridian::CFailure<unsigned int>{0, 0},
-                                [name] { return meridian::carto::parse_type_name(name).value_or(0); });
+    return meridian::c_boundary(__func__, meridian::CFailure<unsigned int>{0, 0}, [name] {
+        return meridian::carto::parse_type_name(name).value_or(0);
+    });
 }
 
 } // extern "C"

@@ -2,13 +2,13 @@
 // kept here, and handed to every query (base.h, base.hpp).
 #include <string>
 
+#include "mca/carto/base/carto_base_internal.hpp"
+#include "opal/util/no_destructor.hpp"
 #include <meridian/mca/carto/base/base.h>
 #include <meridian/mca/carto/base/base.hpp>
-#include "mca/carto/base/carto_base_internal.hpp"
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
-#include "opal/util/no_destructor.hpp"
 
 namespace meridian::carto
 {
@@ -16,8 +16,8 @@ namespace
 {
 
 struct HostMap {
-    bool mapped = false;        // graph holds the map
-    bool opened_here = false;   // this file opened the framework, so close undoes it
+    bool mapped = false;          // graph holds the map
+    bool opened_here = false;     // this file opened the framework, so close undoes it
     std::optional<Error> failure; // the map could not be made (until the next open)
     mca_carto_graph graph;
     std::string component;
@@ -52,25 +52,25 @@ Result<const WeightedGraph *> make_map()
     mca_base_module_t *module = nullptr;
     const mca_base_component_t *component = nullptr;
     // meridian_mca_base_select reports "no carto component is available (...)".
-    if (const int rc = meridian_mca_base_select(framework, &module, &component); rc != MERIDIAN_SUCCESS) {
+    if (const int rc = meridian_mca_base_select(framework, &module, &component);
+        rc != MERIDIAN_SUCCESS) {
         map.failure = make_error(rc, "no carto component could map the host");
         return *map.failure;
     }
     const auto *const carto = static_cast<const mca_carto_base_module_t *>(module);
     std::string name = component->component_name;
     mca_carto_graph graph;
-    const int rc = carto->map_host != nullptr ? carto->map_host(carto, &graph)
-                                              : MERIDIAN_ERR_NOT_SUPPORTED;
+    const int rc =
+        carto->map_host != nullptr ? carto->map_host(carto, &graph) : MERIDIAN_ERR_NOT_SUPPORTED;
     if (rc != MERIDIAN_SUCCESS) {
         // The component said why; this names who and what.
         map.failure = make_error(rc, "the carto component \"" + name +
                                          "\" could not map the host: " + meridian_strerror(rc));
         return *map.failure;
     }
-    meridian_mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
-                               "component %s mapped the host: %zu vertices, %zu edges",
-                               name.c_str(), graph.graph.vertex_count(),
-                               graph.graph.edge_count());
+    meridian_mca_base_framework_verbose(
+        framework, MCA_BASE_VERBOSE_INFO, "component %s mapped the host: %zu vertices, %zu edges",
+        name.c_str(), graph.graph.vertex_count(), graph.graph.edge_count());
     map.graph = std::move(graph);
     map.component = std::move(name);
     map.mapped = true;
@@ -79,7 +79,10 @@ Result<const WeightedGraph *> make_map()
 
 } // namespace
 
-Result<const WeightedGraph *> host_graph() { return make_map(); }
+Result<const WeightedGraph *> host_graph()
+{
+    return make_map();
+}
 
 Result<WeightedGraph> host_graph(TypeMask types)
 {

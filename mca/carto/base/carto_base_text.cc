@@ -15,17 +15,21 @@ namespace meridian::carto
 namespace
 {
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 bool same_ignoring_case(std::string_view a, std::string_view b)
 {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                              [](char x, char y) { return lower(x) == lower(y); });
 }
 
 bool all_digits(std::string_view text)
 {
-    return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !text.empty() &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 struct TypeName {
@@ -72,12 +76,16 @@ std::optional<TypeMask> parse_type_name(std::string_view name)
     return std::nullopt;
 }
 
-std::string_view type_name_choices() { return "SLOT, MEM, ETH, IB, OTHER, ALL"; }
+std::string_view type_name_choices()
+{
+    return "SLOT, MEM, ETH, IB, OTHER, ALL";
+}
 
 VertexType vertex_type_from_name(std::string_view name)
 {
     const auto numbered = [name](std::string_view prefix) {
-        return name.size() > prefix.size() && same_ignoring_case(name.substr(0, prefix.size()), prefix) &&
+        return name.size() > prefix.size() &&
+               same_ignoring_case(name.substr(0, prefix.size()), prefix) &&
                all_digits(name.substr(prefix.size()));
     };
     if (numbered("MEM")) {
@@ -105,15 +113,16 @@ bool is_carto_name(std::string_view name)
         return false;
     }
     return std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-               c == '-' || c == '.';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-' || c == '.';
     });
 }
 
 Result<std::string> format_carto_text(const WeightedGraph &graph)
 {
     const auto refuse = [](const std::string &why) {
-        return make_error(MERIDIAN_ERR_BAD_PARAM, "cannot write the carto graph as carto text: " + why);
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          "cannot write the carto graph as carto text: " + why);
     };
     if (graph.vertex_count() == 0) {
         return refuse("it has no vertices (a carto file needs at least one)");
@@ -125,7 +134,8 @@ Result<std::string> format_carto_text(const WeightedGraph &graph)
                           " is not one carto text can hold (letters, digits, '_', '-', '.'; "
                           "not EDGE, BRANCH or BRANCH_BI_DIR)");
         }
-        names_give_types = names_give_types && vertex_type_from_name(graph.name(v)) == graph.type(v);
+        names_give_types =
+            names_give_types && vertex_type_from_name(graph.name(v)) == graph.type(v);
     }
 
     std::string text;

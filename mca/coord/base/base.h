@@ -43,8 +43,8 @@ int meridian_coord_get_cost(uint32_t from, uint32_t to, uint64_t *cost);
  * affected planes it registered for; plane NULL or "" registers for all.
  * *handle identifies the registration for deregistering. */
 typedef void (*meridian_coord_updated_fn)(const char *const *planes, size_t count, void *context);
-int meridian_coord_register_updated(const char *plane, meridian_coord_updated_fn fn,
-                                    void *context, int *handle);
+int meridian_coord_register_updated(const char *plane, meridian_coord_updated_fn fn, void *context,
+                                    int *handle);
 int meridian_coord_deregister_updated(int handle);
 
 #ifdef __cplusplus

@@ -30,7 +30,8 @@
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::coord {
+namespace meridian::coord
+{
 
 inline constexpr std::string_view key_coordinate = "pmix.net.coord";
 inline constexpr std::string_view key_view = "pmix.net.view";
@@ -44,10 +45,10 @@ inline constexpr std::string_view key_cost = "meridian.net.cost";
 
 // Per-plane, per-view shapes and per-NIC coordinates: what modules fill.
 struct PlaneTable {
-    std::string component;                       // who placed the plane
+    std::string component;                           // who placed the plane
     const mca_coord_base_module_t *module = nullptr; // its module (nic_cost)
-    std::vector<meridian_coord_view_t> views;    // views provided, in order set
-    std::vector<std::vector<std::uint32_t>> shapes; // one per view
+    std::vector<meridian_coord_view_t> views;        // views provided, in order set
+    std::vector<std::vector<std::uint32_t>> shapes;  // one per view
     // coords[v][k]: the coordinate in views[v] of the plane's k-th NIC
     // (Plane::nics order), flat: dims values each.
     std::vector<std::vector<std::uint32_t>> coords;
@@ -65,7 +66,8 @@ struct mca_coord_context {
     std::vector<std::uint32_t> nic_slot;
 };
 
-namespace meridian::coord {
+namespace meridian::coord
+{
 
 // Place every plane of `fabric` for `job`.  Opens the coord framework if
 // nobody has (kept open until its last close).  Errors: no module accepts a
@@ -93,8 +95,9 @@ std::span<const std::uint32_t> nic_coordinate(const mca_coord_context &context, 
 // not provide: MERIDIAN_ERR_NOT_SUPPORTED naming the plane and view (with
 // plane empty: the planes that provide it answer, NOT_SUPPORTED only when
 // none of the process's does); UNDEF means logical.
-Result<std::vector<Coordinate>> coordinates(std::uint32_t rank, std::string_view plane = {},
-                                            meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
+Result<std::vector<Coordinate>>
+coordinates(std::uint32_t rank, std::string_view plane = {},
+            meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
 // Number of dimensions of a plane in a view, or of every plane (in plane
 // order; 0 for a plane without that view) when plane is empty.
 Result<std::vector<std::uint32_t>> dims(std::string_view plane = {},

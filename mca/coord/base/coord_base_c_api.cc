@@ -11,11 +11,15 @@
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
-namespace {
+namespace
+{
 
 using namespace meridian;
 
-std::string_view text_or_empty(const char *text) { return text == nullptr ? std::string_view() : text; }
+std::string_view text_or_empty(const char *text)
+{
+    return text == nullptr ? std::string_view() : text;
+}
 
 int fail(const Error &error)
 {
@@ -176,7 +180,8 @@ int meridian_coord_get_nics(const char *plane, char ***nics, size_t *count)
 int meridian_coord_get_endpoints(uint32_t rank, char ***endpoints, size_t *count)
 {
     if (endpoints == nullptr || count == nullptr) {
-        return missing("meridian_coord_get_endpoints", endpoints == nullptr ? "endpoints" : "count");
+        return missing("meridian_coord_get_endpoints",
+                       endpoints == nullptr ? "endpoints" : "count");
     }
     *endpoints = nullptr;
     *count = 0;
@@ -216,23 +221,23 @@ int meridian_coord_get_cost(uint32_t from, uint32_t to, uint64_t *cost)
     });
 }
 
-int meridian_coord_register_updated(const char *plane, meridian_coord_updated_fn fn,
-                                    void *context, int *handle)
+int meridian_coord_register_updated(const char *plane, meridian_coord_updated_fn fn, void *context,
+                                    int *handle)
 {
     if (fn == nullptr || handle == nullptr) {
         return missing("meridian_coord_register_updated", fn == nullptr ? "fn" : "handle");
     }
     *handle = -1;
     return c_boundary(__func__, [&] {
-        const int h = coord::on_updated(
-            std::string(text_or_empty(plane)), [fn, context](std::span<const std::string> planes) {
-                std::vector<const char *> names;
-                names.reserve(planes.size());
-                for (const auto &name : planes) {
-                    names.push_back(name.c_str());
-                }
-                fn(names.data(), names.size(), context);
-            });
+        const int h = coord::on_updated(std::string(text_or_empty(plane)),
+                                        [fn, context](std::span<const std::string> planes) {
+                                            std::vector<const char *> names;
+                                            names.reserve(planes.size());
+                                            for (const auto &name : planes) {
+                                                names.push_back(name.c_str());
+                                            }
+                                            fn(names.data(), names.size(), context);
+                                        });
         if (h < 0) {
             return h;
         }

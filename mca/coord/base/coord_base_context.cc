@@ -9,23 +9,25 @@
 #include <utility>
 #include <vector>
 
+#include "mca/coord/base/coord_base_internal.hpp"
+#include "opal/util/no_destructor.hpp"
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/coord/coord.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
-#include "mca/coord/base/coord_base_internal.hpp"
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
-#include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::coord {
+namespace meridian::coord
+{
 
-namespace {
+namespace
+{
 
 struct State {
     std::shared_ptr<mca_coord_context> current;
-    bool opened_here = false; // set_context opened the framework, forget_context closes it
+    bool opened_here = false;     // set_context opened the framework, forget_context closes it
     void (*provider)() = nullptr; // makes the context on the first query that finds none
 };
 
@@ -177,23 +179,22 @@ int set_nic(mca_coord_context *context, uint32_t nic, meridian_coord_view_t view
     const auto &shape = table.shapes[static_cast<size_t>(v)];
     if (dims != shape.size() || (dims > 0 && coord == nullptr)) {
         return refuse(who(context) + " gave NIC " + nic_label(fabric, nic) + " " +
-                      std::to_string(dims) + " " + view_name(view) +
-                      " coordinates, but plane \"" + name + "\" has " +
-                      std::to_string(shape.size()) + " dimensions (shape " +
+                      std::to_string(dims) + " " + view_name(view) + " coordinates, but plane \"" +
+                      name + "\" has " + std::to_string(shape.size()) + " dimensions (shape " +
                       shape_text(shape.data(), shape.size()) + ")");
     }
     for (size_t i = 0; i < dims; ++i) {
         if (coord[i] >= shape[i]) {
             std::vector<std::uint32_t> value(coord, coord + dims);
             return refuse(who(context) + " put NIC " + nic_label(fabric, nic) + " at " +
-                          view_name(view) + " " + format_coord(value) +
-                          ", outside the shape " + shape_text(shape.data(), shape.size()) +
-                          " of plane \"" + name + "\"");
+                          view_name(view) + " " + format_coord(value) + ", outside the shape " +
+                          shape_text(shape.data(), shape.size()) + " of plane \"" + name + "\"");
         }
     }
     const std::uint32_t slot = context->nic_slot[nic];
     std::copy(coord, coord + dims,
-              table.coords[static_cast<size_t>(v)].begin() + static_cast<std::ptrdiff_t>(slot * dims));
+              table.coords[static_cast<size_t>(v)].begin() +
+                  static_cast<std::ptrdiff_t>(slot * dims));
     Progress &p = progress();
     if (p.context == context && static_cast<size_t>(v) < p.filled.size()) {
         p.filled[static_cast<size_t>(v)][slot] = true;
@@ -219,8 +220,8 @@ Status check_placed(const mca_coord_context &context, std::uint32_t plane)
         for (size_t k = 0; k < p.nics.size(); ++k) {
             if (!filled[k]) {
                 return make_error(MERIDIAN_ERR_BAD_PARAM,
-                                  component + " placed plane \"" + p.name +
-                                      "\" but gave NIC " + nic_label(fabric, p.nics[k]) + " no " +
+                                  component + " placed plane \"" + p.name + "\" but gave NIC " +
+                                      nic_label(fabric, p.nics[k]) + " no " +
                                       view_name(table.views[v]) + " coordinate");
             }
         }
@@ -302,9 +303,9 @@ Status check_job(const fabric::Fabric &fabric, const fabric::JobMap &job)
     for (size_t rank = 0; rank < job.procs.size(); ++rank) {
         if (job.procs[rank].node >= nodes) {
             return make_error(MERIDIAN_ERR_BAD_PARAM,
-                              "the job map puts rank " + std::to_string(rank) +
-                                  " on node index " + std::to_string(job.procs[rank].node) +
-                                  ", but the fabric has " + std::to_string(nodes) + " nodes");
+                              "the job map puts rank " + std::to_string(rank) + " on node index " +
+                                  std::to_string(job.procs[rank].node) + ", but the fabric has " +
+                                  std::to_string(nodes) + " nodes");
         }
     }
     for (const auto node : job.nodes) {
@@ -342,7 +343,8 @@ Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
         s.opened_here = true;
     }
     size_t count = 0;
-    if (const int rc = meridian_mca_base_select_all(framework, nullptr, 0, &count); rc != MERIDIAN_SUCCESS) {
+    if (const int rc = meridian_mca_base_select_all(framework, nullptr, 0, &count);
+        rc != MERIDIAN_SUCCESS) {
         return make_error(rc, std::string("coord: selecting components failed: ") +
                                   meridian_strerror(rc));
     }
@@ -411,18 +413,17 @@ Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
                 return ok;
             }
             meridian_mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
-                                       "plane %s placed by component %s",
-                                       planes[plane].name.c_str(), p.component.c_str());
+                                                "plane %s placed by component %s",
+                                                planes[plane].name.c_str(), p.component.c_str());
             placed = true;
             break;
         }
         if (!placed) {
             const auto names = component_names(selected);
-            return make_error(MERIDIAN_ERR_NOT_FOUND,
-                              "no coord component places plane \"" + planes[plane].name +
-                                  "\" (active: " +
-                                  (names.empty() ? std::string("none") : util::join(names, ", ")) +
-                                  ")");
+            return make_error(
+                MERIDIAN_ERR_NOT_FOUND,
+                "no coord component places plane \"" + planes[plane].name + "\" (active: " +
+                    (names.empty() ? std::string("none") : util::join(names, ", ")) + ")");
         }
     }
 
@@ -449,7 +450,10 @@ const mca_coord_context *context()
     return s.current.get();
 }
 
-void set_context_provider(void (*provider)()) { state().provider = provider; }
+void set_context_provider(void (*provider)())
+{
+    state().provider = provider;
+}
 
 void forget_context()
 {
@@ -474,8 +478,8 @@ std::span<const std::uint32_t> nic_coordinate(const mca_coord_context &context, 
         return {};
     }
     const PlaneTable &table = context.planes[plane];
-    const int v = find_view(table, view == MERIDIAN_COORD_VIEW_UNDEF ? MERIDIAN_COORD_LOGICAL_VIEW
-                                                                     : view);
+    const int v =
+        find_view(table, view == MERIDIAN_COORD_VIEW_UNDEF ? MERIDIAN_COORD_LOGICAL_VIEW : view);
     if (v < 0) {
         return {};
     }
@@ -488,7 +492,8 @@ std::span<const std::uint32_t> nic_coordinate(const mca_coord_context &context, 
     return std::span<const std::uint32_t>(coords.data() + start, dims);
 }
 
-namespace detail {
+namespace detail
+{
 
 int framework_closing()
 {
@@ -506,19 +511,19 @@ int framework_closing()
 extern "C" {
 
 int meridian_mca_coord_context_set_shape(mca_coord_context_t *context, uint32_t plane,
-                                meridian_coord_view_t view, const uint32_t *shape, size_t dims)
+                                         meridian_coord_view_t view, const uint32_t *shape,
+                                         size_t dims)
 {
-    return meridian::c_boundary(__func__, [&] {
-        return meridian::coord::set_shape(context, plane, view, shape, dims);
-    });
+    return meridian::c_boundary(
+        __func__, [&] { return meridian::coord::set_shape(context, plane, view, shape, dims); });
 }
 
 int meridian_mca_coord_context_set_nic(mca_coord_context_t *context, uint32_t nic,
-                              meridian_coord_view_t view, const uint32_t *coord, size_t dims)
+                                       meridian_coord_view_t view, const uint32_t *coord,
+                                       size_t dims)
 {
-    return meridian::c_boundary(__func__, [&] {
-        return meridian::coord::set_nic(context, nic, view, coord, dims);
-    });
+    return meridian::c_boundary(
+        __func__, [&] { return meridian::coord::set_nic(context, nic, view, coord, dims); });
 }
 
 } // extern "C"

@@ -6,14 +6,16 @@
 #include <utility>
 #include <vector>
 
-#include <meridian/mca/coord/base/base.hpp>
 #include "mca/coord/base/coord_base_internal.hpp"
-#include <meridian/opal/util/error.h>
 #include "opal/util/no_destructor.hpp"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/util/error.h>
 
-namespace meridian::coord {
+namespace meridian::coord
+{
 
-namespace {
+namespace
+{
 
 struct Registration {
     int handle = 0;
@@ -51,7 +53,8 @@ void remove_updated(int handle)
     std::erase_if(entries, [handle](const Registration &r) { return r.handle == handle; });
 }
 
-namespace detail {
+namespace detail
+{
 
 void fire_updated(const std::vector<std::string> &names, const std::vector<std::string> &cidrs)
 {
@@ -63,8 +66,9 @@ void fire_updated(const std::vector<std::string> &names, const std::vector<std::
     }
     for (const int handle : handles) {
         auto &entries = registry().entries;
-        const auto found = std::find_if(entries.begin(), entries.end(),
-                                        [handle](const Registration &r) { return r.handle == handle; });
+        const auto found =
+            std::find_if(entries.begin(), entries.end(),
+                         [handle](const Registration &r) { return r.handle == handle; });
         if (found == entries.end()) {
             continue;
         }

@@ -1,11 +1,12 @@
 // The coord framework object.  Multi-select: each plane goes to the first
 // module, in priority order, that places it (coord.h).
-#include <meridian/mca/coord/coord.h>
 #include "mca/coord/base/coord_base_internal.hpp"
 #include "mca/coord/base/static-components.h"
+#include <meridian/mca/coord/coord.h>
 #include <meridian/opal/util/c_boundary.hpp>
 
-namespace {
+namespace
+{
 
 // The last close forgets the context: the modules that placed it may be
 // unloaded, and the next open may select others.
@@ -31,5 +32,4 @@ mca_base_framework_t meridian_coord_base_framework = {
     .verbose = 0,
     .internal = nullptr,
 };
-
 }

@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-namespace meridian::coord::detail {
+namespace meridian::coord::detail
+{
 
 // coord_base_event.cc: call the callbacks registered for these planes
 // (names; cidrs[i] is plane i's CIDR text or empty, for registrations by

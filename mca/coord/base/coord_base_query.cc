@@ -15,9 +15,11 @@
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::coord {
+namespace meridian::coord
+{
 
-namespace {
+namespace
+{
 
 meridian_coord_view_t effective(meridian_coord_view_t view)
 {
@@ -66,10 +68,10 @@ Result<fabric::Index> one_plane(const mca_coord_context &ctx, std::string_view p
         return fabric::Index{0};
     }
     const auto names = plane_names(*ctx.fabric);
-    return make_error(MERIDIAN_ERR_BAD_PARAM,
-                      std::string(key) + " needs a plane when the fabric has " +
-                          std::to_string(names.size()) + " (planes: " +
-                          (names.empty() ? std::string("none") : util::join(names, ", ")) + ")");
+    return make_error(
+        MERIDIAN_ERR_BAD_PARAM,
+        std::string(key) + " needs a plane when the fabric has " + std::to_string(names.size()) +
+            " (planes: " + (names.empty() ? std::string("none") : util::join(names, ", ")) + ")");
 }
 
 Result<fabric::ProcPlacement> placement(const mca_coord_context &ctx, std::uint32_t rank)
@@ -104,16 +106,15 @@ std::string views_of(const PlaneTable &table)
 Error no_view(const mca_coord_context &ctx, fabric::Index plane, meridian_coord_view_t view)
 {
     const PlaneTable &table = ctx.planes[plane];
-    return make_error(MERIDIAN_ERR_NOT_SUPPORTED,
-                      "plane \"" + ctx.fabric->planes()[plane].name +
-                          "\" has no coordinates in view " + view_name(view) +
-                          " (coord component \"" + table.component + "\" gives: " +
-                          views_of(table) + ")");
+    return make_error(MERIDIAN_ERR_NOT_SUPPORTED, "plane \"" + ctx.fabric->planes()[plane].name +
+                                                      "\" has no coordinates in view " +
+                                                      view_name(view) + " (coord component \"" +
+                                                      table.component +
+                                                      "\" gives: " + views_of(table) + ")");
 }
 
-Result<const std::vector<std::uint32_t> *> plane_shape(const mca_coord_context &ctx,
-                                                       fabric::Index plane,
-                                                       meridian_coord_view_t view)
+Result<const std::vector<std::uint32_t> *>
+plane_shape(const mca_coord_context &ctx, fabric::Index plane, meridian_coord_view_t view)
 {
     const auto *found = shape_in(ctx.planes[plane], view);
     if (found == nullptr) {
@@ -294,10 +295,10 @@ Result<std::vector<std::string>> endpoints(std::uint32_t rank)
     if (auto *one = std::get_if<std::string>(&*value)) {
         return std::vector<std::string>{std::move(*one)};
     }
-    return make_error(MERIDIAN_ERR_BAD_PARAM,
-                      std::string(key_endpoint) + " of rank " + std::to_string(rank) + " is " +
-                          std::string(datastore::value_type_name(*value)) +
-                          ", expected a string array");
+    return make_error(MERIDIAN_ERR_BAD_PARAM, std::string(key_endpoint) + " of rank " +
+                                                  std::to_string(rank) + " is " +
+                                                  std::string(datastore::value_type_name(*value)) +
+                                                  ", expected a string array");
 }
 
 Result<std::vector<std::uint32_t>> shape(std::string_view plane, meridian_coord_view_t view)
@@ -355,8 +356,9 @@ Result<std::uint64_t> cost(std::uint32_t from, std::uint32_t to)
     nearest_per_plane(c, *b, near_b);
     std::optional<std::uint64_t> best;
     for (const auto &[plane, nic_a] : near_a) {
-        const auto match = std::find_if(near_b.begin(), near_b.end(),
-                                        [plane](const auto &entry) { return entry.first == plane; });
+        const auto match = std::find_if(near_b.begin(), near_b.end(), [plane](const auto &entry) {
+            return entry.first == plane;
+        });
         if (match == near_b.end()) {
             continue;
         }
@@ -367,11 +369,10 @@ Result<std::uint64_t> cost(std::uint32_t from, std::uint32_t to)
         std::uint64_t hops = 0;
         const int rc = table.module->nic_cost(table.module, &c, nic_a, match->second, &hops);
         if (rc != MERIDIAN_SUCCESS) {
-            return make_error(rc, "the coord component \"" + table.component +
-                                      "\" could not say how far apart " +
-                                      nic_label(*c.fabric, nic_a) + " and " +
-                                      nic_label(*c.fabric, match->second) + " are: " +
-                                      meridian_strerror(rc));
+            return make_error(
+                rc, "the coord component \"" + table.component + "\" could not say how far apart " +
+                        nic_label(*c.fabric, nic_a) + " and " +
+                        nic_label(*c.fabric, match->second) + " are: " + meridian_strerror(rc));
         }
         best = best ? std::min(*best, hops) : hops;
     }
@@ -379,8 +380,7 @@ Result<std::uint64_t> cost(std::uint32_t from, std::uint32_t to)
         return make_error(MERIDIAN_ERR_NOT_FOUND,
                           "ranks " + std::to_string(from) + " (node " +
                               c.fabric->nodes()[a->node].name + ") and " + std::to_string(to) +
-                              " (node " + c.fabric->nodes()[b->node].name +
-                              ") share no plane");
+                              " (node " + c.fabric->nodes()[b->node].name + ") share no plane");
     }
     return *best;
 }
@@ -429,14 +429,14 @@ Result<datastore::Value> query(std::string_view key, std::uint32_t rank, const Q
     if (key == key_cost) {
         return wrap(cost(rank, q.peer));
     }
-    return make_error(MERIDIAN_ERR_NOT_FOUND,
-                      "unknown coord key " + util::quoted(key) + " (keys: " +
-                          util::join({std::string(key_coordinate), std::string(key_view),
-                                      std::string(key_dims), std::string(key_plane),
-                                      std::string(key_nic), std::string(key_endpoint),
-                                      std::string(key_shape), std::string(key_cost)},
-                                     ", ") +
-                          ")");
+    return make_error(
+        MERIDIAN_ERR_NOT_FOUND,
+        "unknown coord key " + util::quoted(key) + " (keys: " +
+            util::join({std::string(key_coordinate), std::string(key_view), std::string(key_dims),
+                        std::string(key_plane), std::string(key_nic), std::string(key_endpoint),
+                        std::string(key_shape), std::string(key_cost)},
+                       ", ") +
+            ")");
 }
 
 } // namespace meridian::coord

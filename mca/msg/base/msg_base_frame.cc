@@ -1,6 +1,6 @@
 // The msg framework object.
-#include <meridian/mca/msg/msg.h>
 #include "mca/msg/base/static-components.h"
+#include <meridian/mca/msg/msg.h>
 
 extern "C" {
 
@@ -16,5 +16,4 @@ mca_base_framework_t meridian_msg_base_framework = {
     .verbose = 0,
     .internal = nullptr,
 };
-
 }

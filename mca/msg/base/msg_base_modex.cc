@@ -11,11 +11,15 @@
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
-namespace {
+namespace
+{
 
 namespace ds = meridian::datastore;
 
-std::string scoped(const char *key) { return std::string("meridian.msg.") + key; }
+std::string scoped(const char *key)
+{
+    return std::string("meridian.msg.") + key;
+}
 
 // meridian_mca_msg_base_modex_get's body.
 int modex_get(int rank, const char *key, void *data, size_t *len)

@@ -8,15 +8,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "opal/util/no_destructor.hpp"
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/msg/msg.h>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
-#include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
 
-namespace {
+namespace
+{
 
 namespace ds = meridian::datastore;
 
@@ -57,7 +58,8 @@ int learn_job(Started &s)
     const int size = static_cast<int>(st.job_size());
     s.nspace = st.self().nspace;
     const std::string &node = st.node_name();
-    if (int rc = meridian_mca_msg_base_modex_put("node", node.data(), node.size()); rc != MERIDIAN_SUCCESS) {
+    if (int rc = meridian_mca_msg_base_modex_put("node", node.data(), node.size());
+        rc != MERIDIAN_SUCCESS) {
         return fail(rc, "publishing this process's node");
     }
     if (int rc = meridian_mca_msg_base_modex_exchange(); rc != MERIDIAN_SUCCESS) {
@@ -155,7 +157,8 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
     mca_base_module_t *selected = nullptr;
     const mca_base_component_t *component = nullptr;
     // meridian_mca_base_select reports "no msg component is available (...)".
-    if (int rc = meridian_mca_base_select(framework, &selected, &component); rc != MERIDIAN_SUCCESS) {
+    if (int rc = meridian_mca_base_select(framework, &selected, &component);
+        rc != MERIDIAN_SUCCESS) {
         close_framework(s);
         return rc;
     }
@@ -180,10 +183,10 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
         close_framework(s);
         return fail(rc, who + " could not connect to its peers");
     }
-    meridian_mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
-                               "transport %s up: rank %d of %d, node %d of %d, local rank %d of %d",
-                               s.component.c_str(), s.job.rank, s.job.size, s.job.node,
-                               s.job.num_nodes, s.job.local_rank, s.job.local_size);
+    meridian_mca_base_framework_verbose(
+        framework, MCA_BASE_VERBOSE_INFO,
+        "transport %s up: rank %d of %d, node %d of %d, local rank %d of %d", s.component.c_str(),
+        s.job.rank, s.job.size, s.job.node, s.job.num_nodes, s.job.local_rank, s.job.local_size);
     s.running = true;
     *module = s.module;
     *job = &s.job;

@@ -31,7 +31,8 @@
 #include <meridian/opal/class/job_map.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::pnet {
+namespace meridian::pnet
+{
 
 // What one request got, job-wide and per process.  allocate fills id, type,
 // endpts_asked, seckey and component (the best active module whose `types`
@@ -45,9 +46,9 @@ struct Grant {
     std::string plane;     // the plane used ("" when the type has none)
     std::string component; // the pnet component that served it
     std::uint32_t endpts_asked = 1;
-    std::optional<std::uint32_t> qos;           // assigned
-    std::optional<double> bandwidth_mbps;       // assigned, per process
-    std::vector<std::uint8_t> seckey;           // empty when none was asked
+    std::optional<std::uint32_t> qos;     // assigned
+    std::optional<double> bandwidth_mbps; // assigned, per process
+    std::vector<std::uint8_t> seckey;     // empty when none was asked
 
     // Ports per process (tcp/udp), ascending.
     std::vector<std::uint32_t> port_offsets;
@@ -92,7 +93,8 @@ struct mca_pnet_env {
     std::vector<std::pair<std::string, std::string>> variables;
 };
 
-namespace meridian::pnet {
+namespace meridian::pnet
+{
 
 // Opens the pnet framework if nobody has (kept open until its last close)
 // and selects the modules.  Every pipeline call below does this first.

@@ -1,15 +1,16 @@
 // The pnet framework object and its pnet_base_* parameters.
 #include <string>
 
-#include <meridian/mca/pnet/base/base.hpp>
-#include <meridian/mca/pnet/pnet.h>
 #include "mca/pnet/base/pnet_base_internal.hpp"
 #include "mca/pnet/base/static-components.h"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 
-namespace {
+namespace
+{
 
 // Parameter storage (initial values are the defaults).
 const char *requests_text = nullptr;
@@ -30,7 +31,8 @@ int register_params()
         "Network allocation requests of the job, ';'-separated: "
         "id=NAME[,type=TYPE][,plane=PLANE][,endpts=N][,seckey[=BYTES]][,qos=N][,bw=RATE]"
         "[,required] (\"!\" after a value makes just that value required)",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_NONE, &requests_text);
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_NONE,
+        &requests_text);
     if (index < 0) {
         return index;
     }
@@ -38,7 +40,8 @@ int register_params()
         "pnet", "base", "default_type",
         "The type of a network request that names none, and of one whose type no pnet "
         "component serves when the type is not required",
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE, &default_type_text);
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
+        &default_type_text);
     if (index < 0) {
         return index;
     }
@@ -46,7 +49,8 @@ int register_params()
         "pnet", "base", "in_job",
         "Run the pnet pipeline inside the job at meridian_init: auto (when the datastore is "
         "PMIx, or for a singleton), yes, no",
-        MCA_BASE_PARAM_TYPE_ENUM, in_job_values, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE, &in_job_value);
+        MCA_BASE_PARAM_TYPE_ENUM, in_job_values, MCA_BASE_INFO_TUNER_DETAIL,
+        MCA_BASE_PARAM_FLAG_NONE, &in_job_value);
     return index < 0 ? index : MERIDIAN_SUCCESS;
 }
 
@@ -65,7 +69,8 @@ int pnet_base_close(mca_base_framework_t *)
 
 } // namespace
 
-namespace meridian::pnet {
+namespace meridian::pnet
+{
 
 std::string default_type()
 {
@@ -77,7 +82,8 @@ InJobMode in_job_mode()
     return static_cast<InJobMode>(in_job_value);
 }
 
-namespace detail {
+namespace detail
+{
 const char *requests_parameter_text()
 {
     return requests_text;
@@ -100,5 +106,4 @@ mca_base_framework_t meridian_pnet_base_framework = {
     .verbose = 0,
     .internal = nullptr,
 };
-
 }

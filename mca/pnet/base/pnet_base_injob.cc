@@ -28,15 +28,17 @@
 #include <variant>
 #include <vector>
 
+#include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
-#include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/output.hpp>
 
-namespace meridian::pnet {
+namespace meridian::pnet
+{
 
-namespace {
+namespace
+{
 
 // The datastore keys of in-job mode (Meridian's own, not PMIx's).
 constexpr std::string_view key_node = "meridian.injob.node";
@@ -217,7 +219,8 @@ gather(const datastore::Store &store)
             fabric::Node bare;
             bare.name = node;
             if (auto added = fab->add_node(std::move(bare)); !added) {
-                return make_error(added.error().status, "node " + node + ": " + added.error().message);
+                return make_error(added.error().status,
+                                  "node " + node + ": " + added.error().message);
             }
         }
     }
@@ -253,9 +256,9 @@ Status run(datastore::Store &store)
     if (auto published = publish(store, *requests); !published) {
         // Still take part in the fence, so the peers do not wait forever
         // and can tell why.
-        (void) store.put(key_failed, published.error().message);
-        (void) store.commit();
-        (void) store.fence();
+        (void)store.put(key_failed, published.error().message);
+        (void)store.commit();
+        (void)store.fence();
         return published;
     }
     if (auto committed = store.commit(); !committed) {
@@ -272,8 +275,8 @@ Status run(datastore::Store &store)
     if (!keys) {
         return keys.error();
     }
-    auto job = make_job(std::move(gathered->first), std::move(gathered->second),
-                        std::move(*requests));
+    auto job =
+        make_job(std::move(gathered->first), std::move(gathered->second), std::move(*requests));
     if (!job) {
         return job.error();
     }
@@ -289,7 +292,7 @@ Status run(datastore::Store &store)
         return allocated;
     }
     if (auto set_up = setup_local_network(**job, store.node_name()); !set_up) {
-        (void) deregister(**job);
+        (void)deregister(**job);
         return set_up;
     }
     state().job = std::move(*job);
@@ -298,12 +301,13 @@ Status run(datastore::Store &store)
 
 } // namespace
 
-namespace detail {
+namespace detail
+{
 void defer_in_job(bool deferred)
 {
     state().deferred = deferred;
     // A coord query before any in_job() call runs it too.
-    coord::set_context_provider(deferred ? +[] { (void) in_job(); } : nullptr);
+    coord::set_context_provider(deferred ? +[] { (void)in_job(); } : nullptr);
 }
 } // namespace detail
 
@@ -320,10 +324,10 @@ Status run_in_job()
         return make_error(store.error().status, "in-job network setup: " + store.error().message);
     }
     if (auto done = run(**store); !done) {
-        return make_error(done.error().status,
-                          "in-job network setup (process " +
-                              datastore::format_proc((*store)->self()) +
-                              ", node " + (*store)->node_name() + "): " + done.error().message);
+        return make_error(done.error().status, "in-job network setup (process " +
+                                                   datastore::format_proc((*store)->self()) +
+                                                   ", node " + (*store)->node_name() +
+                                                   "): " + done.error().message);
     }
     return success();
 }
@@ -346,7 +350,7 @@ void forget_in_job()
     s.deferred = false;
     coord::set_context_provider(nullptr);
     if (s.job) {
-        (void) deregister(*s.job);
+        (void)deregister(*s.job);
         s.job.reset();
     }
 }

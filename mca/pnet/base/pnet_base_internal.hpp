@@ -7,7 +7,8 @@
 #include <string_view>
 #include <vector>
 
-namespace meridian::pnet::detail {
+namespace meridian::pnet::detail
+{
 
 // pnet_base_frame.cc: the stored text of pnet_base_requests (nullptr when
 // unset), for requests_from_params.

@@ -4,16 +4,18 @@
 #include <cstring>
 #include <string>
 
-#include <meridian/mca/pnet/base/base.hpp>
 #include "mca/pnet/base/pnet_base_internal.hpp"
+#include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::pnet {
+namespace meridian::pnet
+{
 
-namespace {
+namespace
+{
 
 template <typename T>
 std::span<const T> slice(const std::vector<std::uint32_t> &offsets, const std::vector<T> &items,
@@ -82,8 +84,8 @@ Result<std::unique_ptr<mca_pnet_job>> make_job(std::shared_ptr<const fabric::Fab
         if (request.type && request.type->required) {
             return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
                               "request \"" + request.id + "\": TYPE " + request.type->value +
-                                  " is required but no pnet component serves it (" +
-                                  served_list + ")");
+                                  " is required but no pnet component serves it (" + served_list +
+                                  ")");
         }
         if (detail::component_serving(fallback).empty()) {
             return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
@@ -109,7 +111,6 @@ Result<std::unique_ptr<mca_pnet_job>> make_job(std::shared_ptr<const fabric::Fab
 }
 
 } // namespace meridian::pnet
-
 
 extern "C" int meridian_mca_pnet_env_set(mca_pnet_env_t *env, const char *name, const char *value)
 {

@@ -8,19 +8,21 @@
 #include <cstring>
 #include <string>
 
+#include "mca/pnet/base/pnet_base_internal.hpp"
+#include "opal/util/no_destructor.hpp"
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
-#include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/opal/mca/base/param_registry.hpp>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
-#include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::pnet {
+namespace meridian::pnet
+{
 
-namespace {
+namespace
+{
 
 struct Active {
     std::string component;
@@ -74,7 +76,8 @@ Result<std::vector<std::uint8_t>> draw_seckey(std::string_view id, std::size_t b
     return key;
 }
 
-namespace {
+namespace
+{
 
 // The grants before any module sees them (base.hpp, Grant).
 Status prepare_grants(Job &job)
@@ -92,7 +95,8 @@ Status prepare_grants(Job &job)
             if (const auto given = job.seckeys.find(request.id); given != job.seckeys.end()) {
                 if (given->second.size() != bytes) {
                     return make_error(MERIDIAN_ERR_BAD_PARAM,
-                                      "request \"" + request.id + "\": SEC_KEY: the key given has " +
+                                      "request \"" + request.id +
+                                          "\": SEC_KEY: the key given has " +
                                           std::to_string(given->second.size()) +
                                           " bytes, the request asks for " + std::to_string(bytes));
                 }
@@ -175,7 +179,8 @@ datastore::InfoList grant_info(const Grant &grant, std::uint32_t rank)
 
 } // namespace
 
-namespace detail {
+namespace detail
+{
 
 void framework_closing()
 {
@@ -231,7 +236,8 @@ Status ensure_open()
     std::vector<mca_base_selected_t> chosen(8);
     std::size_t count = 0;
     for (;;) {
-        const int rc = meridian_mca_base_select_all(framework, chosen.data(), chosen.size(), &count);
+        const int rc =
+            meridian_mca_base_select_all(framework, chosen.data(), chosen.size(), &count);
         if (rc != MERIDIAN_SUCCESS && rc != MERIDIAN_ERR_NOT_FOUND) {
             return make_error(rc, std::string("pnet: selecting components failed: ") +
                                       meridian_strerror(rc));
@@ -356,7 +362,7 @@ Status allocate(mca_pnet_job &job)
         // All or nothing: modules before this one give back what they took
         // (deregister is idempotent, so asking one that took nothing is safe).
         Error error = module_failed(active, "allocate", rc);
-        (void) deregister_first(job, i);
+        (void)deregister_first(job, i);
         job.job.grants.clear();
         return error;
     }
@@ -376,9 +382,8 @@ Status setup_local_network(mca_pnet_job &job, std::string_view node)
     const Job &j = job.job;
     const auto node_index = j.fabric->find_node(node);
     if (!node_index) {
-        return make_error(MERIDIAN_ERR_NOT_FOUND,
-                          "setup_local_network: node " + std::string(node) +
-                              " is not in the fabric");
+        return make_error(MERIDIAN_ERR_NOT_FOUND, "setup_local_network: node " + std::string(node) +
+                                                      " is not in the fabric");
     }
     auto store = datastore::store();
     if (!store) {

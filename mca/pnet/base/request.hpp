@@ -25,7 +25,8 @@
 
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::pnet {
+namespace meridian::pnet
+{
 
 // PMIx's keys.
 inline constexpr std::string_view key_alloc_network = "pmix.alloc.net";
@@ -37,8 +38,7 @@ inline constexpr std::string_view key_seckey = "pmix.alloc.nsec";
 inline constexpr std::string_view key_qos = "pmix.alloc.netqos";
 inline constexpr std::string_view key_bandwidth = "pmix.alloc.bw";
 
-template <typename T>
-struct Wanted {
+template <typename T> struct Wanted {
     T value{};
     bool required = false;
     bool operator==(const Wanted &) const = default;
@@ -57,10 +57,9 @@ struct Request {
 
 // One request.  `where` and `column` place the text for messages as in
 // port_ranges.hpp.  Errors (MERIDIAN_ERR_BAD_PARAM):
-//   WHERE:COL: expected a request key (id, type, plane, endpts, seckey, qos, bw, required), found "endpt"
-//   WHERE:COL: expected endpts=N with N 1-65535, found "0"
-//   WHERE:COL: the request has no id (id=NAME is required)
-//   WHERE:COL: "qos" is given twice
+//   WHERE:COL: expected a request key (id, type, plane, endpts, seckey, qos, bw, required), found
+//   "endpt" WHERE:COL: expected endpts=N with N 1-65535, found "0" WHERE:COL: the request has no id
+//   (id=NAME is required) WHERE:COL: "qos" is given twice
 Result<Request> parse_request(std::string_view text, std::string_view where,
                               std::uint32_t column = 1);
 // Several, ';'-separated (empty text: none).  Also refuses two requests with

@@ -4,8 +4,8 @@
 #include <numeric>
 #include <vector>
 
-#include <meridian/mca/carto/base/base.hpp>
 #include "mca/tools/meridian_carto/formats.hpp"
+#include <meridian/mca/carto/base/base.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 

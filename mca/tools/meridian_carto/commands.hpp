@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <string>
 
-#include <meridian/opal/class/weighted_graph.hpp>
 #include "mca/tools/meridian_carto/options.hpp"
+#include <meridian/opal/class/weighted_graph.hpp>
 #include <meridian/opal/util/result.hpp>
 
 namespace meridian::carto_tool

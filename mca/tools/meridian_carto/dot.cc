@@ -179,8 +179,8 @@ std::vector<VertexId> package_of(const WeightedGraph &graph)
     return package;
 }
 
-void write_vertex(const WeightedGraph &graph, VertexId v, const std::string &id, std::string_view indent,
-                  std::string &out)
+void write_vertex(const WeightedGraph &graph, VertexId v, const std::string &id,
+                  std::string_view indent, std::string &out)
 {
     const NodeStyle style = style_of(graph.type(v));
     out += indent;
@@ -272,8 +272,8 @@ void write_dot(const WeightedGraph &graph, std::string_view component, std::stri
         if (package[slot] != slot) {
             continue;
         }
-        out += "    subgraph \"cluster_%package" + std::to_string(clusters++) + "\" {\n        label=" +
-               node_label("package " + std::string(graph.name(slot))) +
+        out += "    subgraph \"cluster_%package" + std::to_string(clusters++) +
+               "\" {\n        label=" + node_label("package " + std::string(graph.name(slot))) +
                "; style=rounded; color=\"#7f7f7f\";\n";
         for (VertexId v = 0; v < graph.vertex_count(); ++v) {
             if (package[v] == slot) {

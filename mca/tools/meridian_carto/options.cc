@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string_view>
 
-#include <meridian/mca/carto/base/base.hpp>
 #include "mca/tools/tool_command_line.hpp"
+#include <meridian/mca/carto/base/base.hpp>
 #include <meridian/opal/util/strings.hpp>
 
 namespace po = boost::program_options;

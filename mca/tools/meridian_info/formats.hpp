@@ -8,7 +8,8 @@
 
 #include "mca/tools/meridian_info/report.hpp"
 
-namespace meridian::info {
+namespace meridian::info
+{
 
 // For people: aligned sections, wrapped help.
 void write_text(const Report &report, std::string &out);
@@ -35,6 +36,6 @@ void write_json(const Report &report, std::string &out);
 // The escaping write_parsable applies to free text.
 std::string one_line(std::string_view text);
 
-}  // namespace meridian::info
+} // namespace meridian::info
 
 #endif

@@ -12,7 +12,8 @@
 // The directories the library does not need itself are the tool's alone
 // (mca/tools/meridian_info/Makefile.inc sets them).
 #if !defined(MERIDIAN_BINDIR) || !defined(MERIDIAN_DATADIR) || !defined(MERIDIAN_MANDIR)
-#error "build with -DMERIDIAN_BINDIR=... -DMERIDIAN_DATADIR=... -DMERIDIAN_MANDIR=... (set by mca/tools/meridian_info/Makefile.inc)"
+#error                                                                                             \
+    "build with -DMERIDIAN_BINDIR=... -DMERIDIAN_DATADIR=... -DMERIDIAN_MANDIR=... (set by mca/tools/meridian_info/Makefile.inc)"
 #endif
 
 namespace meridian::info

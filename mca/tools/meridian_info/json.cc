@@ -1,13 +1,15 @@
 // meridian_info --json: the facts of --parsable as one JSON document.
 #include <nlohmann/json.hpp>
 
+#include "mca/tools/meridian_info/formats.hpp"
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_value.hpp>
-#include "mca/tools/meridian_info/formats.hpp"
 
-namespace meridian::info {
+namespace meridian::info
+{
 
-namespace {
+namespace
+{
 
 // Keys keep the order they are written in, so the document reads like the
 // other formats.
@@ -69,14 +71,10 @@ Json params_json(const ParamGroup &group)
 
 Json paths_json(const PathReport &paths)
 {
-    return Json{{"prefix", paths.prefix},
-                {"libdir", paths.libdir},
-                {"pkglibdir", paths.pkglibdir},
-                {"sysconfdir", paths.sysconfdir},
-                {"includedir", paths.includedir},
-                {"component_path", paths.component_path},
-                {"param_files", paths.param_files},
-                {"override_param_files", paths.override_files}};
+    return Json{{"prefix", paths.prefix},           {"libdir", paths.libdir},
+                {"pkglibdir", paths.pkglibdir},     {"sysconfdir", paths.sysconfdir},
+                {"includedir", paths.includedir},   {"component_path", paths.component_path},
+                {"param_files", paths.param_files}, {"override_param_files", paths.override_files}};
 }
 
 Json framework_json(const Report &report, const FrameworkReport &framework)
@@ -116,7 +114,7 @@ Json framework_json(const Report &report, const FrameworkReport &framework)
     return out;
 }
 
-}  // namespace
+} // namespace
 
 void write_json(const Report &report, std::string &out)
 {
@@ -155,4 +153,4 @@ void write_json(const Report &report, std::string &out)
     out += '\n';
 }
 
-}  // namespace meridian::info
+} // namespace meridian::info

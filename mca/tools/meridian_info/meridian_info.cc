@@ -12,19 +12,20 @@
 #include <string>
 #include <variant>
 
-#include <meridian/opal/mca/base/framework.hpp>
-#include <meridian/opal/mca/base/mca_base.h>
-#include <meridian/opal/mca/base/mca_base_framework.h>
-#include <meridian/mca/runtime/meridian.h>
 #include "mca/tools/meridian_info/formats.hpp"
 #include "mca/tools/meridian_info/install_dirs.hpp"
 #include "mca/tools/meridian_info/options.hpp"
 #include "mca/tools/meridian_info/report.hpp"
 #include "mca/tools/tool_main.hpp"
+#include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/mca/base/framework.hpp>
+#include <meridian/opal/mca/base/mca_base.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
 
-namespace {
+namespace
+{
 
 using namespace meridian;
 using tools::write_out;
@@ -39,14 +40,14 @@ void register_everything(mca_base_framework_t *const *frameworks)
 {
     // A source that cannot be read is reported by the library; what could
     // be read is still shown.
-    (void) meridian_mca_base_open();
+    (void)meridian_mca_base_open();
     for (auto *const *fw = frameworks; *fw != nullptr; ++fw) {
         if (const int rc = meridian_mca_base_framework_register(*fw); rc != MERIDIAN_SUCCESS) {
             report_error(std::string("framework ") + (*fw)->name +
                          " could not be registered: " + meridian_strerror(rc));
         }
     }
-    (void) meridian_mca_base_check_params();
+    (void)meridian_mca_base_check_params();
     // What opening would refuse, said now, since the tool never opens.
     for (auto *const *fw = frameworks; *fw != nullptr; ++fw) {
         if (!mca::framework_is_registered((*fw)->name)) {
@@ -62,7 +63,7 @@ using tools::exit_failure;
 using tools::exit_status;
 using tools::exit_usage;
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -99,9 +100,15 @@ int main(int argc, char **argv)
     std::string out;
     out.reserve(1 << 16);
     switch (options.format) {
-    case info::Format::text: info::write_text(report, out); break;
-    case info::Format::parsable: info::write_parsable(report, out); break;
-    case info::Format::json: info::write_json(report, out); break;
+    case info::Format::text:
+        info::write_text(report, out);
+        break;
+    case info::Format::parsable:
+        info::write_parsable(report, out);
+        break;
+    case info::Format::json:
+        info::write_json(report, out);
+        break;
     }
     if (!write_out(out)) {
         return exit_failure;

@@ -4,16 +4,18 @@
 #include <sstream>
 #include <string_view>
 
-#include <meridian/opal/mca/base/mca_base.h>
 #include "mca/tools/meridian_info/install_dirs.hpp"
 #include "mca/tools/tool_command_line.hpp"
+#include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/util/strings.hpp>
 
 namespace po = boost::program_options;
 
-namespace meridian::info {
+namespace meridian::info
+{
 
-namespace {
+namespace
+{
 
 constexpr std::string_view program = "meridian_info";
 
@@ -26,22 +28,22 @@ po::options_description visible_options()
         "\"base\": the framework's own; FW \"mca\": the core's); repeatable")(
         "level,l", po::value<std::string>()->value_name("N"),
         "show parameters of level N (1-9) and below (default 1)")(
-        "all,a",
-        "every parameter (level 9), the directories, component path and param "
-        "files, and --show-failed")(
+        "all,a", "every parameter (level 9), the directories, component path and param "
+                 "files, and --show-failed")(
         "path", po::value<std::vector<std::string>>()->value_name("NAME"),
         ("only installation directory NAME, as \"NAME: DIR\": " + install_dir_choices() +
          "; repeatable")
-            .c_str())(
-        "show-failed", "components that could not be loaded, and why")(
+            .c_str())("show-failed", "components that could not be loaded, and why")(
         "parsable", "one fact a line (mca:FW:COMP:param:NAME:value:VALUE, ...)")(
-        "json", "the same information as a JSON document")(
-        "help,h", "this text")(
+        "json", "the same information as a JSON document")("help,h", "this text")(
         "version,V", "Meridian's version");
     return options;
 }
 
-Error bad_usage(const std::string &what) { return tools::usage_error(program, what); }
+Error bad_usage(const std::string &what)
+{
+    return tools::usage_error(program, what);
+}
 
 Result<int> parse_level(const std::string &text)
 {
@@ -87,7 +89,7 @@ Status check_path_alone(const Options &options)
                      other);
 }
 
-}  // namespace
+} // namespace
 
 std::string usage_text()
 {
@@ -127,7 +129,7 @@ std::string usage_text()
 Result<Options> parse_options(int argc, const char *const *argv)
 {
     po::options_description every;
-    every.add(visible_options()).add_options()("parseable", "");  // Open MPI's spelling
+    every.add(visible_options()).add_options()("parseable", ""); // Open MPI's spelling
     // Arguments that are not options land in "unexpected", so they can be named in the error.
     const auto parsed =
         tools::parse_own_options(argc, argv, program, every, "unexpected", what_option_needs);
@@ -194,4 +196,4 @@ Result<Options> parse_options(int argc, const char *const *argv)
     return options;
 }
 
-}  // namespace meridian::info
+} // namespace meridian::info

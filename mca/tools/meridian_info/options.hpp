@@ -9,7 +9,8 @@
 
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::info {
+namespace meridian::info
+{
 
 // One --param FRAMEWORK COMPONENT; "all" matches every name, component
 // "base" names the framework's own parameters.
@@ -21,11 +22,11 @@ struct ParamScope {
 enum class Format { text, parsable, json };
 
 struct Options {
-    std::vector<ParamScope> scopes;  // empty: every framework and component
-    std::optional<int> level;        // --level, 1-9
+    std::vector<ParamScope> scopes; // empty: every framework and component
+    std::optional<int> level;       // --level, 1-9
     bool all = false;
-    bool path = false;                    // the report's paths section (--all)
-    std::vector<std::string> path_names;  // --path NAME, "all" expanded: only these
+    bool path = false;                   // the report's paths section (--all)
+    std::vector<std::string> path_names; // --path NAME, "all" expanded: only these
     bool show_failed = false;
     Format format = Format::text;
     bool help = false;
@@ -40,6 +41,6 @@ Result<Options> parse_options(int argc, const char *const *argv);
 // The --help text.
 std::string usage_text();
 
-}  // namespace meridian::info
+} // namespace meridian::info
 
 #endif

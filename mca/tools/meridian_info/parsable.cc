@@ -1,11 +1,12 @@
 // meridian_info --parsable.
 #include <cstdio>
 
+#include "mca/tools/meridian_info/formats.hpp"
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_value.hpp>
-#include "mca/tools/meridian_info/formats.hpp"
 
-namespace meridian::info {
+namespace meridian::info
+{
 
 std::string one_line(std::string_view text)
 {
@@ -13,10 +14,18 @@ std::string one_line(std::string_view text)
     out.reserve(text.size());
     for (const char c : text) {
         switch (c) {
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
                 char escaped[8];
@@ -30,12 +39,14 @@ std::string one_line(std::string_view text)
     return out;
 }
 
-namespace {
+namespace
+{
 
 // Appends "PREFIX" + fields joined by ':' + '\n'; the prefix is built once per
 // component or parameter, not once per line.
-class Lines {
-public:
+class Lines
+{
+  public:
     explicit Lines(std::string &out) : out_(out) {}
 
     void fact(std::string_view prefix, std::string_view key, std::string_view text)
@@ -47,7 +58,7 @@ public:
         out_ += '\n';
     }
 
-private:
+  private:
     std::string &out_;
 };
 
@@ -135,7 +146,7 @@ void write_framework(Lines &lines, const FrameworkReport &framework)
     }
 }
 
-}  // namespace
+} // namespace
 
 void write_parsable(const Report &report, std::string &out)
 {
@@ -157,4 +168,4 @@ void write_parsable(const Report &report, std::string &out)
     }
 }
 
-}  // namespace meridian::info
+} // namespace meridian::info

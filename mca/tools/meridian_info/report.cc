@@ -8,16 +8,18 @@
 #include <utility>
 
 #include "opal/mca/base/base_params.hpp"
+#include "opal/util/paths.hpp"
+#include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/mca/base/cmdline.hpp>
 #include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/param_file.hpp>
-#include <meridian/mca/runtime/meridian.h>
-#include "opal/util/paths.hpp"
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::info {
+namespace meridian::info
+{
 
-namespace {
+namespace
+{
 
 constexpr std::string_view all = "all";
 constexpr std::string_view base = "base";
@@ -35,8 +37,9 @@ bool matches(std::string_view pattern, std::string_view name)
     return pattern == all || pattern == name;
 }
 
-class Scope {
-public:
+class Scope
+{
+  public:
     explicit Scope(const std::vector<ParamScope> &scopes) : scopes_(scopes)
     {
         if (scopes_.empty()) {
@@ -64,7 +67,7 @@ public:
         return false;
     }
 
-private:
+  private:
     std::vector<ParamScope> scopes_;
 };
 
@@ -104,7 +107,10 @@ PathReport gather_paths()
     return paths;
 }
 
-std::string names_list(const std::vector<std::string> &names) { return util::join(names, ", "); }
+std::string names_list(const std::vector<std::string> &names)
+{
+    return util::join(names, ", ");
+}
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string> &candidates)
 {
@@ -112,7 +118,7 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string> &
     return closest ? " (did you mean " + *closest + "?)" : std::string();
 }
 
-}  // namespace
+} // namespace
 
 std::set<std::string> names_set_on_command_line(int argc, const char *const *argv)
 {
@@ -144,7 +150,7 @@ Status check_scopes(const std::vector<ParamScope> &scopes, mca_base_framework_t 
     std::vector<std::string> framework_names = {std::string(all), std::string(core_framework)};
     std::map<std::string, std::vector<std::string>, std::less<>> components;
     components[std::string(core_framework)] = {std::string(all), std::string(base)};
-    std::set<std::string> component_names;  // one name may serve several frameworks
+    std::set<std::string> component_names; // one name may serve several frameworks
     for (auto *const *fw = frameworks; *fw != nullptr; ++fw) {
         framework_names.emplace_back((*fw)->name);
         auto &names = components[(*fw)->name];
@@ -315,4 +321,4 @@ std::string bound_text(const mca::Param &param, double bound)
     return std::string(buffer, end);
 }
 
-}  // namespace meridian::info
+} // namespace meridian::info

@@ -10,13 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "mca/tools/meridian_info/options.hpp"
 #include <meridian/opal/mca/base/component_repository.hpp>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
-#include "mca/tools/meridian_info/options.hpp"
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::info {
+namespace meridian::info
+{
 
 // Parameters of one framework/component pair as the parsable form names it:
 // framework-level parameters use component "base", the core's "mca"/"base".
@@ -29,23 +30,23 @@ struct ParamGroup {
 struct ComponentReport {
     const mca_base_component_t *component = nullptr;
     std::string name;
-    std::string path;  // empty: built into the library
+    std::string path; // empty: built into the library
     ParamGroup params;
 };
 
 struct FrameworkReport {
     const mca_base_framework_t *framework = nullptr;
     std::string name;
-    std::vector<std::string> component_names;  // every component, even out of scope
-    ParamGroup params;                         // framework-level parameters
-    std::vector<ComponentReport> components;   // in scope
-    std::vector<mca::LoadFailure> failures;    // in scope, with --show-failed
+    std::vector<std::string> component_names; // every component, even out of scope
+    ParamGroup params;                        // framework-level parameters
+    std::vector<ComponentReport> components;  // in scope
+    std::vector<mca::LoadFailure> failures;   // in scope, with --show-failed
 };
 
 struct PathReport {
     std::string prefix, libdir, pkglibdir, sysconfdir, includedir;
-    std::vector<std::string> component_path;  // effective, expanded
-    std::vector<std::string> param_files;     // effective, expanded; empty for "none"
+    std::vector<std::string> component_path; // effective, expanded
+    std::vector<std::string> param_files;    // effective, expanded; empty for "none"
     std::vector<std::string> override_files;
 };
 
@@ -54,11 +55,11 @@ struct Report {
     std::optional<PathReport> paths;
     bool show_params = false;
     bool show_failed = false;
-    int level = 0;                     // parameters up to this level (when show_params)
-    std::optional<ParamGroup> core;    // the core's parameters, when in scope
+    int level = 0;                  // parameters up to this level (when show_params)
+    std::optional<ParamGroup> core; // the core's parameters, when in scope
     std::vector<FrameworkReport> frameworks;
-    std::vector<ParamGroup> others;    // registered under names no framework here owns
-    std::size_t hidden_params = 0;     // in scope but above the level
+    std::vector<ParamGroup> others; // registered under names no framework here owns
+    std::size_t hidden_params = 0;  // in scope but above the level
 };
 
 // Parameter names that --mca and --tune files name in argv (before the
@@ -67,8 +68,7 @@ std::set<std::string> names_set_on_command_line(int argc, const char *const *arg
 
 // Check the --param scopes against what is registered; the error lists the
 // valid names.
-Status check_scopes(const std::vector<ParamScope> &scopes,
-                    mca_base_framework_t *const *frameworks);
+Status check_scopes(const std::vector<ParamScope> &scopes, mca_base_framework_t *const *frameworks);
 
 // Build the report for registered frameworks (NULL-terminated list).
 Report build_report(const Options &options, mca_base_framework_t *const *frameworks,
@@ -81,6 +81,6 @@ std::string version_text(const mca_base_version_t &version);
 // A bound of a numeric parameter as text (integers without a fraction).
 std::string bound_text(const mca::Param &param, double bound);
 
-}  // namespace meridian::info
+} // namespace meridian::info
 
 #endif

@@ -1,14 +1,16 @@
 // meridian_info without --parsable or --json: for people.
 #include <sys/stat.h>
 
+#include "mca/tools/meridian_info/formats.hpp"
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_value.hpp>
-#include "mca/tools/meridian_info/formats.hpp"
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::info {
+namespace meridian::info
+{
 
-namespace {
+namespace
+{
 
 constexpr std::size_t text_width = 78;
 
@@ -61,9 +63,9 @@ void write_param(std::string &out, const mca::Param &param, std::size_t indent)
         out += "  (deprecated)";
     }
     out += '\n';
-    std::string facts = "level " + std::to_string(param.level()) + "; " +
-                        std::string(mca::type_name(param.type()));
-    if (param.type() != mca::ParamType::string) {  // "string: a string" says nothing
+    std::string facts =
+        "level " + std::to_string(param.level()) + "; " + std::string(mca::type_name(param.type()));
+    if (param.type() != mca::ParamType::string) { // "string: a string" says nothing
         facts += ": " + mca::expected_form(param.rules());
     }
     if ((param.flags() & MCA_BASE_PARAM_FLAG_NOT_IN_FILES) != 0) {
@@ -76,9 +78,9 @@ void write_param(std::string &out, const mca::Param &param, std::size_t indent)
     if (!param.synonyms().empty()) {
         std::vector<std::string> names;
         for (const auto &synonym : param.synonyms()) {
-            names.push_back(synonym.full_name +
-                            ((synonym.flags & MCA_BASE_PARAM_FLAG_DEPRECATED) != 0 ? " (deprecated)"
-                                                                                   : ""));
+            names.push_back(
+                synonym.full_name +
+                ((synonym.flags & MCA_BASE_PARAM_FLAG_DEPRECATED) != 0 ? " (deprecated)" : ""));
         }
         append_wrapped(out, "also named " + util::join(names, ", "), indent + 4);
     }
@@ -96,7 +98,8 @@ void write_group(std::string &out, const ParamGroup &group, std::size_t indent)
 
 bool exists(const std::string &path)
 {
-    struct stat info {};
+    struct stat info {
+    };
     return ::stat(path.c_str(), &info) == 0;
 }
 
@@ -158,7 +161,7 @@ void write_framework(std::string &out, const FrameworkReport &framework)
     }
 }
 
-}  // namespace
+} // namespace
 
 void write_text(const Report &report, std::string &out)
 {
@@ -204,4 +207,4 @@ void write_text(const Report &report, std::string &out)
     }
 }
 
-}  // namespace meridian::info
+} // namespace meridian::info

@@ -12,12 +12,12 @@
 #include <memory>
 #include <string>
 
-#include <meridian/mca/pnet/base/base.hpp>
-#include <meridian/opal/class/fabric.hpp>
-#include <meridian/opal/class/job_map.hpp>
 #include "mca/tools/meridian_netmap/options.hpp"
 #include "mca/tools/meridian_netmap/output.hpp"
 #include "mca/tools/tool_main.hpp"
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/class/job_map.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.h>
 #include <meridian/opal/util/output.hpp>

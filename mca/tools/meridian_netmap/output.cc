@@ -150,9 +150,9 @@ std::string endpts_cell(const pnet::Job &job, const pnet::Grant &grant)
     if (!given || (given->first == grant.endpts_asked && given->second == grant.endpts_asked)) {
         return asked;
     }
-    const std::string got = given->first == given->second
-                                ? std::to_string(given->first)
-                                : std::to_string(given->first) + "-" + std::to_string(given->second);
+    const std::string got = given->first == given->second ? std::to_string(given->first)
+                                                          : std::to_string(given->first) + "-" +
+                                                                std::to_string(given->second);
     return got + " of " + asked;
 }
 
@@ -164,8 +164,8 @@ void write_request_table(const pnet::Job &job, StreamOut &out)
         {"request", "type", "plane", "endpts", "qos", "bandwidth", "seckey", "component"});
     for (const pnet::Grant &grant : job.grants) {
         rows.push_back(
-            {grant.id, grant.type, grant.plane.empty() ? "-" : grant.plane,
-             endpts_cell(job, grant), grant.qos ? std::to_string(*grant.qos) : "-",
+            {grant.id, grant.type, grant.plane.empty() ? "-" : grant.plane, endpts_cell(job, grant),
+             grant.qos ? std::to_string(*grant.qos) : "-",
              grant.bandwidth_mbps ? fabric::format_rate_mbps(*grant.bandwidth_mbps) : "-",
              grant.seckey.empty() ? "-" : std::to_string(grant.seckey.size()) + " bytes",
              grant.component.empty() ? "-" : grant.component});
@@ -297,7 +297,8 @@ void append_record(std::string &text, const nlohmann::ordered_json &record)
 }
 
 nlohmann::ordered_json proc_record(const mca_pnet_job &handle, std::uint32_t rank, bool any_devices,
-                                   std::span<const fabric::Nic> nics, const std::vector<Coordinate> &coords)
+                                   std::span<const fabric::Nic> nics,
+                                   const std::vector<Coordinate> &coords)
 {
     const pnet::Job &job = handle.job;
     nlohmann::ordered_json record;
@@ -344,7 +345,8 @@ nlohmann::ordered_json request_record(const pnet::Job &job, const pnet::Grant &g
     } else {
         record["endpts_given"] = nullptr;
     }
-    record["qos"] = grant.qos ? nlohmann::ordered_json(*grant.qos) : nlohmann::ordered_json(nullptr);
+    record["qos"] =
+        grant.qos ? nlohmann::ordered_json(*grant.qos) : nlohmann::ordered_json(nullptr);
     if (grant.bandwidth_mbps && std::isfinite(*grant.bandwidth_mbps)) {
         // A whole number as an integer (2500, not 2500.0): the shortest text
         // that reads back as the same value, as before.

@@ -1,12 +1,13 @@
 // The MCA base's own parameters, the sources it reads, and the C entry points
 // for both.
-#include "config.h"  // MERIDIAN_MCA_ENV_PREFIX (configure --with-mca-env-prefix)
+#include "config.h" // MERIDIAN_MCA_ENV_PREFIX (configure --with-mca-env-prefix)
 
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "opal/mca/base/base_params.hpp"
+#include "opal/util/paths.hpp"
 #include <meridian/opal/mca/base/cmdline.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
@@ -14,16 +15,17 @@
 #include <meridian/opal/mca/base/param_registry.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/output.hpp>
-#include "opal/util/paths.hpp"
 #include <meridian/opal/util/strings.hpp>
 
 #ifndef MERIDIAN_MCA_ENV_PREFIX
 #error "MERIDIAN_MCA_ENV_PREFIX comes from config.h"
 #endif
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
-namespace {
+namespace
+{
 
 struct CoreParams {
     const char *component_path = nullptr;
@@ -31,10 +33,10 @@ struct CoreParams {
     const char *override_file = nullptr;
     const char *show_load_errors = nullptr;
     bool strict = false;
-    int datastore = 0;  // index into datastore_backends
+    int datastore = 0; // index into datastore_backends
     int open_count = 0;
     bool registered = false;
-    std::vector<std::string> files_read;  // the list last read, to notice changes
+    std::vector<std::string> files_read; // the list last read, to notice changes
 };
 
 // mca_base_datastore's values (opal/runtime/datastore.hpp).
@@ -53,7 +55,8 @@ int register_core_params()
     const std::string default_path = paths::component_dir() + ":$HOME/.meridian/components";
     const std::string default_files =
         paths::sysconf_dir() + "/meridian-mca-params.conf:$HOME/.meridian/mca-params.conf";
-    const std::string default_override = paths::sysconf_dir() + "/meridian-mca-params-override.conf";
+    const std::string default_override =
+        paths::sysconf_dir() + "/meridian-mca-params-override.conf";
     // Defaults are taken from the storage at registration, then replaced by
     // Meridian-owned strings.
     c.component_path = default_path.c_str();
@@ -73,28 +76,35 @@ int register_core_params()
     } table[] = {
         {"component_path",
          "Directories searched for component DSOs, separated by ':' ($HOME and ~ are expanded)",
-         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_DEV_ALL, MCA_BASE_PARAM_FLAG_NONE, &c.component_path},
+         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_DEV_ALL, MCA_BASE_PARAM_FLAG_NONE,
+         &c.component_path},
         {"param_files",
-         "Param files read, separated by ':'; later files override earlier ones; \"none\" reads none",
-         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NOT_IN_FILES, &c.param_files},
+         "Param files read, separated by ':'; later files override earlier ones; \"none\" reads "
+         "none",
+         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NOT_IN_FILES,
+         &c.param_files},
         {"override_param_file",
          "Param file whose settings override every other source; \"none\" reads none",
-         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NOT_IN_FILES, &c.override_file},
+         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NOT_IN_FILES,
+         &c.override_file},
         {"component_show_load_errors",
          "Report components that cannot be loaded: all, none, or a comma-separated list of "
          "framework or framework_component names",
-         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_DEV_ALL, MCA_BASE_PARAM_FLAG_NONE, &c.show_load_errors},
+         MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_DEV_ALL, MCA_BASE_PARAM_FLAG_NONE,
+         &c.show_load_errors},
         {"strict_params",
          "Treat a setting that no component registers as an error instead of a warning",
          MCA_BASE_PARAM_TYPE_BOOL, MCA_BASE_INFO_TUNER_BASIC, MCA_BASE_PARAM_FLAG_NONE, &c.strict},
         {"datastore",
          "Key-value datastore: auto (PMIx when a PMIx launcher started the process, local "
          "otherwise), local, or pmix (an error when PMIx cannot start)",
-         MCA_BASE_PARAM_TYPE_ENUM, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE, &c.datastore, datastore_backends},
+         MCA_BASE_PARAM_TYPE_ENUM, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
+         &c.datastore, datastore_backends},
     };
     for (const auto &entry : table) {
-        const int index = meridian_mca_base_param_register("mca", "base", entry.name, entry.help, entry.type,
-                                                  entry.enumerators, entry.level, entry.flags, entry.storage);
+        const int index = meridian_mca_base_param_register("mca", "base", entry.name, entry.help,
+                                                           entry.type, entry.enumerators,
+                                                           entry.level, entry.flags, entry.storage);
         if (index < 0) {
             return index;
         }
@@ -193,12 +203,12 @@ int open_sources()
     return env && files ? MERIDIAN_SUCCESS : MERIDIAN_ERR_BAD_PARAM;
 }
 
-}  // namespace
+} // namespace
 
 void ensure_base_open()
 {
     if (core().open_count == 0 && !core().registered) {
-        (void) open_sources();
+        (void)open_sources();
     }
 }
 
@@ -234,7 +244,8 @@ std::string_view datastore_backend()
 
 bool show_load_error(std::string_view framework, std::string_view component)
 {
-    const std::string_view value = core().show_load_errors != nullptr ? core().show_load_errors : "all";
+    const std::string_view value =
+        core().show_load_errors != nullptr ? core().show_load_errors : "all";
     if (util::trim(value) == "all") {
         return true;
     }
@@ -251,7 +262,7 @@ bool show_load_error(std::string_view framework, std::string_view component)
     return false;
 }
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 using namespace meridian;
 using namespace meridian::mca;
@@ -311,4 +322,7 @@ extern "C" int meridian_mca_base_cmdline_apply(int *argc, char ***argv)
     });
 }
 
-extern "C" const char *meridian_mca_base_env_prefix(void) { return MERIDIAN_MCA_ENV_PREFIX; }
+extern "C" const char *meridian_mca_base_env_prefix(void)
+{
+    return MERIDIAN_MCA_ENV_PREFIX;
+}

@@ -6,7 +6,8 @@
 #include <string_view>
 #include <vector>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 // Registers the core parameters and reads the sources if that has not
 // happened yet (frameworks may be registered before any explicit open).
@@ -25,6 +26,6 @@ bool strict_params();
 // mca_base_datastore: "auto", "local" or "pmix".
 std::string_view datastore_backend();
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 #endif

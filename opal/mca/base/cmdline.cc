@@ -18,16 +18,19 @@
 
 namespace po = boost::program_options;
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
-namespace {
+namespace
+{
 
 // --mca's value: exactly two tokens, NAME and VALUE.  Boost's typed values
 // take one token, or with multitoken() every positional token that follows
 // (which would swallow the program's own arguments); a value semantic that
 // asks for two is the library's way to say "two".
-class NameAndValue : public po::value_semantic_codecvt_helper<char> {
-public:
+class NameAndValue : public po::value_semantic_codecvt_helper<char>
+{
+  public:
     std::string name() const override { return "NAME VALUE"; }
     unsigned min_tokens() const override { return 2; }
     unsigned max_tokens() const override { return 2; }
@@ -45,7 +48,8 @@ bool is_meridian_option(std::string_view token)
 {
     for (const std::string_view spelled : {"--mca", "-mca", "--tune", "-tune"}) {
         if (token == spelled ||
-            (token.size() > spelled.size() && util::starts_with(token, spelled) && token[spelled.size()] == '=')) {
+            (token.size() > spelled.size() && util::starts_with(token, spelled) &&
+             token[spelled.size()] == '=')) {
             return true;
         }
     }
@@ -60,7 +64,8 @@ bool is_meridian_option(std::string_view token)
 // program's other arguments come back as positional ones.
 std::vector<po::option> program_token(std::vector<std::string> &args)
 {
-    if (args.empty() || args.front().size() < 2 || args.front()[0] != '-' || is_meridian_option(args.front())) {
+    if (args.empty() || args.front().size() < 2 || args.front()[0] != '-' ||
+        is_meridian_option(args.front())) {
         return {};
     }
     po::option option;
@@ -82,7 +87,8 @@ std::string missing_values(const std::vector<std::string> &args)
         if (token == "--mca" || token == "-mca") {
             if (after < 2) {
                 return token + " needs a parameter name and a value, found " +
-                       (after == 0 ? std::string("end of arguments") : "only " + util::quoted(args[i + 1]));
+                       (after == 0 ? std::string("end of arguments")
+                                   : "only " + util::quoted(args[i + 1]));
             }
             i += 2;
         } else if (token == "--tune" || token == "-tune") {
@@ -104,8 +110,9 @@ Result<CommandLineSettings> parse_command_line(const std::vector<std::string> &a
         "tune", po::value<std::string>(), "read MCA parameters from files");
     // -mca and -tune as Open MPI spells them; no abbreviations (a program's
     // own --mc or --tun are its own).
-    const int style = (po::command_line_style::default_style | po::command_line_style::allow_long_disguise) &
-                      ~po::command_line_style::allow_guessing;
+    const int style =
+        (po::command_line_style::default_style | po::command_line_style::allow_long_disguise) &
+        ~po::command_line_style::allow_guessing;
 
     // Everything from "--" on is the program's, "--" included: Boost would
     // take the terminator out of the program's arguments.
@@ -124,7 +131,8 @@ Result<CommandLineSettings> parse_command_line(const std::vector<std::string> &a
         const std::string why = e.kind() == po::invalid_command_line_syntax::missing_parameter
                                     ? missing_values(options)
                                     : std::string();
-        return make_error(MERIDIAN_ERR_BAD_PARAM, "command line: " + (why.empty() ? std::string(e.what()) : why));
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          "command line: " + (why.empty() ? std::string(e.what()) : why));
     } catch (const po::error &e) {
         return make_error(MERIDIAN_ERR_BAD_PARAM, std::string("command line: ") + e.what());
     }
@@ -139,8 +147,9 @@ Result<CommandLineSettings> parse_command_line(const std::vector<std::string> &a
             const std::string &name = option.value[0];
             const std::string &value = option.value[1];
             if (name.empty()) {
-                return make_error(MERIDIAN_ERR_BAD_PARAM,
-                                  "command line: --mca needs a parameter name, found an empty string");
+                return make_error(
+                    MERIDIAN_ERR_BAD_PARAM,
+                    "command line: --mca needs a parameter name, found an empty string");
             }
             if (const auto it = seen.find(name); it != seen.end()) {
                 return make_error(MERIDIAN_ERR_BAD_PARAM, "command line: --mca " + name +
@@ -153,8 +162,9 @@ Result<CommandLineSettings> parse_command_line(const std::vector<std::string> &a
         } else if (option.string_key == "tune" && !option.unregistered) {
             for (const auto &file : util::split(option.value[0], ',')) {
                 if (util::trim(file).empty()) {
-                    return make_error(MERIDIAN_ERR_BAD_PARAM, "command line: --tune expects FILE[,FILE...], found " +
-                                                                  util::quoted(option.value[0]));
+                    return make_error(MERIDIAN_ERR_BAD_PARAM,
+                                      "command line: --tune expects FILE[,FILE...], found " +
+                                          util::quoted(option.value[0]));
                 }
                 settings.tune_files.emplace_back(util::trim(file));
             }
@@ -201,4 +211,4 @@ Status apply_command_line(const CommandLineSettings &settings)
     return success();
 }
 
-}  // namespace meridian::mca
+} // namespace meridian::mca

@@ -14,10 +14,11 @@
 
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 struct CommandLineSettings {
-    std::vector<std::pair<std::string, std::string>> mca;  // in order given
+    std::vector<std::pair<std::string, std::string>> mca; // in order given
     std::vector<std::string> tune_files;
     std::vector<std::string> remaining;       // the program's own arguments (argv[0] excluded)
     std::vector<std::size_t> remaining_index; // their positions in the parsed list
@@ -31,6 +32,6 @@ Result<CommandLineSettings> parse_command_line(const std::vector<std::string> &a
 // files.  Nothing is applied unless everything can be.
 Status apply_command_line(const CommandLineSettings &settings);
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 #endif

@@ -13,19 +13,22 @@
 
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
-namespace {
+namespace
+{
 
 void ensure_ltdl()
 {
     static const int status = lt_dlinit();
-    (void) status;
+    (void)status;
 }
 
 std::string version_text(const mca_base_version_t &v)
 {
-    return std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(v.release);
+    return std::to_string(v.major) + "." + std::to_string(v.minor) + "." +
+           std::to_string(v.release);
 }
 
 // Bounded copy of a fixed-size name field that might lack its NUL.
@@ -58,12 +61,14 @@ std::string explain_dlerror(const std::string &path, std::string message)
 // The checks that need no loading: readable regular ELF file.
 std::string file_problem(const std::string &path)
 {
-    struct stat info {};
+    struct stat info {
+    };
     if (::stat(path.c_str(), &info) != 0) {
         const int error = errno;
         // A file that is listed but "does not exist" is a dangling link; say
         // where it points, which is what the user has to fix.
-        struct stat link {};
+        struct stat link {
+        };
         if (error == ENOENT && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
             std::string target(static_cast<std::size_t>(PATH_MAX), '\0');
             const ssize_t length = ::readlink(path.c_str(), target.data(), target.size());
@@ -90,17 +95,20 @@ std::string file_problem(const std::string &path)
     }
     if (got == static_cast<ssize_t>(sizeof header)) {
         const bool little_endian = header[5] == 1;
-        const unsigned type = little_endian ? header[16] | (header[17] << 8) : (header[16] << 8) | header[17];
+        const unsigned type =
+            little_endian ? header[16] | (header[17] << 8) : (header[16] << 8) | header[17];
         if (type != 3) {
             return "not a shared object (an ELF " +
-                   std::string(type == 1 ? "object file" : type == 2 ? "executable" : "file of another type") +
+                   std::string(type == 1   ? "object file"
+                               : type == 2 ? "executable"
+                                           : "file of another type") +
                    ")";
         }
     }
     return {};
 }
 
-}  // namespace
+} // namespace
 
 DsoHandle &DsoHandle::operator=(DsoHandle &&other) noexcept
 {
@@ -148,9 +156,9 @@ std::vector<Candidate> find_candidates(std::string_view framework,
         ::closedir(dir);
         std::sort(names.begin(), names.end());
         for (const auto &name : names) {
-            candidates.push_back(Candidate{
-                name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()),
-                directory + "/" + name});
+            candidates.push_back(
+                Candidate{name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()),
+                          directory + "/" + name});
         }
     }
     return candidates;
@@ -192,7 +200,8 @@ Result<LoadedComponent> load_component(const mca_base_framework_t &framework,
     void *probe = ::dlopen(candidate.path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (probe == nullptr) {
         const char *message = dlerror();
-        return refuse(explain_dlerror(candidate.path, message != nullptr ? message : "unknown error"));
+        return refuse(
+            explain_dlerror(candidate.path, message != nullptr ? message : "unknown error"));
     }
 
     ensure_ltdl();
@@ -202,7 +211,7 @@ Result<LoadedComponent> load_component(const mca_base_framework_t &framework,
     DsoHandle handle(lt_dlopenadvise(candidate.path.c_str(), advise));
     lt_dladvise_destroy(&advise);
     const char *lt_message = handle ? nullptr : lt_dlerror();
-    ::dlclose(probe);  // the libltdl handle keeps it loaded
+    ::dlclose(probe); // the libltdl handle keeps it loaded
     if (!handle) {
         return refuse(std::string("libltdl could not open it: ") +
                       (lt_message != nullptr ? lt_message : "unknown error"));
@@ -231,4 +240,4 @@ Result<LoadedComponent> load_component(const mca_base_framework_t &framework,
     return LoadedComponent{component, candidate.path, std::move(handle)};
 }
 
-}  // namespace meridian::mca
+} // namespace meridian::mca

@@ -19,11 +19,13 @@
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 // An open DSO; closes it when destroyed.
-class DsoHandle {
-public:
+class DsoHandle
+{
+  public:
     DsoHandle() = default;
     explicit DsoHandle(void *handle) : handle_(handle) {}
     DsoHandle(DsoHandle &&other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
@@ -35,25 +37,25 @@ public:
     void *symbol(const std::string &name) const;
     explicit operator bool() const { return handle_ != nullptr; }
 
-private:
-    void *handle_ = nullptr;  // lt_dlhandle
+  private:
+    void *handle_ = nullptr; // lt_dlhandle
 };
 
 struct LoadedComponent {
     const mca_base_component_t *component = nullptr;
-    std::string path;  // empty for a built-in component
+    std::string path; // empty for a built-in component
     DsoHandle handle;
 };
 
 struct LoadFailure {
     std::string framework;
-    std::string component;  // from the file name
+    std::string component; // from the file name
     std::string path;
     std::string reason;
 };
 
 struct Candidate {
-    std::string component;  // from the file name
+    std::string component; // from the file name
     std::string path;
 };
 
@@ -70,6 +72,6 @@ Result<LoadedComponent> load_component(const mca_base_framework_t &framework,
 std::string version_problem(const mca_base_framework_t &framework,
                             const mca_base_component_t &component);
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 #endif

@@ -8,17 +8,19 @@
 #include <set>
 
 #include "opal/mca/base/base_params.hpp"
+#include "opal/util/no_destructor.hpp"
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
-#include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
-namespace {
+namespace
+{
 
 struct ComponentEntry {
     LoadedComponent loaded;
@@ -31,7 +33,7 @@ struct ComponentEntry {
 struct FrameworkState {
     bool registered = false;
     int open_count = 0;
-    const char *selection = nullptr;  // storage of the <fw> parameter
+    const char *selection = nullptr; // storage of the <fw> parameter
     std::vector<ComponentEntry> components;
     std::vector<LoadFailure> failures;
 };
@@ -67,8 +69,8 @@ bool undecidable(std::string_view name)
             continue;
         }
         const std::string_view prefix = framework->name;
-        if ((name == prefix ||
-             (util::starts_with(name, prefix) && name.size() > prefix.size() && name[prefix.size()] == '_')) &&
+        if ((name == prefix || (util::starts_with(name, prefix) && name.size() > prefix.size() &&
+                                name[prefix.size()] == '_')) &&
             !framework_is_registered(prefix)) {
             return true;
         }
@@ -108,9 +110,12 @@ void report_load_problem(const mca_base_framework_t &framework, const std::strin
 }
 
 const mca_base_param_enum_value_t verbose_levels[] = {
-    {MCA_BASE_VERBOSE_NONE, "none"},   {MCA_BASE_VERBOSE_ERROR, "error"},
-    {MCA_BASE_VERBOSE_WARN, "warn"},   {MCA_BASE_VERBOSE_INFO, "info"},
-    {MCA_BASE_VERBOSE_DEBUG, "debug"}, {MCA_BASE_VERBOSE_MAX, "max"},
+    {MCA_BASE_VERBOSE_NONE, "none"},
+    {MCA_BASE_VERBOSE_ERROR, "error"},
+    {MCA_BASE_VERBOSE_WARN, "warn"},
+    {MCA_BASE_VERBOSE_INFO, "info"},
+    {MCA_BASE_VERBOSE_DEBUG, "debug"},
+    {MCA_BASE_VERBOSE_MAX, "max"},
     {0, nullptr},
 };
 
@@ -121,16 +126,18 @@ int register_framework_params(mca_base_framework_t &framework, FrameworkState &s
         framework.name, "base", "verbose",
         ("Verbosity of the " + name + " framework: 0-100, or none, error, warn, info, debug, max")
             .c_str(),
-        MCA_BASE_PARAM_TYPE_INT, verbose_levels, MCA_BASE_INFO_DEV_DETAIL, MCA_BASE_PARAM_FLAG_NONE, &framework.verbose);
+        MCA_BASE_PARAM_TYPE_INT, verbose_levels, MCA_BASE_INFO_DEV_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
+        &framework.verbose);
     if (index < 0) {
         return index;
     }
-    (void) meridian_mca_base_param_set_bounds(index, 0, 100);
+    (void)meridian_mca_base_param_set_bounds(index, 0, 100);
     index = meridian_mca_base_param_register(
         framework.name, nullptr, nullptr,
-        ("Which " + name + " components to use: a,b for only these, ^a,b for all but these").c_str(),
-        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_DETAIL, MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN,
-        &state.selection);
+        ("Which " + name + " components to use: a,b for only these, ^a,b for all but these")
+            .c_str(),
+        MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_DETAIL,
+        MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &state.selection);
     return index < 0 ? index : MERIDIAN_SUCCESS;
 }
 
@@ -138,10 +145,12 @@ int register_framework_params(mca_base_framework_t &framework, FrameworkState &s
 constexpr const char *built_in_path = "static";
 
 void record_failure(const mca_base_framework_t &framework, FrameworkState &state,
-                    const std::string &component, const std::string &path, const std::string &reason)
+                    const std::string &component, const std::string &path,
+                    const std::string &reason)
 {
     state.failures.push_back(LoadFailure{framework.name, component, path, reason});
-    const std::string what = path == built_in_path ? "built-in component " + component : "component " + path;
+    const std::string what =
+        path == built_in_path ? "built-in component " + component : "component " + path;
     report_load_problem(framework, component, "cannot load " + what + ": " + reason,
                         Severity::warning);
 }
@@ -172,8 +181,9 @@ void find_components(mca_base_framework_t &framework, FrameworkState &state)
             report_load_problem(framework, candidate.component,
                                 candidate.path + ": ignored: component " + framework.name + "/" +
                                     candidate.component + " is " +
-                                    (earlier->second.empty() ? std::string("built in")
-                                                             : "already loaded from " + earlier->second),
+                                    (earlier->second.empty()
+                                         ? std::string("built in")
+                                         : "already loaded from " + earlier->second),
                                 Severity::notice);
             continue;
         }
@@ -209,7 +219,8 @@ std::string selection_source(const mca_base_framework_t &framework)
     return param != nullptr ? param->source().where() : std::string();
 }
 
-Result<Selection> current_selection(const mca_base_framework_t &framework, const FrameworkState &state)
+Result<Selection> current_selection(const mca_base_framework_t &framework,
+                                    const FrameworkState &state)
 {
     const std::string where = selection_source(framework);
     auto selection =
@@ -256,14 +267,16 @@ std::vector<Offer> collect_offers(const mca_base_framework_t &framework, Framewo
             continue;
         }
         verbose(framework, MCA_BASE_VERBOSE_INFO,
-                "component " + entry.name() + " offers a module with priority " + std::to_string(priority));
+                "component " + entry.name() + " offers a module with priority " +
+                    std::to_string(priority));
         offers.push_back(Offer{&entry.component(), module, priority});
     }
     std::stable_sort(offers.begin(), offers.end(), [](const Offer &a, const Offer &b) {
         if (a.priority != b.priority) {
             return a.priority > b.priority;
         }
-        return std::string_view(a.component->component_name) < std::string_view(b.component->component_name);
+        return std::string_view(a.component->component_name) <
+               std::string_view(b.component->component_name);
     });
     return offers;
 }
@@ -284,13 +297,13 @@ void unload_components(mca_base_framework_t &framework, FrameworkState &state)
     for (auto &entry : state.components) {
         registry.deregister_component(framework.name, entry.name());
     }
-    state.components.clear();  // closes the DSOs
+    state.components.clear(); // closes the DSOs
     state.failures.clear();
     state.registered = false;
     registered_names().erase(framework.name);
 }
 
-}  // namespace
+} // namespace
 
 std::vector<ComponentView> framework_components(const mca_base_framework_t &framework)
 {
@@ -324,7 +337,7 @@ bool framework_is_registered(std::string_view name)
     return registered_names().count(name) != 0;
 }
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 using namespace meridian;
 using namespace meridian::mca;
@@ -389,8 +402,9 @@ extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framew
 
         for (auto it = state.components.begin(); it != state.components.end();) {
             const auto &component = it->component();
-            const int rc = component.register_params != nullptr ? component.register_params(&component)
-                                                                : MERIDIAN_SUCCESS;
+            const int rc = component.register_params != nullptr
+                               ? component.register_params(&component)
+                               : MERIDIAN_SUCCESS;
             if (rc != MERIDIAN_SUCCESS) {
                 record_failure(*framework, state, it->name(),
                                it->loaded.path.empty() ? built_in_path : it->loaded.path,
@@ -409,7 +423,8 @@ extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framew
 extern "C" int meridian_mca_base_framework_open(mca_base_framework_t *framework)
 {
     return meridian::c_boundary("meridian_mca_base_framework_open", [&]() -> int {
-        if (const int rc = meridian_mca_base_framework_register(framework); rc != MERIDIAN_SUCCESS) {
+        if (const int rc = meridian_mca_base_framework_register(framework);
+            rc != MERIDIAN_SUCCESS) {
             return rc;
         }
         FrameworkState &state = state_of(*framework);
@@ -424,14 +439,17 @@ extern "C" int meridian_mca_base_framework_open(mca_base_framework_t *framework)
         }
         for (auto &entry : state.components) {
             if (!selection->admits(entry.name())) {
-                verbose(*framework, MCA_BASE_VERBOSE_INFO, "component " + entry.name() + " is not selected");
+                verbose(*framework, MCA_BASE_VERBOSE_INFO,
+                        "component " + entry.name() + " is not selected");
                 continue;
             }
             const auto &component = entry.component();
-            const int rc = component.open != nullptr ? component.open(&component) : MERIDIAN_SUCCESS;
+            const int rc =
+                component.open != nullptr ? component.open(&component) : MERIDIAN_SUCCESS;
             if (rc != MERIDIAN_SUCCESS) {
                 verbose(*framework, MCA_BASE_VERBOSE_INFO,
-                        "component " + entry.name() + " did not open (" + meridian_strerror(rc) + ")");
+                        "component " + entry.name() + " did not open (" + meridian_strerror(rc) +
+                            ")");
                 continue;
             }
             entry.opened = true;
@@ -482,7 +500,7 @@ extern "C" int meridian_mca_base_framework_is_open(const mca_base_framework_t *f
 }
 
 extern "C" int meridian_mca_base_select(mca_base_framework_t *framework, mca_base_module_t **module,
-                               const mca_base_component_t **component)
+                                        const mca_base_component_t **component)
 {
     return meridian::c_boundary("meridian_mca_base_select", [&]() -> int {
         if (framework == nullptr || module == nullptr) {
@@ -517,8 +535,9 @@ extern "C" int meridian_mca_base_select(mca_base_framework_t *framework, mca_bas
     });
 }
 
-extern "C" int meridian_mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
-                                   size_t capacity, size_t *count)
+extern "C" int meridian_mca_base_select_all(mca_base_framework_t *framework,
+                                            mca_base_selected_t *selected, size_t capacity,
+                                            size_t *count)
 {
     return meridian::c_boundary("meridian_mca_base_select_all", [&]() -> int {
         if (framework == nullptr || count == nullptr || (selected == nullptr && capacity > 0)) {
@@ -531,14 +550,15 @@ extern "C" int meridian_mca_base_select_all(mca_base_framework_t *framework, mca
         const auto offers = collect_offers(*framework, state);
         *count = offers.size();
         for (size_t i = 0; i < offers.size() && i < capacity; ++i) {
-            selected[i] = mca_base_selected_t{offers[i].component, offers[i].module, offers[i].priority};
+            selected[i] =
+                mca_base_selected_t{offers[i].component, offers[i].module, offers[i].priority};
         }
         return MERIDIAN_SUCCESS;
     });
 }
 
-extern "C" void meridian_mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
-                                           const char *format, ...)
+extern "C" void meridian_mca_base_framework_verbose(const mca_base_framework_t *framework,
+                                                    int level, const char *format, ...)
 {
     if (framework == nullptr || framework->verbose < level) {
         return;

@@ -13,12 +13,13 @@
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 // A parsed selection parameter: "a,b" (only these) or "^a,b" (all but these).
 struct Selection {
     bool exclude = false;
-    std::vector<std::string> names;  // empty: every component
+    std::vector<std::string> names; // empty: every component
 
     bool admits(std::string_view component) const;
 };
@@ -36,7 +37,7 @@ Status check_selection(std::string_view framework, const Selection &selection,
 
 struct ComponentView {
     const mca_base_component_t *component = nullptr;
-    std::string path;  // empty: built in
+    std::string path; // empty: built in
     bool opened = false;
 };
 
@@ -53,6 +54,6 @@ Status validate_selection(const mca_base_framework_t &framework);
 // Names of frameworks registered so far.
 bool framework_is_registered(std::string_view name);
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 #endif

@@ -44,10 +44,7 @@
 extern "C" {
 #endif
 
-enum {
-    MCA_BASE_FRAMEWORK_FLAG_NONE = 0,
-    MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT = 1 << 0
-};
+enum { MCA_BASE_FRAMEWORK_FLAG_NONE = 0, MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT = 1 << 0 };
 
 /* Verbosity levels of <fw>_base_verbose (any number 0-100 is accepted). */
 enum {
@@ -62,10 +59,10 @@ enum {
 typedef struct mca_base_framework mca_base_framework_t;
 
 struct mca_base_framework {
-    const char *name;        /* letters and digits only: "carto" */
-    const char *description; /* one line, for meridian_info */
+    const char *name;           /* letters and digits only: "carto" */
+    const char *description;    /* one line, for meridian_info */
     mca_base_version_t version; /* the interface its components implement */
-    int flags;               /* MCA_BASE_FRAMEWORK_FLAG_* */
+    int flags;                  /* MCA_BASE_FRAMEWORK_FLAG_* */
     /* Optional hooks: register <fw>_base_* parameters; run after the
      * components are opened; run before they are closed. */
     int (*register_params)(mca_base_framework_t *framework);
@@ -108,16 +105,17 @@ int meridian_mca_base_framework_is_open(const mca_base_framework_t *framework);
 /* Single-select: the best module.  MERIDIAN_ERR_NOT_FOUND (reported) when no
  * open component accepts.  component may be NULL. */
 int meridian_mca_base_select(mca_base_framework_t *framework, mca_base_module_t **module,
-                    const mca_base_component_t **component);
+                             const mca_base_component_t **component);
 
 /* Multi-select: every accepting module, best first.  Fills at most capacity
  * entries and sets *count to the number that accepted. */
 int meridian_mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
-                        size_t capacity, size_t *count);
+                                 size_t capacity, size_t *count);
 
 /* Verbose output when the framework's verbosity is at least level. */
 void meridian_mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
-                                const char *format, ...) __attribute__((format(printf, 3, 4)));
+                                         const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #ifdef __cplusplus
 }

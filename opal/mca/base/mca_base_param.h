@@ -32,11 +32,11 @@ typedef enum mca_base_param_type {
     MCA_BASE_PARAM_TYPE_BOOL,     /* storage: bool *     values: 1/0, true/false, yes/no, on/off */
     MCA_BASE_PARAM_TYPE_INT,      /* storage: int *      decimal or 0x hex, optional named values */
     MCA_BASE_PARAM_TYPE_UNSIGNED, /* storage: unsigned * */
-    MCA_BASE_PARAM_TYPE_SIZE,     /* storage: size_t *   with k, m, g, t suffixes (powers of 1024) */
-    MCA_BASE_PARAM_TYPE_DOUBLE,   /* storage: double * */
-    MCA_BASE_PARAM_TYPE_STRING,   /* storage: const char ** (NULL when unset) */
-    MCA_BASE_PARAM_TYPE_ENUM,     /* storage: int *      one of the named values, by name or number */
-    MCA_BASE_PARAM_TYPE_LIST      /* storage: const char *const ** NULL-terminated, comma-separated */
+    MCA_BASE_PARAM_TYPE_SIZE,   /* storage: size_t *   with k, m, g, t suffixes (powers of 1024) */
+    MCA_BASE_PARAM_TYPE_DOUBLE, /* storage: double * */
+    MCA_BASE_PARAM_TYPE_STRING, /* storage: const char ** (NULL when unset) */
+    MCA_BASE_PARAM_TYPE_ENUM,   /* storage: int *      one of the named values, by name or number */
+    MCA_BASE_PARAM_TYPE_LIST    /* storage: const char *const ** NULL-terminated, comma-separated */
 } mca_base_param_type_t;
 
 enum mca_base_param_flags {
@@ -55,13 +55,13 @@ enum mca_base_param_flags {
  * names its OPAL_INFO_LVL_n: who a parameter is for, and how deep it goes.
  * Registrations use these names, never bare numbers. */
 typedef enum mca_base_param_info_level {
-    MCA_BASE_INFO_USER_BASIC = 1,   /* what every user may set */
+    MCA_BASE_INFO_USER_BASIC = 1, /* what every user may set */
     MCA_BASE_INFO_USER_DETAIL = 2,
     MCA_BASE_INFO_USER_ALL = 3,
-    MCA_BASE_INFO_TUNER_BASIC = 4,  /* for tuning a site or an application */
+    MCA_BASE_INFO_TUNER_BASIC = 4, /* for tuning a site or an application */
     MCA_BASE_INFO_TUNER_DETAIL = 5,
     MCA_BASE_INFO_TUNER_ALL = 6,
-    MCA_BASE_INFO_DEV_BASIC = 7,    /* for Meridian's and components' developers */
+    MCA_BASE_INFO_DEV_BASIC = 7, /* for Meridian's and components' developers */
     MCA_BASE_INFO_DEV_DETAIL = 8,
     MCA_BASE_INFO_DEV_ALL = 9
 } mca_base_param_info_level_t;
@@ -75,30 +75,30 @@ typedef struct mca_base_param_enum_value {
 
 /* Register a parameter.  framework and name are required; component may be
  * NULL or "" (framework-level name <framework>_<name>).  level is the info
- * level, an mca_base_param_info_level_t (1: every user; 9: developers).  enumerators is required for ENUM,
- * optional for INT (NULL otherwise) and is copied.  Returns the parameter's
- * index (>= 0), or MERIDIAN_ERR_BAD_PARAM for an invalid name, type, level or
- * a default outside the enumerators, or MERIDIAN_ERR_EXISTS when the name is
- * already registered with another type.  Registering the same name and type
- * again rebinds it to the new storage. */
+ * level, an mca_base_param_info_level_t (1: every user; 9: developers).  enumerators is required
+ * for ENUM, optional for INT (NULL otherwise) and is copied.  Returns the parameter's index (>= 0),
+ * or MERIDIAN_ERR_BAD_PARAM for an invalid name, type, level or a default outside the enumerators,
+ * or MERIDIAN_ERR_EXISTS when the name is already registered with another type.  Registering the
+ * same name and type again rebinds it to the new storage. */
 int meridian_mca_base_param_register(const char *framework, const char *component, const char *name,
-                            const char *help, mca_base_param_type_t type,
-                            const mca_base_param_enum_value_t *enumerators, int level, int flags,
-                            void *storage);
+                                     const char *help, mca_base_param_type_t type,
+                                     const mca_base_param_enum_value_t *enumerators, int level,
+                                     int flags, void *storage);
 
 /* Same, with the framework and component names taken from the component. */
-int meridian_mca_base_component_param_register(const mca_base_component_t *component, const char *name,
-                                      const char *help, mca_base_param_type_t type,
-                                      const mca_base_param_enum_value_t *enumerators, int level,
-                                      int flags, void *storage);
+int meridian_mca_base_component_param_register(const mca_base_component_t *component,
+                                               const char *name, const char *help,
+                                               mca_base_param_type_t type,
+                                               const mca_base_param_enum_value_t *enumerators,
+                                               int level, int flags, void *storage);
 
 /* Accept values only within [min, max] (INT, UNSIGNED, SIZE, DOUBLE). */
 int meridian_mca_base_param_set_bounds(int index, double min, double max);
 
 /* Add another name for a parameter.  With MCA_BASE_PARAM_FLAG_DEPRECATED,
  * using the synonym warns and names the new parameter. */
-int meridian_mca_base_param_register_synonym(int index, const char *framework, const char *component,
-                                    const char *name, int flags);
+int meridian_mca_base_param_register_synonym(int index, const char *framework,
+                                             const char *component, const char *name, int flags);
 
 /* Index of a registered parameter by full name, or MERIDIAN_ERR_NOT_FOUND. */
 int meridian_mca_base_param_find(const char *full_name);

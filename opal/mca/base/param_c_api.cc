@@ -3,22 +3,23 @@
 #include <limits>
 
 #include "opal/mca/base/base_params.hpp"
-#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_registry.hpp>
+#include <meridian/opal/util/c_boundary.hpp>
 
 using namespace meridian;
 using meridian::c_boundary;
 using namespace meridian::mca;
 
 extern "C" int meridian_mca_base_param_register(const char *framework, const char *component,
-                                       const char *name, const char *help,
-                                       mca_base_param_type_t type,
-                                       const mca_base_param_enum_value_t *enumerators, int level,
-                                       int flags, void *storage)
+                                                const char *name, const char *help,
+                                                mca_base_param_type_t type,
+                                                const mca_base_param_enum_value_t *enumerators,
+                                                int level, int flags, void *storage)
 {
     return c_boundary("meridian_mca_base_param_register", [&]() -> int {
-        if (framework == nullptr || type < MCA_BASE_PARAM_TYPE_BOOL || type > MCA_BASE_PARAM_TYPE_LIST) {
+        if (framework == nullptr || type < MCA_BASE_PARAM_TYPE_BOOL ||
+            type > MCA_BASE_PARAM_TYPE_LIST) {
             return MERIDIAN_ERR_BAD_PARAM;
         }
         ParamSpec spec;
@@ -38,11 +39,11 @@ extern "C" int meridian_mca_base_param_register(const char *framework, const cha
     });
 }
 
-extern "C" int meridian_mca_base_component_param_register(const mca_base_component_t *component,
-                                                 const char *name, const char *help,
-                                                 mca_base_param_type_t type,
-                                                 const mca_base_param_enum_value_t *enumerators,
-                                                 int level, int flags, void *storage)
+extern "C" int
+meridian_mca_base_component_param_register(const mca_base_component_t *component, const char *name,
+                                           const char *help, mca_base_param_type_t type,
+                                           const mca_base_param_enum_value_t *enumerators,
+                                           int level, int flags, void *storage)
 {
     return c_boundary("meridian_mca_base_component_param_register", [&]() -> int {
         if (component == nullptr || name == nullptr || *name == '\0') {
@@ -50,10 +51,11 @@ extern "C" int meridian_mca_base_component_param_register(const mca_base_compone
         }
         const std::string framework(component->framework_name,
                                     strnlen(component->framework_name, MCA_BASE_MAX_NAME_LEN + 1));
-        const std::string component_name(component->component_name,
-                                         strnlen(component->component_name, MCA_BASE_MAX_NAME_LEN + 1));
-        return meridian_mca_base_param_register(framework.c_str(), component_name.c_str(), name, help, type,
-                                       enumerators, level, flags, storage);
+        const std::string component_name(
+            component->component_name,
+            strnlen(component->component_name, MCA_BASE_MAX_NAME_LEN + 1));
+        return meridian_mca_base_param_register(framework.c_str(), component_name.c_str(), name,
+                                                help, type, enumerators, level, flags, storage);
     });
 }
 
@@ -69,15 +71,17 @@ extern "C" int meridian_mca_base_param_set_bounds(int index, double min, double 
 }
 
 extern "C" int meridian_mca_base_param_register_synonym(int index, const char *framework,
-                                               const char *component, const char *name, int flags)
+                                                        const char *component, const char *name,
+                                                        int flags)
 {
     return c_boundary("meridian_mca_base_param_register_synonym", [&]() -> int {
         if (framework == nullptr) {
             return MERIDIAN_ERR_BAD_PARAM;
         }
         const auto status = ParamRegistry::instance().add_synonym(
-            index, full_param_name(framework, component != nullptr ? component : "",
-                                   name != nullptr ? name : ""),
+            index,
+            full_param_name(framework, component != nullptr ? component : "",
+                            name != nullptr ? name : ""),
             flags);
         return status ? MERIDIAN_SUCCESS : status.error().status;
     });

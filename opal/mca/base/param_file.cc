@@ -14,11 +14,16 @@
 
 extern char **environ;
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
-namespace {
+namespace
+{
 
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool name_char(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
 
 std::string found_text(std::string_view rest)
 {
@@ -29,7 +34,7 @@ std::string found_text(std::string_view rest)
     return util::quoted(shown) + (rest.size() > shown.size() ? "..." : "");
 }
 
-}  // namespace
+} // namespace
 
 Result<std::vector<FileSetting>> parse_param_file(std::string_view path, std::string_view text)
 {
@@ -116,7 +121,8 @@ Result<std::vector<FileSetting>> read_param_file(const std::string &path, bool r
     const auto fail = [&](const std::string &why) {
         return make_error(MERIDIAN_ERR_IO, "cannot read param file " + path + ": " + why);
     };
-    struct stat info {};
+    struct stat info {
+    };
     if (::stat(path.c_str(), &info) != 0) {
         if (errno == ENOENT && !required) {
             return std::vector<FileSetting>{};
@@ -134,7 +140,8 @@ Result<std::vector<FileSetting>> read_param_file(const std::string &path, bool r
     contents << in.rdbuf();
     auto parsed = parse_param_file(path, contents.str());
     if (!parsed) {
-        return make_error(MERIDIAN_ERR_BAD_PARAM, parsed.error().message + " (the file is ignored)");
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          parsed.error().message + " (the file is ignored)");
     }
     return parsed;
 }
@@ -152,8 +159,8 @@ void add_file_settings(ParamRegistry &registry, const std::string &path,
     }
 }
 
-Status load_param_file(ParamRegistry &registry, const std::string &path, SourceKind kind,
-                       int order, bool required)
+Status load_param_file(ParamRegistry &registry, const std::string &path, SourceKind kind, int order,
+                       bool required)
 {
     const auto settings = read_param_file(path, required);
     if (!settings) {
@@ -182,7 +189,8 @@ Status load_environment(ParamRegistry &registry, std::string_view prefix)
         if (name.empty() || !std::all_of(name.begin(), name.end(), name_char)) {
             const std::string message = "environment variable " + variable_name +
                                         " does not name an MCA parameter (expected " +
-                                        std::string(prefix) + "<name> with letters, digits and '_')";
+                                        std::string(prefix) +
+                                        "<name> with letters, digits and '_')";
             report_error(message);
             status = make_error(MERIDIAN_ERR_BAD_PARAM, message);
             continue;
@@ -195,4 +203,4 @@ Status load_environment(ParamRegistry &registry, std::string_view prefix)
     return status;
 }
 
-}  // namespace meridian::mca
+} // namespace meridian::mca

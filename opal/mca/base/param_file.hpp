@@ -13,7 +13,8 @@
 #include <meridian/opal/mca/base/param_registry.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 struct FileSetting {
     std::string name;
@@ -33,12 +34,12 @@ void add_file_settings(ParamRegistry &registry, const std::string &path,
                        const std::vector<FileSetting> &settings, SourceKind kind, int order);
 
 // read_param_file + add_file_settings; an error is also reported.
-Status load_param_file(ParamRegistry &registry, const std::string &path, SourceKind kind,
-                       int order, bool required);
+Status load_param_file(ParamRegistry &registry, const std::string &path, SourceKind kind, int order,
+                       bool required);
 
 // Settings from every environment variable that starts with prefix.
 Status load_environment(ParamRegistry &registry, std::string_view prefix);
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 #endif

@@ -7,9 +7,11 @@
 #include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
-namespace {
+namespace
+{
 
 bool valid_name_part(std::string_view part)
 {
@@ -23,15 +25,18 @@ Result<ParamValue> read_default(ParamType type, const void *storage, bool &is_nu
 {
     is_null = false;
     switch (type) {
-    case ParamType::boolean: return ParamValue{*static_cast<const bool *>(storage)};
+    case ParamType::boolean:
+        return ParamValue{*static_cast<const bool *>(storage)};
     case ParamType::integer:
     case ParamType::enumeration:
         return ParamValue{static_cast<long long>(*static_cast<const int *>(storage))};
     case ParamType::unsigned_integer:
         return ParamValue{static_cast<unsigned long long>(*static_cast<const unsigned *>(storage))};
     case ParamType::size:
-        return ParamValue{static_cast<unsigned long long>(*static_cast<const std::size_t *>(storage))};
-    case ParamType::real: return ParamValue{*static_cast<const double *>(storage)};
+        return ParamValue{
+            static_cast<unsigned long long>(*static_cast<const std::size_t *>(storage))};
+    case ParamType::real:
+        return ParamValue{*static_cast<const double *>(storage)};
     case ParamType::string: {
         const char *text = *static_cast<const char *const *>(storage);
         is_null = text == nullptr;
@@ -49,7 +54,7 @@ Result<ParamValue> read_default(ParamType type, const void *storage, bool &is_nu
     return make_error(MERIDIAN_ERR_BAD_PARAM, "unknown parameter type");
 }
 
-}  // namespace
+} // namespace
 
 std::string full_param_name(std::string_view framework, std::string_view component,
                             std::string_view name)
@@ -77,19 +82,24 @@ void Param::write_storage()
         return;
     }
     switch (rules_.type) {
-    case ParamType::boolean: *static_cast<bool *>(storage_) = std::get<bool>(value_); break;
+    case ParamType::boolean:
+        *static_cast<bool *>(storage_) = std::get<bool>(value_);
+        break;
     case ParamType::integer:
     case ParamType::enumeration:
         *static_cast<int *>(storage_) = static_cast<int>(std::get<long long>(value_));
         break;
     case ParamType::unsigned_integer:
-        *static_cast<unsigned *>(storage_) = static_cast<unsigned>(std::get<unsigned long long>(value_));
+        *static_cast<unsigned *>(storage_) =
+            static_cast<unsigned>(std::get<unsigned long long>(value_));
         break;
     case ParamType::size:
         *static_cast<std::size_t *>(storage_) =
             static_cast<std::size_t>(std::get<unsigned long long>(value_));
         break;
-    case ParamType::real: *static_cast<double *>(storage_) = std::get<double>(value_); break;
+    case ParamType::real:
+        *static_cast<double *>(storage_) = std::get<double>(value_);
+        break;
     case ParamType::string:
         string_backing_ = std::get<std::string>(value_);
         *static_cast<const char **>(storage_) = value_is_null_ ? nullptr : string_backing_.c_str();
@@ -170,7 +180,8 @@ Result<int> ParamRegistry::register_param(const ParamSpec &spec)
         const bool listed = std::any_of(spec.enumerators.begin(), spec.enumerators.end(),
                                         [&](const EnumValue &e) { return e.value == number; });
         if (!listed) {
-            return refuse("the default " + std::to_string(number) + " is not one of its named values");
+            return refuse("the default " + std::to_string(number) +
+                          " is not one of its named values");
         }
     }
 
@@ -204,8 +215,10 @@ Status ParamRegistry::set_bounds(int index, std::optional<double> min, std::opti
     case ParamType::integer:
     case ParamType::unsigned_integer:
     case ParamType::size:
-    case ParamType::real: break;
-    default: return make_error(MERIDIAN_ERR_BAD_PARAM, "bounds apply to numbers only");
+    case ParamType::real:
+        break;
+    default:
+        return make_error(MERIDIAN_ERR_BAD_PARAM, "bounds apply to numbers only");
     }
     param.rules_.min = min;
     param.rules_.max = max;
@@ -224,7 +237,7 @@ Status ParamRegistry::add_synonym(int index, const std::string &full_name, int f
     Param &param = *params_[static_cast<std::size_t>(index)];
     if (const auto it = by_name_.find(full_name); it != by_name_.end()) {
         if (it->second == index) {
-            return success();  // registered again after a reopen
+            return success(); // registered again after a reopen
         }
         return make_error(MERIDIAN_ERR_EXISTS, full_name + " already names another parameter");
     }
@@ -493,7 +506,8 @@ Status ParamRegistry::check_unknown(bool strict,
     }
     if (strict && unknown > 0) {
         return make_error(MERIDIAN_ERR_BAD_PARAM,
-                          std::to_string(unknown) + " unknown MCA parameter(s) with mca_base_strict_params set");
+                          std::to_string(unknown) +
+                              " unknown MCA parameter(s) with mca_base_strict_params set");
     }
     return success();
 }
@@ -507,4 +521,4 @@ void ParamRegistry::clear()
     arrivals_ = 0;
 }
 
-}  // namespace meridian::mca
+} // namespace meridian::mca

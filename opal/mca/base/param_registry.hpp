@@ -24,18 +24,19 @@
 #include <meridian/opal/mca/base/param_value.hpp>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 struct ParamSpec {
     std::string framework;
-    std::string component;  // empty: a framework-level parameter
-    std::string name;       // empty with an empty component: the name is the framework's
+    std::string component; // empty: a framework-level parameter
+    std::string name;      // empty with an empty component: the name is the framework's
     std::string help;
     ParamType type = ParamType::string;
     std::vector<EnumValue> enumerators;
     int level = 1;
     int flags = 0;
-    void *storage = nullptr;  // the caller's variable (see mca_base_param.h)
+    void *storage = nullptr; // the caller's variable (see mca_base_param.h)
 };
 
 struct Synonym {
@@ -43,8 +44,9 @@ struct Synonym {
     int flags = 0;
 };
 
-class Param {
-public:
+class Param
+{
+  public:
     int index() const { return index_; }
     const std::string &framework() const { return framework_; }
     const std::string &component() const { return component_; }
@@ -56,11 +58,11 @@ public:
     int flags() const { return flags_; }
     const std::vector<Synonym> &synonyms() const { return synonyms_; }
     const SourceRef &source() const { return source_; }
-    bool is_set() const { return !value_is_null_; }  // false for a string that is unset
+    bool is_set() const { return !value_is_null_; } // false for a string that is unset
     const ParamValue &value() const { return value_; }
     std::string value_text() const;
 
-private:
+  private:
     friend class ParamRegistry;
 
     void write_storage();
@@ -88,8 +90,9 @@ private:
 std::string full_param_name(std::string_view framework, std::string_view component,
                             std::string_view name);
 
-class ParamRegistry {
-public:
+class ParamRegistry
+{
+  public:
     static ParamRegistry &instance();
 
     Result<int> register_param(const ParamSpec &spec);
@@ -123,13 +126,13 @@ public:
     // Forget everything (tests start from scratch).
     void clear();
 
-private:
+  private:
     struct Setting {
         std::string value;
         SourceRef source;
         unsigned long arrival = 0;
-        bool reported = false;  // its problem (bad value, not allowed here) was told
-        bool warned = false;    // deprecation or read-only refusal was told
+        bool reported = false; // its problem (bad value, not allowed here) was told
+        bool warned = false;   // deprecation or read-only refusal was told
     };
 
     void resolve(Param &param);
@@ -137,7 +140,7 @@ private:
     Param *lookup(std::string_view full_name);
 
     std::vector<std::unique_ptr<Param>> params_;
-    std::map<std::string, int, std::less<>> by_name_;  // full names and synonyms
+    std::map<std::string, int, std::less<>> by_name_; // full names and synonyms
     // "framework/component" -> its parameters, so unloading a component does
     // not scan every parameter.
     std::map<std::string, std::vector<int>, std::less<>> by_component_;
@@ -145,6 +148,6 @@ private:
     unsigned long arrivals_ = 0;
 };
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 #endif

@@ -1,6 +1,7 @@
 #include <meridian/opal/mca/base/param_source.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 bool SourceRef::is_file() const
 {
@@ -12,14 +13,20 @@ std::string SourceRef::describe() const
 {
     const std::string location = file + ":" + std::to_string(line);
     switch (kind) {
-    case SourceKind::default_value: return "default";
+    case SourceKind::default_value:
+        return "default";
     case SourceKind::system_file:
     case SourceKind::user_file:
-    case SourceKind::tune_file: return "file (" + location + ")";
-    case SourceKind::environment: return "environment";
-    case SourceKind::command_line: return "command line";
-    case SourceKind::api: return "api";
-    case SourceKind::override_file: return "override file (" + location + ")";
+    case SourceKind::tune_file:
+        return "file (" + location + ")";
+    case SourceKind::environment:
+        return "environment";
+    case SourceKind::command_line:
+        return "command line";
+    case SourceKind::api:
+        return "api";
+    case SourceKind::override_file:
+        return "override file (" + location + ")";
     }
     return "default";
 }
@@ -28,16 +35,23 @@ std::string SourceRef::where() const
 {
     const std::string location = file + ":" + std::to_string(line);
     switch (kind) {
-    case SourceKind::default_value: return "the default";
+    case SourceKind::default_value:
+        return "the default";
     case SourceKind::system_file:
-    case SourceKind::user_file: return "file " + location;
-    case SourceKind::tune_file: return "tune file " + location;
-    case SourceKind::environment: return "environment variable " + variable;
-    case SourceKind::command_line: return "the command line";
-    case SourceKind::api: return "the API";
-    case SourceKind::override_file: return "override file " + location;
+    case SourceKind::user_file:
+        return "file " + location;
+    case SourceKind::tune_file:
+        return "tune file " + location;
+    case SourceKind::environment:
+        return "environment variable " + variable;
+    case SourceKind::command_line:
+        return "the command line";
+    case SourceKind::api:
+        return "the API";
+    case SourceKind::override_file:
+        return "override file " + location;
     }
     return "the default";
 }
 
-}  // namespace meridian::mca
+} // namespace meridian::mca

@@ -6,7 +6,8 @@
 
 #include <string>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 // In precedence order, lowest first.  The three file kinds all show as
 // "file (PATH:LINE)"; their ranks keep system < user < --tune.
@@ -23,10 +24,10 @@ enum class SourceKind {
 
 struct SourceRef {
     SourceKind kind = SourceKind::default_value;
-    std::string file;      // file kinds: the path
-    int line = 0;          // file kinds: 1-based line
-    std::string variable;  // environment: the variable's name
-    int order = 0;         // among files of one kind: later files win
+    std::string file;     // file kinds: the path
+    int line = 0;         // file kinds: 1-based line
+    std::string variable; // environment: the variable's name
+    int order = 0;        // among files of one kind: later files win
 
     bool is_file() const;
 
@@ -41,6 +42,6 @@ struct SourceRef {
     long rank() const { return static_cast<long>(kind) * 100000L + order; }
 };
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 #endif

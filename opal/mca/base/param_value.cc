@@ -10,9 +10,11 @@
 
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
-namespace {
+namespace
+{
 
 std::string number_text(double v)
 {
@@ -61,7 +63,8 @@ std::pair<double, double> limits(const ValueRules &rules)
         lo = -std::numeric_limits<double>::max();
         hi = std::numeric_limits<double>::max();
         break;
-    default: break;
+    default:
+        break;
     }
     if (rules.min) {
         lo = *rules.min;
@@ -111,11 +114,20 @@ std::optional<unsigned long long> parse_size(std::string_view text)
     unsigned long long multiplier = 1;
     if (!text.empty() && std::isalpha(static_cast<unsigned char>(text.back()))) {
         switch (std::tolower(static_cast<unsigned char>(text.back()))) {
-        case 'k': multiplier = 1ULL << 10; break;
-        case 'm': multiplier = 1ULL << 20; break;
-        case 'g': multiplier = 1ULL << 30; break;
-        case 't': multiplier = 1ULL << 40; break;
-        default: return std::nullopt;
+        case 'k':
+            multiplier = 1ULL << 10;
+            break;
+        case 'm':
+            multiplier = 1ULL << 20;
+            break;
+        case 'g':
+            multiplier = 1ULL << 30;
+            break;
+        case 't':
+            multiplier = 1ULL << 40;
+            break;
+        default:
+            return std::nullopt;
         }
         text.remove_suffix(1);
     }
@@ -141,19 +153,27 @@ const EnumValue *find_enumerator(const std::vector<EnumValue> &enumerators, std:
     return nullptr;
 }
 
-}  // namespace
+} // namespace
 
 std::string_view type_name(ParamType type)
 {
     switch (type) {
-    case ParamType::boolean: return "bool";
-    case ParamType::integer: return "int";
-    case ParamType::unsigned_integer: return "unsigned";
-    case ParamType::size: return "size";
-    case ParamType::real: return "double";
-    case ParamType::string: return "string";
-    case ParamType::enumeration: return "enum";
-    case ParamType::list: return "list";
+    case ParamType::boolean:
+        return "bool";
+    case ParamType::integer:
+        return "int";
+    case ParamType::unsigned_integer:
+        return "unsigned";
+    case ParamType::size:
+        return "size";
+    case ParamType::real:
+        return "double";
+    case ParamType::string:
+        return "string";
+    case ParamType::enumeration:
+        return "enum";
+    case ParamType::list:
+        return "list";
     }
     return "string";
 }
@@ -162,7 +182,8 @@ std::string expected_form(const ValueRules &rules)
 {
     const auto [lo, hi] = limits(rules);
     switch (rules.type) {
-    case ParamType::boolean: return "a boolean (1/0, true/false, yes/no, on/off)";
+    case ParamType::boolean:
+        return "a boolean (1/0, true/false, yes/no, on/off)";
     case ParamType::integer: {
         std::string form = "an integer between " + number_text(lo) + " and " + number_text(hi);
         if (!rules.enumerators.empty()) {
@@ -184,9 +205,12 @@ std::string expected_form(const ValueRules &rules)
             return "a number between " + number_text(lo) + " and " + number_text(hi);
         }
         return "a number";
-    case ParamType::string: return "a string";
-    case ParamType::enumeration: return "one of " + enumerator_list(rules.enumerators);
-    case ParamType::list: return "a comma-separated list with no empty items";
+    case ParamType::string:
+        return "a string";
+    case ParamType::enumeration:
+        return "one of " + enumerator_list(rules.enumerators);
+    case ParamType::list:
+        return "a comma-separated list with no empty items";
     }
     return "a value";
 }
@@ -286,8 +310,10 @@ Result<ParamValue> parse_value(const ValueRules &rules, std::string_view raw)
 std::string format_value(const ValueRules &rules, const ParamValue &value)
 {
     switch (rules.type) {
-    case ParamType::boolean: return std::get<bool>(value) ? "true" : "false";
-    case ParamType::integer: return std::to_string(std::get<long long>(value));
+    case ParamType::boolean:
+        return std::get<bool>(value) ? "true" : "false";
+    case ParamType::integer:
+        return std::to_string(std::get<long long>(value));
     case ParamType::enumeration: {
         const auto number = std::get<long long>(value);
         for (const auto &e : rules.enumerators) {
@@ -298,12 +324,16 @@ std::string format_value(const ValueRules &rules, const ParamValue &value)
         return std::to_string(number);
     }
     case ParamType::unsigned_integer:
-    case ParamType::size: return std::to_string(std::get<unsigned long long>(value));
-    case ParamType::real: return number_text(std::get<double>(value));
-    case ParamType::string: return std::get<std::string>(value);
-    case ParamType::list: return util::join(std::get<std::vector<std::string>>(value), ",");
+    case ParamType::size:
+        return std::to_string(std::get<unsigned long long>(value));
+    case ParamType::real:
+        return number_text(std::get<double>(value));
+    case ParamType::string:
+        return std::get<std::string>(value);
+    case ParamType::list:
+        return util::join(std::get<std::vector<std::string>>(value), ",");
     }
     return {};
 }
 
-}  // namespace meridian::mca
+} // namespace meridian::mca

@@ -13,7 +13,8 @@
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/result.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 enum class ParamType {
     boolean = MCA_BASE_PARAM_TYPE_BOOL,
@@ -37,7 +38,7 @@ struct EnumValue {
 // The parsing rules of one parameter.
 struct ValueRules {
     ParamType type = ParamType::string;
-    std::vector<EnumValue> enumerators;  // ENUM: the allowed values; INT: aliases
+    std::vector<EnumValue> enumerators; // ENUM: the allowed values; INT: aliases
     std::optional<double> min;
     std::optional<double> max;
 };
@@ -56,6 +57,6 @@ std::string format_value(const ValueRules &rules, const ParamValue &value);
 // What a value of these rules looks like, for messages and help.
 std::string expected_form(const ValueRules &rules);
 
-}  // namespace meridian::mca
+} // namespace meridian::mca
 
 #endif

@@ -3,7 +3,8 @@
 #include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/util/strings.hpp>
 
-namespace meridian::mca {
+namespace meridian::mca
+{
 
 bool Selection::admits(std::string_view component) const
 {
@@ -23,11 +24,10 @@ Result<Selection> parse_selection(std::string_view framework, std::string_view t
         return selection;
     }
     const auto bad = [&](const std::string &why) {
-        return make_error(MERIDIAN_ERR_BAD_PARAM,
-                          "bad value " + util::quoted(text) + " for MCA parameter " +
-                              std::string(framework) +
-                              (where.empty() ? std::string() : " from " + std::string(where)) +
-                              ": " + why);
+        return make_error(
+            MERIDIAN_ERR_BAD_PARAM,
+            "bad value " + util::quoted(text) + " for MCA parameter " + std::string(framework) +
+                (where.empty() ? std::string() : " from " + std::string(where)) + ": " + why);
     };
     if (list.front() == '^') {
         selection.exclude = true;
@@ -53,12 +53,12 @@ Status check_selection(std::string_view framework, const Selection &selection,
         if (std::find(available.begin(), available.end(), name) != available.end()) {
             continue;
         }
-        std::string message = "MCA parameter " + std::string(framework) +
-                              (where.empty() ? std::string() : " (from " + std::string(where) + ")") +
-                              " names component " +
-                              util::quoted(name) + ", which is not available; available " +
-                              std::string(framework) + " components: " +
-                              (available.empty() ? std::string("none") : util::join(available, ", "));
+        std::string message =
+            "MCA parameter " + std::string(framework) +
+            (where.empty() ? std::string() : " (from " + std::string(where) + ")") +
+            " names component " + util::quoted(name) + ", which is not available; available " +
+            std::string(framework) + " components: " +
+            (available.empty() ? std::string("none") : util::join(available, ", "));
         if (const auto suggestion = util::closest_match(name, available)) {
             message += " (did you mean " + *suggestion + "?)";
         }
@@ -67,4 +67,4 @@ Status check_selection(std::string_view framework, const Selection &selection,
     return success();
 }
 
-}  // namespace meridian::mca
+} // namespace meridian::mca

@@ -11,7 +11,8 @@
 
 #include <meridian/meridian.hpp>
 
-namespace {
+namespace
+{
 
 int failures = 0;
 
@@ -46,7 +47,7 @@ std::string describe(const meridian::mca::SourceRef *source)
     return source != nullptr ? source->describe() : "<not registered>";
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv)
 {

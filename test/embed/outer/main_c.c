@@ -27,7 +27,8 @@ static const char *value_of(const char *name, char *buffer, size_t size)
     const int index = meridian_mca_base_param_find(name);
     if (index < 0) {
         snprintf(buffer, size, "<%s>", meridian_strerror(index));
-    } else if (meridian_mca_base_param_value_string(index, buffer, size) < 0) { /* else its length */
+    } else if (meridian_mca_base_param_value_string(index, buffer, size) <
+               0) { /* else its length */
         snprintf(buffer, size, "<no value>");
     }
     return buffer;
@@ -72,11 +73,13 @@ int main(int argc, char **argv)
     /* The components are inside the library: carto answers with a map. */
     mca_carto_graph_t *graph = NULL;
     const int graph_rc = meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph);
-    const size_t vertices = graph_rc == MERIDIAN_SUCCESS ? meridian_mca_carto_graph_vertex_count(graph) : 0;
+    const size_t vertices =
+        graph_rc == MERIDIAN_SUCCESS ? meridian_mca_carto_graph_vertex_count(graph) : 0;
     const char *selected = meridian_mca_carto_base_selected_component();
     snprintf(text, sizeof text, "%s from %s, %zu vertices", meridian_strerror(graph_rc),
              selected != NULL ? selected : "no component", vertices);
-    check(graph_rc == MERIDIAN_SUCCESS && vertices > 0, "a built-in carto component maps the host", text);
+    check(graph_rc == MERIDIAN_SUCCESS && vertices > 0, "a built-in carto component maps the host",
+          text);
     meridian_mca_carto_graph_free(graph);
 
     meridian_finalize();
