@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iterator>
 #include <string>
@@ -175,8 +176,8 @@ class UndoOnThrow
     bool armed_ = true;
 };
 
-QMP_status_t init(int *argc, char ***argv, QMP_thread_level_t required,
-                  QMP_thread_level_t *provided)
+// required is the level as the caller's int: C may pass any value.
+QMP_status_t init(int *argc, char ***argv, int required, QMP_thread_level_t *provided)
 {
     const char *call = "QMP_init_msg_passing";
     State &s = state();
@@ -189,7 +190,7 @@ QMP_status_t init(int *argc, char ***argv, QMP_thread_level_t required,
     }
     if (required < QMP_THREAD_SINGLE || required > QMP_THREAD_MULTIPLE) {
         return set_error(QMP_INVALID_ARG, std::string(call) + ": the required thread level " +
-                                              std::to_string(static_cast<int>(required)) +
+                                              std::to_string(required) +
                                               " is not one of QMP_THREAD_SINGLE .. MULTIPLE");
     }
     if (provided == nullptr) {
@@ -224,7 +225,7 @@ QMP_status_t init(int *argc, char ***argv, QMP_thread_level_t required,
     s.transport = transport;
     s.job = job;
     // Every level is supported: MULTIPLE by the State lock.
-    s.thread_level = required;
+    s.thread_level = static_cast<QMP_thread_level_t>(required);
     s.init_time = QMP_time(); // also the session id of handles (qmp_channel.cc)
     s.initialized = true;
     if (QMP_status_t status = set_up_machine(options); status != QMP_SUCCESS) {
@@ -373,7 +374,12 @@ extern "C" {
 QMP_status_t QMP_init_msg_passing(int *argc, char ***argv, QMP_thread_level_t required,
                                   QMP_thread_level_t *provided)
 {
-    return qmp_boundary(__func__, [&] { return init(argc, argv, required, provided); });
+    // Read as the int a C caller passed: in C++ a load of an enum object
+    // holding a value outside its enumerators' range is undefined.
+    static_assert(sizeof(QMP_thread_level_t) == sizeof(int));
+    int level = 0;
+    std::memcpy(&level, &required, sizeof level);
+    return qmp_boundary(__func__, [&] { return init(argc, argv, level, provided); });
 }
 
 QMP_bool_t QMP_is_initialized(void)
