@@ -434,15 +434,15 @@ QMP_msghandle_t QMP_declare_send_recv_pairs(QMP_msghandle_t msgh[], int num)
 // that arrives before its receive starts, so no send waits for "ready".
 QMP_status_t QMP_clear_to_send(QMP_msghandle_t mh, QMP_clear_to_send_t cts)
 {
+    const int given = meridian::c_enum_value(cts);
     return qmp_boundary(__func__, [&] {
         const char *call = "QMP_clear_to_send";
         if (QMP_status_t st = check_handle(call, mh); st != QMP_SUCCESS) {
             return st;
         }
-        if (cts != QMP_CTS_DISABLED && cts != QMP_CTS_NOT_READY && cts != QMP_CTS_READY) {
+        if (given != QMP_CTS_DISABLED && given != QMP_CTS_NOT_READY && given != QMP_CTS_READY) {
             return set_handle_error(mh, QMP_INVALID_ARG,
-                                    std::string(call) + ": " +
-                                        std::to_string(static_cast<int>(cts)) +
+                                    std::string(call) + ": " + std::to_string(given) +
                                         " is not QMP_CTS_DISABLED, _NOT_READY or _READY");
         }
         if (mh->active != 0) {
@@ -450,7 +450,7 @@ QMP_status_t QMP_clear_to_send(QMP_msghandle_t mh, QMP_clear_to_send_t cts)
                                     std::string(call) +
                                         ": the handle is started (wait for it first)");
         }
-        mh->clear_to_send = cts;
+        mh->clear_to_send = static_cast<QMP_clear_to_send_t>(given);
         return QMP_SUCCESS;
     });
 }

@@ -58,7 +58,16 @@ QMP_comm_t make_comm(std::vector<int> members, std::uint32_t context, int color,
     comm->context = context;
     QMP_comm_t made = comm.get();
     s.comms.push_back(std::move(comm));
-    if (attach_collectives(made) != QMP_SUCCESS) {
+    // A communicator whose collectives could not be set up is not kept,
+    // whether that was said by a status or by an exception (out of memory).
+    QMP_status_t attached = QMP_ERROR;
+    try {
+        attached = attach_collectives(made);
+    } catch (...) {
+        s.comms.pop_back();
+        throw; // to the caller's guard
+    }
+    if (attached != QMP_SUCCESS) {
         s.comms.pop_back(); // attach_collectives recorded why
         return nullptr;
     }

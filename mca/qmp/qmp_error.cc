@@ -180,15 +180,15 @@ extern "C" {
 // A text that cannot be made (no memory) is QMP's generic one.
 const char *QMP_error_string(QMP_status_t code)
 {
+    const int value = meridian::c_enum_value(code);
     return qmp_boundary(__func__, kStatusText[1], [&] {
-        if (code == QMP_SUCCESS) {
+        if (value == QMP_SUCCESS) {
             return kStatusText[0];
         }
-        if (code >= QMP_ERROR && code < QMP_MAX_STATUS) {
-            return kStatusText[code - QMP_ERROR + 1];
+        if (value >= QMP_ERROR && value < QMP_MAX_STATUS) {
+            return kStatusText[value - QMP_ERROR + 1];
         }
         // QMP hands other codes to the layer below (MPI); ours is Meridian.
-        const int value = static_cast<int>(code);
         if (value < 0 && value >= MERIDIAN_ERR_UNREACH) {
             return intern(std::string("Meridian: ") + meridian_strerror(value));
         }

@@ -8,7 +8,6 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <iterator>
 #include <string>
@@ -374,11 +373,7 @@ extern "C" {
 QMP_status_t QMP_init_msg_passing(int *argc, char ***argv, QMP_thread_level_t required,
                                   QMP_thread_level_t *provided)
 {
-    // Read as the int a C caller passed: in C++ a load of an enum object
-    // holding a value outside its enumerators' range is undefined.
-    static_assert(sizeof(QMP_thread_level_t) == sizeof(int));
-    int level = 0;
-    std::memcpy(&level, &required, sizeof level);
+    const int level = meridian::c_enum_value(required);
     return qmp_boundary(__func__, [&] { return init(argc, argv, level, provided); });
 }
 

@@ -24,8 +24,10 @@
 
 #include <meridian/opal/util/require_cxx20.hpp>
 
+#include <cstring>
 #include <exception>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include <meridian/opal/util/error.h>
@@ -96,6 +98,18 @@ void c_boundary_void(const char *call, Body &&body,
     } catch (...) {
         detail::boundary_failed(record, call, "an unknown exception");
     }
+}
+
+// The value a C caller passed for a parameter of enum type, as the int it
+// is.  C may pass any int there, while in C++ reading an enum object that
+// holds a value outside its enumerators' range is undefined (UBSan stops
+// on it): check the int, then convert.
+template <typename Enum> int c_enum_value(const Enum &given) noexcept
+{
+    static_assert(std::is_enum_v<Enum> && sizeof(Enum) == sizeof(int));
+    int value = 0;
+    std::memcpy(&value, &given, sizeof value);
+    return value;
 }
 
 } // namespace meridian

@@ -112,6 +112,39 @@ START_TEST(comm_split_one_allocation_fails)
 }
 END_TEST
 
+// Whichever of the split's allocations fails, the split says so and
+// leaves nothing half made: the communicator, its members, its collective
+// channels.  The sweep ends when the split no longer runs out.
+START_TEST(comm_split_fails_at_each_allocation)
+{
+    init_plain();
+    QMP_comm_t parent = QMP_comm_get_default();
+    constexpr long most = 10000;
+    long successes = 0;
+    for (; successes < most; ++successes) {
+        QMP_comm_t made = nullptr;
+        QMP_status_t status;
+        {
+            const Scope failing(Mode::nth, successes);
+            status = QMP_comm_split(parent, 0, 0, &made);
+        }
+        if (status == QMP_SUCCESS) {
+            ck_assert_ptr_nonnull(made);
+            ck_assert_int_eq(QMP_comm_free(made), QMP_SUCCESS);
+            break;
+        }
+        ck_assert_int_eq(status, QMP_NOMEM_ERR);
+        ck_assert_ptr_null(made);
+        ck_assert_text_eq(last_error(), out_of_memory("QMP_comm_split"));
+    }
+    // The split allocates, so at least its first allocation failed.
+    ck_assert_int_gt(successes, 0);
+    ck_assert_int_lt(successes, most);
+    qmp_still_works();
+    QMP_finalize_msg_passing();
+}
+END_TEST
+
 START_TEST(declare_msgmem_without_memory)
 {
     init_plain();
@@ -269,6 +302,7 @@ int main()
     tcase_set_timeout(tcase, 60);
     tcase_add_test(tcase, comm_split_without_memory);
     tcase_add_test(tcase, comm_split_one_allocation_fails);
+    tcase_add_test(tcase, comm_split_fails_at_each_allocation);
     tcase_add_test(tcase, declare_msgmem_without_memory);
     tcase_add_test(tcase, declare_handle_and_memory_without_memory);
     tcase_add_test(tcase, channel_create_one_allocation_fails);

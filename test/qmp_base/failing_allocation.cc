@@ -14,11 +14,20 @@ namespace
 {
 
 std::atomic<Mode> mode{Mode::none};
+// Mode::nth: the allocations still to succeed before the one that fails.
+std::atomic<long> to_succeed{0};
 
 bool this_one_fails()
 {
     Mode expected = Mode::next;
     if (mode.compare_exchange_strong(expected, Mode::none)) {
+        return true;
+    }
+    if (expected == Mode::nth) {
+        if (to_succeed.fetch_sub(1) > 0) {
+            return false;
+        }
+        mode = Mode::none;
         return true;
     }
     return expected == Mode::all;
@@ -48,8 +57,9 @@ void *allocate_or_throw(std::size_t size, std::size_t alignment)
 
 } // namespace
 
-Scope::Scope(Mode failing)
+Scope::Scope(Mode failing, long successes)
 {
+    to_succeed = successes;
     mode = failing;
 }
 

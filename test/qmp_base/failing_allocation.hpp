@@ -14,13 +14,14 @@ enum class Mode {
     none, // every allocation succeeds
     next, // the next allocation fails, later ones succeed
     all,  // every allocation fails
+    nth,  // the allocation after `successes` more succeed fails, later ones succeed
 };
 
 // While it lives, allocations fail as `mode` says; then they succeed again.
 class Scope
 {
   public:
-    explicit Scope(Mode mode);
+    explicit Scope(Mode mode, long successes = 0);
     ~Scope();
     Scope(const Scope &) = delete;
     Scope &operator=(const Scope &) = delete;

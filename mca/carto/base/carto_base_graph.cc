@@ -87,8 +87,9 @@ int meridian_mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *na
     if (graph == nullptr || name == nullptr) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
+    const int given = meridian::c_enum_value(type);
     return meridian::c_boundary(__func__, [&]() -> int {
-        const auto added = graph->graph.add_vertex(name, static_cast<meridian::VertexType>(type));
+        const auto added = graph->graph.add_vertex(name, static_cast<meridian::VertexType>(given));
         return added ? MERIDIAN_SUCCESS : fail(added.error());
     });
 }
