@@ -199,7 +199,8 @@ QMP_status_t init(int *argc, char ***argv, int required, QMP_thread_level_t *pro
     // options have taken their part out by then).
     const ArgvCopy given(argc, argv);
     if (int rc = meridian_init(argc, argv); rc != MERIDIAN_SUCCESS) {
-        // meridian_init reported why.
+        // meridian_init reported why (it may have taken its options out).
+        given.restore(argc, argv);
         return set_error(QMP_RTENV_ERR, std::string(call) +
                                             ": Meridian could not start: " + meridian_strerror(rc));
     }

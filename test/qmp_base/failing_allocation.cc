@@ -16,8 +16,9 @@ namespace
 std::atomic<Mode> mode{Mode::none};
 // Mode::nth: the allocations still to succeed before the one that fails.
 std::atomic<long> to_succeed{0};
+std::atomic<long> failed{0};
 
-bool this_one_fails()
+bool decide()
 {
     Mode expected = Mode::next;
     if (mode.compare_exchange_strong(expected, Mode::none)) {
@@ -31,6 +32,15 @@ bool this_one_fails()
         return true;
     }
     return expected == Mode::all;
+}
+
+bool this_one_fails()
+{
+    const bool fails = decide();
+    if (fails) {
+        ++failed;
+    }
+    return fails;
 }
 
 // NULL when the mode says so or memory is out.
@@ -60,7 +70,13 @@ void *allocate_or_throw(std::size_t size, std::size_t alignment)
 Scope::Scope(Mode failing, long successes)
 {
     to_succeed = successes;
+    failed = 0;
     mode = failing;
+}
+
+long Scope::failures() const
+{
+    return failed;
 }
 
 Scope::~Scope()

@@ -23,6 +23,8 @@ class Scope
   public:
     explicit Scope(Mode mode, long successes = 0);
     ~Scope();
+    // How many allocations have failed in this scope.
+    long failures() const;
     Scope(const Scope &) = delete;
     Scope &operator=(const Scope &) = delete;
 };

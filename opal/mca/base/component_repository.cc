@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <ltdl.h>
+#include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,19 +142,19 @@ std::vector<Candidate> find_candidates(std::string_view framework,
     const std::string suffix = ".so";
     std::vector<Candidate> candidates;
     for (const auto &directory : directories) {
-        DIR *dir = ::opendir(directory.c_str());
-        if (dir == nullptr) {
+        // Closed however the scan ends (an allocation may fail in it).
+        const std::unique_ptr<DIR, int (*)(DIR *)> dir(::opendir(directory.c_str()), ::closedir);
+        if (!dir) {
             continue;
         }
         std::vector<std::string> names;
-        while (const dirent *entry = ::readdir(dir)) {
+        while (const dirent *entry = ::readdir(dir.get())) {
             const std::string name = entry->d_name;
             if (name.size() > prefix.size() + suffix.size() && util::starts_with(name, prefix) &&
                 name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
                 names.push_back(name);
             }
         }
-        ::closedir(dir);
         std::sort(names.begin(), names.end());
         for (const auto &name : names) {
             candidates.push_back(
@@ -197,8 +198,10 @@ Result<LoadedComponent> load_component(const mca_base_framework_t &framework,
     // eager probe with the system loader first: it catches unresolved symbols
     // now rather than at the first call, and says what is missing.
     dlerror();
-    void *probe = ::dlopen(candidate.path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (probe == nullptr) {
+    // Closed once libltdl holds the file, or however this ends.
+    std::unique_ptr<void, int (*)(void *)> probe(
+        ::dlopen(candidate.path.c_str(), RTLD_NOW | RTLD_LOCAL), ::dlclose);
+    if (!probe) {
         const char *message = dlerror();
         return refuse(
             explain_dlerror(candidate.path, message != nullptr ? message : "unknown error"));
@@ -211,7 +214,7 @@ Result<LoadedComponent> load_component(const mca_base_framework_t &framework,
     DsoHandle handle(lt_dlopenadvise(candidate.path.c_str(), advise));
     lt_dladvise_destroy(&advise);
     const char *lt_message = handle ? nullptr : lt_dlerror();
-    ::dlclose(probe); // the libltdl handle keeps it loaded
+    probe.reset(); // the libltdl handle keeps it loaded
     if (!handle) {
         return refuse(std::string("libltdl could not open it: ") +
                       (lt_message != nullptr ? lt_message : "unknown error"));

@@ -124,7 +124,7 @@ ParamRegistry &ParamRegistry::instance()
 
 Result<int> ParamRegistry::register_param(const ParamSpec &spec)
 {
-    const std::string full = full_param_name(spec.framework, spec.component, spec.name);
+    std::string full = full_param_name(spec.framework, spec.component, spec.name);
     const auto refuse = [&](const std::string &why) -> Error {
         report_error("cannot register MCA parameter " + util::quoted(full) + ": " + why);
         return make_error(MERIDIAN_ERR_BAD_PARAM, why);
@@ -144,29 +144,18 @@ Result<int> ParamRegistry::register_param(const ParamSpec &spec)
         return refuse("an enum parameter needs named values");
     }
 
-    Param *param = nullptr;
+    Param *existing = nullptr;
     if (const auto it = by_name_.find(full); it != by_name_.end()) {
-        param = params_[static_cast<std::size_t>(it->second)].get();
-        if (param->full_name_ != full) {
-            return refuse("the name is already a synonym of " + util::quoted(param->full_name_));
+        existing = params_[static_cast<std::size_t>(it->second)].get();
+        if (existing->full_name_ != full) {
+            return refuse("the name is already a synonym of " + util::quoted(existing->full_name_));
         }
-        if (param->registered_ && param->rules_.type != spec.type) {
+        if (existing->registered_ && existing->rules_.type != spec.type) {
             report_error("MCA parameter " + util::quoted(full) + " is already registered as " +
-                         std::string(type_name(param->rules_.type)) + ", not as " +
+                         std::string(type_name(existing->rules_.type)) + ", not as " +
                          std::string(type_name(spec.type)));
             return make_error(MERIDIAN_ERR_EXISTS, "registered with another type");
         }
-        if (param->framework_ != spec.framework || param->component_ != spec.component) {
-            // The same full name, split another way ("a_b" + "c" vs "a" + "b_c").
-            std::erase(by_component_[param->framework_ + "/" + param->component_], param->index_);
-            by_component_[spec.framework + "/" + spec.component].push_back(param->index_);
-        }
-    } else {
-        params_.push_back(std::make_unique<Param>());
-        param = params_.back().get();
-        param->index_ = static_cast<int>(params_.size() - 1);
-        by_name_.emplace(full, param->index_);
-        by_component_[spec.framework + "/" + spec.component].push_back(param->index_);
     }
 
     bool is_null = false;
@@ -185,19 +174,48 @@ Result<int> ParamRegistry::register_param(const ParamSpec &spec)
         }
     }
 
-    param->framework_ = spec.framework;
-    param->component_ = spec.component;
-    param->full_name_ = full;
-    param->help_ = spec.help;
+    // Everything that allocates is made before the registry changes, so a
+    // registration that runs out of memory leaves the registry as it was
+    // (and the next one finds no half-made parameter under the name).
+    std::string framework = spec.framework;
+    std::string component = spec.component;
+    std::string help = spec.help;
+    ParamValue default_value = *initial;
+    ParamValue value = std::move(*initial);
+    std::vector<int> &members = by_component_[spec.framework + "/" + spec.component];
+    members.reserve(members.size() + 1);
+    Param *param = existing;
+    if (param == nullptr) {
+        auto fresh = std::make_unique<Param>();
+        fresh->index_ = static_cast<int>(params_.size());
+        params_.reserve(params_.size() + 1);
+        by_name_.emplace(full, fresh->index_);
+        // Nothing below allocates: the capacity is there.
+        members.push_back(fresh->index_);
+        params_.push_back(std::move(fresh));
+        param = params_.back().get();
+    } else if (param->framework_ != spec.framework || param->component_ != spec.component) {
+        // The same full name, split another way ("a_b" + "c" vs "a" + "b_c").
+        const auto before = by_component_.find(param->framework_ + "/" + param->component_);
+        if (before != by_component_.end()) {
+            std::erase(before->second, param->index_);
+        }
+        members.push_back(param->index_);
+    }
+
+    param->framework_ = std::move(framework);
+    param->component_ = std::move(component);
+    param->full_name_ = std::move(full);
+    param->help_ = std::move(help);
     param->rules_ = std::move(rules);
     param->level_ = spec.level;
     param->flags_ = spec.flags;
     param->storage_ = spec.storage;
     param->registered_ = true;
     param->frozen_ = false;
-    param->default_value_ = *initial;
+    param->default_value_ = std::move(default_value);
     param->default_is_null_ = is_null;
-    param->value_ = *initial;
+    param->value_ = std::move(value);
     param->value_is_null_ = is_null;
     param->source_ = SourceRef{};
     resolve(*param);
@@ -241,8 +259,10 @@ Status ParamRegistry::add_synonym(int index, const std::string &full_name, int f
         }
         return make_error(MERIDIAN_ERR_EXISTS, full_name + " already names another parameter");
     }
+    Synonym synonym{full_name, flags};
+    param.synonyms_.reserve(param.synonyms_.size() + 1);
     by_name_.emplace(full_name, index);
-    param.synonyms_.push_back(Synonym{full_name, flags});
+    param.synonyms_.push_back(std::move(synonym)); // cannot throw: the capacity is there
     resolve(param);
     return success();
 }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -43,9 +45,44 @@ struct ValueRules {
     std::optional<double> max;
 };
 
+using ParamVariant = std::variant<bool, long long, unsigned long long, double, std::string,
+                                  std::vector<std::string>>;
+
 // bool | signed (INT, ENUM) | unsigned (UNSIGNED, SIZE) | double | string | list
-using ParamValue = std::variant<bool, long long, unsigned long long, double, std::string,
-                                std::vector<std::string>>;
+//
+// A std::variant whose copies survive running out of memory: libstdc++ 12
+// counts strings and vectors as never valueless, so when copying one of them
+// throws inside the variant's own copy constructor, the half-made variant's
+// destructor visits an index it never set (undefined; UBSan stops there).
+// Copies are therefore made alternative by alternative (a throw there leaves
+// nothing half made) and moved in, which cannot throw.
+class ParamValue : public ParamVariant
+{
+  public:
+    using ParamVariant::ParamVariant;
+    ParamValue() = default;
+    ParamValue(const ParamValue &other) : ParamVariant(copy_of(other)) {}
+    ParamValue(ParamValue &&) noexcept = default;
+    ParamValue &operator=(const ParamValue &other)
+    {
+        ParamVariant copy = copy_of(other);
+        ParamVariant::operator=(std::move(copy));
+        return *this;
+    }
+    ParamValue &operator=(ParamValue &&) noexcept = default;
+    ~ParamValue() = default;
+
+  private:
+    static ParamVariant copy_of(const ParamValue &other)
+    {
+        return std::visit(
+            [](const auto &alternative) {
+                using T = std::decay_t<decltype(alternative)>;
+                return ParamVariant(std::in_place_type<T>, alternative);
+            },
+            static_cast<const ParamVariant &>(other));
+    }
+};
 
 // Parse text under the rules; the error message says what was expected
 // ("expected an integer between 0 and 100 or one of none, error, ...").
