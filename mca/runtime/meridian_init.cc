@@ -77,18 +77,25 @@ extern "C" int meridian_init(int *argc, char ***argv)
         if (const int rc = meridian_mca_base_open(); rc != MERIDIAN_SUCCESS) {
             return fail(rc);
         }
-        for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr;
-             ++framework) {
-            if (const int rc = meridian_mca_base_framework_register(*framework);
-                rc != MERIDIAN_SUCCESS) {
+        // From here a failure, said by a status or thrown (no memory), undoes
+        // the open and the registrations, so the next init starts afresh.
+        try {
+            for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr;
+                 ++framework) {
+                if (const int rc = meridian_mca_base_framework_register(*framework);
+                    rc != MERIDIAN_SUCCESS) {
+                    return fail(rc);
+                }
+            }
+            if (const int rc = meridian_mca_base_check_params(); rc != MERIDIAN_SUCCESS) {
                 return fail(rc);
             }
-        }
-        if (const int rc = meridian_mca_base_check_params(); rc != MERIDIAN_SUCCESS) {
-            return fail(rc);
-        }
-        if (const int rc = start_in_job(); rc != MERIDIAN_SUCCESS) {
-            return fail(rc);
+            if (const int rc = start_in_job(); rc != MERIDIAN_SUCCESS) {
+                return fail(rc);
+            }
+        } catch (...) {
+            fail(MERIDIAN_ERROR);
+            throw; // to the guard, which says why
         }
         init_count = 1;
         return MERIDIAN_SUCCESS;
