@@ -86,8 +86,22 @@ Result<NodePools *> pools_of(const fabric::Fabric &fab, std::vector<NodePools *>
         }
         specs = *defaults;
     }
-    NodePools made;
+    // Pools of one protocol on one subnet (or on every NIC) are one pool,
+    // however many times the text names them: "tcp:100-101;tcp:200-201" is
+    // four ports (the parser has refused a port named twice among them).
+    std::vector<fabric::PortPoolSpec> merged;
     for (const auto &spec : specs) {
+        const auto same = std::find_if(merged.begin(), merged.end(), [&](const auto &m) {
+            return m.protocol == spec.protocol && m.subnet == spec.subnet;
+        });
+        if (same == merged.end()) {
+            merged.push_back(spec);
+        } else {
+            same->ranges.insert(same->ranges.end(), spec.ranges.begin(), spec.ranges.end());
+        }
+    }
+    NodePools made;
+    for (const auto &spec : merged) {
         made.pools.push_back(Pool{spec.protocol, spec.subnet, fabric::PortPool(spec.ranges)});
     }
     return index[node] = &all.emplace(host.name, std::move(made)).first->second;

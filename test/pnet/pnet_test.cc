@@ -221,6 +221,37 @@ START_TEST(ports_are_unique_per_node)
 }
 END_TEST
 
+// A protocol's pool named twice (in pnet_tcp_static_ports or a node's
+// ports=) is one pool with the ports of both: 4 tcp ports here, not the
+// first 2 only, and 3 udp.
+START_TEST(pools_named_twice_are_one_pool)
+{
+    use_components(nullptr);
+    meridian_test::set_param_env("pnet_tcp_static_ports",
+                                 "tcp:100-101;udp:300;tcp:200-201;udp:400-401");
+    auto job = job_of(lab(), "node03:2", "id=a,type=tcp,endpts=2,required;id=b,type=udp,endpts=1");
+    allocate_ok(*job);
+    ck_assert(ports(job->job.grants[0], 0) == (std::vector<std::uint16_t>{100, 101}));
+    ck_assert(ports(job->job.grants[0], 1) == (std::vector<std::uint16_t>{200, 201}));
+    ck_assert(ports(job->job.grants[1], 0) == (std::vector<std::uint16_t>{300}));
+    ck_assert(ports(job->job.grants[1], 1) == (std::vector<std::uint16_t>{400}));
+    ck_assert_messages();
+
+    auto parsed =
+        fabric::parse_fabric("fabric f\n"
+                             "plane 10.20.0.0/16 cidr=10.20.0.0/16\n"
+                             "node n1 ports=tcp:10.20.0.0/16:7000;tcp:10.20.0.0/16:7005-7006\n"
+                             "nic n1 eth0 plane=10.20.0.0/16 address=10.20.0.1\n",
+                             "f.fabric");
+    ck_assert_msg(parsed.ok(), "%s", parsed.ok() ? "" : parsed.error().message.c_str());
+    auto twice = job_of(std::make_shared<const fabric::Fabric>(std::move(*parsed)), "n1:3",
+                        "id=c,type=tcp,endpts=1,required", "job2");
+    allocate_ok(*twice);
+    ck_assert(ports(twice->job.grants[0], 0) == (std::vector<std::uint16_t>{7000}));
+    ck_assert(ports(twice->job.grants[0], 2) == (std::vector<std::uint16_t>{7006}));
+}
+END_TEST
+
 START_TEST(ports_return_on_deregister_and_are_reused)
 {
     use_components(nullptr);
@@ -609,6 +640,7 @@ Suite *pnet_suite()
     tcase_add_test(pipeline, setup_fork_collects_every_module);
     tcase_add_test(pipeline, given_seckeys_are_used_as_given);
     tcase_add_test(pipeline, bad_static_ports_name_the_parameter);
+    tcase_add_test(pipeline, pools_named_twice_are_one_pool);
     tcase_add_test(pipeline, requests_from_the_parameter);
     tcase_add_test(pipeline, inventory_round_trip_through_the_file);
     tcase_add_test(pipeline, inventory_of_this_host);
