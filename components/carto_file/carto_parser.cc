@@ -1,12 +1,7 @@
 #include "components/carto_file/carto_parser.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -14,6 +9,7 @@
 
 #include <meridian/mca/carto/base/base.h>
 #include <meridian/mca/carto/base/base.hpp>
+#include <meridian/opal/util/read_file.hpp>
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::carto
@@ -678,25 +674,6 @@ class Parser
     std::vector<Use> uses_;
 };
 
-// Closes a file descriptor on every path out of read_carto_file.
-class FileDescriptor
-{
-  public:
-    explicit FileDescriptor(int fd) : fd_(fd) {}
-    FileDescriptor(const FileDescriptor &) = delete;
-    FileDescriptor &operator=(const FileDescriptor &) = delete;
-    ~FileDescriptor()
-    {
-        if (fd_ >= 0) {
-            ::close(fd_);
-        }
-    }
-    int get() const { return fd_; }
-
-  private:
-    int fd_;
-};
-
 } // namespace
 
 CartoFormat detect_carto_format(std::string_view text)
@@ -741,47 +718,11 @@ Result<CartoDescription> parse_carto(std::string_view path, std::string_view tex
 
 Result<CartoDescription> read_carto_file(const std::string &path)
 {
-    constexpr std::size_t max_file_size = std::size_t{256} << 20;
-    const auto fail = [&path](int error) {
-        return make_error(MERIDIAN_ERR_IO, path + ": " + std::strerror(error));
-    };
-    const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (file.get() < 0) {
-        return fail(errno);
+    auto text = util::read_file(path, util::kCartoFileLimit, "carto file");
+    if (!text) {
+        return make_error(MERIDIAN_ERR_IO, path + ": " + text.error().message);
     }
-    struct stat info {
-    };
-    if (::fstat(file.get(), &info) != 0) {
-        return fail(errno);
-    }
-    // Linux's read() fails with EISDIR on a directory, other systems may read
-    // it: check first so that every system says the same.
-    if (S_ISDIR(info.st_mode)) {
-        return fail(EISDIR);
-    }
-    std::string text;
-    char buffer[65536];
-    while (true) {
-        const ssize_t got = ::read(file.get(), buffer, sizeof buffer);
-        if (got < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return fail(errno);
-        }
-        if (got == 0) {
-            break;
-        }
-        // A host map is small; this stops a device like /dev/zero, whose
-        // size stat cannot tell, from filling the memory.
-        if (text.size() + static_cast<std::size_t>(got) > max_file_size) {
-            return make_error(MERIDIAN_ERR_IO, path + ": " + std::strerror(EFBIG) +
-                                                   " (a carto file is at most " +
-                                                   std::to_string(max_file_size >> 20) + " MiB)");
-        }
-        text.append(buffer, static_cast<std::size_t>(got));
-    }
-    return parse_carto(path, text);
+    return parse_carto(path, *text);
 }
 
 } // namespace meridian::carto

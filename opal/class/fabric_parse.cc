@@ -1,14 +1,11 @@
 // The fabric file (format in fabric.hpp): a line-by-line reader that checks
 // every statement where it stands, and the writer that reads back the same.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 
 #include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/util/read_file.hpp>
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::fabric
@@ -657,41 +654,12 @@ Result<Fabric> parse_fabric(std::string_view text, std::string_view origin)
 
 Result<Fabric> read_fabric_file(const std::string &path)
 {
-    auto failed = [&](int error) {
+    auto text = util::read_file(path, util::kFabricFileLimit, "fabric file");
+    if (!text) {
         return make_error(MERIDIAN_ERR_IO,
-                          "cannot read the fabric file " + path + ": " + std::strerror(error));
-    };
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return failed(errno);
+                          "cannot read the fabric file " + path + ": " + text.error().message);
     }
-    // A directory opens, but is no file (read() would say so only on some systems).
-    struct stat info {
-    };
-    if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
-        const int error = S_ISDIR(info.st_mode) ? EISDIR : errno;
-        ::close(fd);
-        return failed(error);
-    }
-    std::string text;
-    char buffer[65536];
-    while (true) {
-        const ssize_t got = ::read(fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) {
-            continue;
-        }
-        if (got < 0) {
-            const int error = errno;
-            ::close(fd);
-            return failed(error);
-        }
-        if (got == 0) {
-            break;
-        }
-        text.append(buffer, static_cast<std::size_t>(got));
-    }
-    ::close(fd);
-    return parse_fabric(text, path);
+    return parse_fabric(*text, path);
 }
 
 std::string format_fabric(const Fabric &fabric)

@@ -77,6 +77,18 @@ expect_status 1
 expect_out_empty
 printf 'meridian: error: cannot read param file %s: No such file or directory\n' "$scratch/no-such.conf" | expect_err
 
+# Every read is bounded and checked: a device without end is refused once
+# past the limit (not read until the memory runs out), and a file whose read
+# fails part-way is an error, not a text applied in part.
+run_info --tune /dev/zero
+expect_status 1
+expect_out_empty
+printf 'meridian: error: cannot read param file /dev/zero: File too large (a param file is at most 16 MiB)\n' | expect_err
+run_info --tune /proc/self/mem
+expect_status 1
+expect_out_empty
+printf 'meridian: error: cannot read param file /proc/self/mem: Input/output error\n' | expect_err
+
 printf 'carto_base_verbose 3\n' >"$scratch/bad.conf"
 run_info --tune "$scratch/bad.conf"
 expect_status 1

@@ -11,6 +11,10 @@ run_netmap --fabric "$scratch/nosuch.fabric" --hosts node01:2
 expect_failure "cannot read the fabric file $scratch/nosuch.fabric: No such file or directory"
 run_netmap --fabric "$scratch" --hosts node01:2
 expect_failure "cannot read the fabric file $scratch: Is a directory"
+run_netmap --fabric /dev/zero --hosts node01:2
+expect_failure "cannot read the fabric file /dev/zero: File too large (a fabric file is at most 64 MiB)"
+run_netmap --fabric /proc/self/mem --hosts node01:2
+expect_failure "cannot read the fabric file /proc/self/mem: Input/output error"
 
 cat >"$scratch/typo.fabric" <<'END'
 # a typo in an attribute

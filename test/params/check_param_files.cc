@@ -230,7 +230,7 @@ START_TEST(directory_is_an_error)
 {
     set_param_env("mca_base_param_files", scratch());
     ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_ERR_BAD_PARAM);
-    ck_assert_messages(ERROR_MSG("cannot read param file " + scratch() + ": it is a directory"));
+    ck_assert_messages(ERROR_MSG("cannot read param file " + scratch() + ": Is a directory"));
 }
 END_TEST
 

@@ -2,14 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
-#include <sys/stat.h>
 
 #include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/read_file.hpp>
 #include <meridian/opal/util/strings.hpp>
 
 extern char **environ;
@@ -121,24 +117,14 @@ Result<std::vector<FileSetting>> read_param_file(const std::string &path, bool r
     const auto fail = [&](const std::string &why) {
         return make_error(MERIDIAN_ERR_IO, "cannot read param file " + path + ": " + why);
     };
-    struct stat info {
-    };
-    if (::stat(path.c_str(), &info) != 0) {
-        if (errno == ENOENT && !required) {
+    auto contents = util::read_file(path, util::kParamFileLimit, "param file");
+    if (!contents) {
+        if (contents.error().status == MERIDIAN_ERR_NOT_FOUND && !required) {
             return std::vector<FileSetting>{};
         }
-        return fail(std::strerror(errno));
+        return fail(contents.error().message);
     }
-    if (S_ISDIR(info.st_mode)) {
-        return fail("it is a directory");
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return fail(std::strerror(errno));
-    }
-    std::ostringstream contents;
-    contents << in.rdbuf();
-    auto parsed = parse_param_file(path, contents.str());
+    auto parsed = parse_param_file(path, *contents);
     if (!parsed) {
         return make_error(MERIDIAN_ERR_BAD_PARAM,
                           parsed.error().message + " (the file is ignored)");
