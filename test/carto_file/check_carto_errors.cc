@@ -163,6 +163,11 @@ START_TEST(unreadable_file)
     ck_assert_text_eq(error_of(read_carto_file(meridian_test::scratch())),
                       meridian_test::scratch() + ": Is a directory");
     ck_assert_int_eq(read_carto_file(missing).error().status, MERIDIAN_ERR_IO);
+    // Bounded (a device without end) and checked (a read failing part-way).
+    ck_assert_text_eq(error_of(read_carto_file("/dev/zero")),
+                      "/dev/zero: File too large (a carto file is at most 256 MiB)");
+    ck_assert_text_eq(error_of(read_carto_file("/proc/self/mem")),
+                      "/proc/self/mem: Input/output error");
 }
 END_TEST
 
