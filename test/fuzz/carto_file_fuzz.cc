@@ -13,6 +13,7 @@
 //
 // fuzz-sources: components/carto_file/carto_parser.cc components/carto_file/carto_graph_build.cc
 // fuzz-sources: mca/carto/base/carto_base_text.cc opal/class/weighted_graph.cc opal/util/strings.cc
+// fuzz-sources: opal/util/read_file.cc
 // mca/carto/base/carto_base_graph.cc opal/util/output.cc opal/util/error.cc opal/util/c_boundary.cc
 #include <cstddef>
 #include <cstdint>

@@ -8,6 +8,7 @@
 //
 // fuzz-sources: opal/class/fabric.cc opal/class/fabric_parse.cc opal/class/fabric_address.cc
 // fuzz-sources: opal/class/port_ranges.cc opal/class/weighted_graph.cc opal/util/strings.cc
+// fuzz-sources: opal/util/read_file.cc
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -279,26 +279,6 @@ void meridian_mca_carto_path_free(mca_carto_path_t *path)
     std::free(path);
 }
 
-const char *meridian_mca_carto_type_name(unsigned int types)
-{
-    switch (types) {
-    case MCA_CARTO_SLOT:
-        return "SLOT";
-    case MCA_CARTO_MEM:
-        return "MEM";
-    case MCA_CARTO_ETH:
-        return "ETH";
-    case MCA_CARTO_IB:
-        return "IB";
-    case MCA_CARTO_OTHER:
-        return "OTHER";
-    case MCA_CARTO_ALL:
-        return "ALL";
-    default:
-        return nullptr;
-    }
-}
-
 unsigned int meridian_mca_carto_type_from_name(const char *name)
 {
     if (name == nullptr) {

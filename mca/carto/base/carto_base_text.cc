@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <meridian/mca/carto/base/base.h>
 #include <meridian/mca/carto/base/base.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/strings.hpp>
@@ -195,3 +196,24 @@ Result<std::string> format_carto_text(const WeightedGraph &graph)
 }
 
 } // namespace meridian::carto
+
+// A plain switch with nothing to throw, so it needs no C boundary guard.
+extern "C" const char *meridian_mca_carto_type_name(unsigned int types)
+{
+    switch (types) {
+    case MCA_CARTO_SLOT:
+        return "SLOT";
+    case MCA_CARTO_MEM:
+        return "MEM";
+    case MCA_CARTO_ETH:
+        return "ETH";
+    case MCA_CARTO_IB:
+        return "IB";
+    case MCA_CARTO_OTHER:
+        return "OTHER";
+    case MCA_CARTO_ALL:
+        return "ALL";
+    default:
+        return nullptr;
+    }
+}
