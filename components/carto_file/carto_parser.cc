@@ -713,6 +713,7 @@ std::string_view vertex_type_name(mca_carto_vertex_type_t type)
 
 Result<CartoDescription> parse_carto(std::string_view path, std::string_view text)
 {
+    text = util::skip_utf8_bom(text);
     return Parser(path, text, detect_carto_format(text)).run();
 }
 

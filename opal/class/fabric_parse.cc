@@ -649,7 +649,7 @@ std::string speed_text(std::uint64_t mbps)
 
 Result<Fabric> parse_fabric(std::string_view text, std::string_view origin)
 {
-    return FabricParser(text, origin).parse();
+    return FabricParser(util::skip_utf8_bom(text), origin).parse();
 }
 
 Result<Fabric> read_fabric_file(const std::string &path)

@@ -101,6 +101,17 @@ std::string join(const std::vector<std::string> &parts, std::string_view separat
     return out;
 }
 
+std::string to_lower(std::string_view text)
+{
+    std::string out(text);
+    for (char &c : out) {
+        if (c >= 'A' && c <= 'Z') {
+            c = static_cast<char>(c - 'A' + 'a');
+        }
+    }
+    return out;
+}
+
 bool iequals(std::string_view a, std::string_view b)
 {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -149,20 +160,79 @@ std::optional<std::string> closest_match(std::string_view word,
     return best_distance <= limit ? best : std::nullopt;
 }
 
+std::string_view skip_utf8_bom(std::string_view text)
+{
+    constexpr std::string_view bom = "\xef\xbb\xbf";
+    return text.substr(0, bom.size()) == bom ? text.substr(bom.size()) : text;
+}
+
+namespace
+{
+
+// The length of the well-formed UTF-8 sequence at text[at], or 0.
+std::size_t utf8_length(std::string_view text, std::size_t at)
+{
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(at);
+    std::size_t length = 0;
+    unsigned int code = 0;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        length = 2;
+        code = lead & 0x1fu;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        length = 3;
+        code = lead & 0x0fu;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        length = 4;
+        code = lead & 0x07u;
+    } else {
+        return 0;
+    }
+    if (at + length > text.size()) {
+        return 0;
+    }
+    for (std::size_t i = 1; i < length; ++i) {
+        if ((byte(at + i) & 0xc0u) != 0x80u) {
+            return 0;
+        }
+        code = (code << 6) | (byte(at + i) & 0x3fu);
+    }
+    const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
+    const bool surrogate = code >= 0xd800 && code <= 0xdfff;
+    return overlong || surrogate || code > 0x10ffff ? 0 : length;
+}
+
+} // namespace
+
 std::string quoted(std::string_view text)
 {
     std::string out = "\"";
-    for (const char c : text) {
+    char buf[16];
+    for (std::size_t at = 0; at < text.size();) {
+        const char c = text[at];
         const auto u = static_cast<unsigned char>(c);
         if (c == '"' || c == '\\') {
             out += '\\';
             out += c;
+            ++at;
         } else if (u < 0x20 || u == 0x7f) {
-            char buf[8];
             std::snprintf(buf, sizeof buf, "\\x%02x", u);
             out += buf;
-        } else {
+            ++at;
+        } else if (u < 0x80) {
             out += c;
+            ++at;
+        } else if (const std::size_t length = utf8_length(text, at); length == 0) {
+            // Not UTF-8: the byte, visibly.
+            std::snprintf(buf, sizeof buf, "\\x%02x", u);
+            out += buf;
+            ++at;
+        } else if (text.substr(at, length) == "\xef\xbb\xbf") {
+            out += "\\ufeff"; // a byte order mark, invisible in a terminal
+            at += length;
+        } else {
+            out += text.substr(at, length);
+            at += length;
         }
     }
     out += '"';

@@ -66,6 +66,9 @@ join_numbers(const Numbers &numbers, std::string_view separator)
 
 bool iequals(std::string_view a, std::string_view b);
 
+// ASCII lower case (names, not prose).
+std::string to_lower(std::string_view text);
+
 bool starts_with(std::string_view text, std::string_view prefix);
 
 // Levenshtein distance, for "did you mean" suggestions.
@@ -76,7 +79,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::optional<std::string> closest_match(std::string_view word,
                                          const std::vector<std::string> &candidates);
 
-// Quote a value for a message: "value" with control characters escaped.
+// The text without a leading UTF-8 byte order mark (some editors write one).
+std::string_view skip_utf8_bom(std::string_view text);
+
+// Quote a value for a message: "value" with control characters, bytes that
+// are not UTF-8 and the invisible byte order mark escaped (\x01, \xff, \ufeff).
 std::string quoted(std::string_view text);
 
 } // namespace meridian::util

@@ -136,6 +136,20 @@ START_TEST(missing_weight)
 }
 END_TEST
 
+// A UTF-8 byte order mark at the start is skipped, in either format.
+START_TEST(byte_order_mark)
+{
+    ck_assert_text_eq(error_of(parse("\xef\xbb\xbfSlot0 MEM0:10\nMEM0 Slot0:10\n")),
+                      error_of(parse("Slot0 MEM0:10\nMEM0 Slot0:10\n")));
+    ck_assert_text_eq(error_of(parse("\xef\xbb\xbf")),
+                      "t.carto:1:1: expected at least one vertex, found an empty file");
+    ck_assert_text_eq(error_of(parse("\xef\xbb\xbf"
+                                     "EDGE slot Slot0\nEDGE Memory MEM0\n"
+                                     "BRANCH_BI_DIR Slot0 MEM0:10\n")),
+                      "parsed without error");
+}
+END_TEST
+
 START_TEST(empty_file)
 {
     ck_assert_text_eq(error_of(parse("")),
@@ -356,6 +370,7 @@ int main()
     tcase_add_test(graph, duplicate_vertex);
     tcase_add_test(graph, duplicate_edge);
     tcase_add_test(graph, empty_file);
+    tcase_add_test(graph, byte_order_mark);
     suite_add_tcase(suite, graph);
 
     TCase *weights = make_tcase("weights");

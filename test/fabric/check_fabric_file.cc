@@ -125,6 +125,14 @@ START_TEST(defaults_and_the_plane_cidr_as_a_subnet)
     auto empty = parse("\n  # nothing\n\t\n");
     ck_assert_text_eq(error_of(empty), "parsed without error");
     ck_assert_uint_eq(empty->nodes().size(), 0);
+    // A UTF-8 byte order mark (some editors write one) is not text; one
+    // further in is shown escaped, not printed raw.
+    auto bom = parse("\xef\xbb\xbfplane p cidr=10.0.0.0/8\n");
+    ck_assert_text_eq(error_of(bom), "parsed without error");
+    ck_assert_text_eq(bom->planes()[0].name, "p");
+    ck_assert_text_eq(error_of(parse("plane p\n\xef\xbb\xbfnode a\n")),
+                      "t.fabric:2:1: expected a statement (fabric, plane, subnet, switch, node, "
+                      "nic), found \"\\ufeffnode\"");
     // periodic=no, and the default of all dimensions.
     auto torus = parse("plane t shape=2x3x4 periodic=no\nplane u shape=5\n");
     ck_assert(torus->planes()[0].periodic == (std::vector<bool>{false, false, false}));

@@ -56,12 +56,13 @@ START_TEST(valid_file_forms)
                                                    "\n"
                                                    "   \t\n"
                                                    "ptest_file_a\t=\t 42   \n"
-                                                   "ptest_file_s=x = y # not a comment\n");
+                                                   "ptest_file_s=x = y#1 # a comment\n");
     set_param_env("mca_base_param_files", path);
     ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     register_params();
     ck_assert_int_eq(number, 42);
-    ck_assert_str_eq(text, "x = y # not a comment");
+    // A '#' after a blank starts a comment; one inside a word is the value's.
+    ck_assert_str_eq(text, "x = y#1");
     ck_assert_text_eq(source_of("ptest_file_a"), "file (" + path + ":5)");
     ck_assert_text_eq(source_of("ptest_file_s"), "file (" + path + ":6)");
     ck_assert_no_messages();
@@ -172,11 +173,46 @@ END_TEST
 
 START_TEST(error_text_after_quoted_value)
 {
-    // An inline comment after a quoted value is not a comment: say so at the
-    // character after the closing quote.
-    expect_parse_error("ptest_file_s = \"a\" # note\n",
-                       "1:19: expected the end of the line after the quoted value of "
-                       "ptest_file_s (comments take a line of their own), found \" # note\"");
+    // After a quoted value only a comment may follow: the error points at
+    // the first character that is neither.
+    expect_parse_error("ptest_file_s = \"a\" b # note\n",
+                       "1:20: expected the end of the line or a '#' comment after the quoted "
+                       "value of ptest_file_s, found \"b # note\"");
+}
+END_TEST
+
+// A UTF-8 byte order mark at the start is skipped; elsewhere it is shown
+// escaped (it is invisible), as is a byte that is not UTF-8.
+START_TEST(byte_order_mark)
+{
+    const std::string path = write_file("bom.conf", "\xef\xbb\xbfptest_file_a = 3\n");
+    set_param_env("mca_base_param_files", path);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    register_params();
+    ck_assert_int_eq(number, 3);
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(byte_order_mark_inside)
+{
+    expect_parse_error("ptest_file_a = 1\n\xef\xbb\xbfptest_file_s = \xff\n",
+                       "2:1: expected a parameter name (letters, digits, '_'), found "
+                       "\"\\ufeffptest_file_s = \\xff\"");
+}
+END_TEST
+
+// Comments after values, quoted or not; quotes keep a " #" in the value.
+START_TEST(comments_after_values)
+{
+    const std::string path = write_file("comments.conf", "ptest_file_a = 7 # seven\n"
+                                                         "ptest_file_s = \"a # b\"\t# quoted\n");
+    set_param_env("mca_base_param_files", path);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    register_params();
+    ck_assert_int_eq(number, 7);
+    ck_assert_str_eq(text, "a # b");
+    ck_assert_no_messages();
 }
 END_TEST
 
@@ -315,6 +351,9 @@ int main()
     tcase_add_test(errors, error_unterminated_quote);
     tcase_add_test(errors, error_lone_quote);
     tcase_add_test(errors, error_text_after_quoted_value);
+    tcase_add_test(errors, comments_after_values);
+    tcase_add_test(errors, byte_order_mark);
+    tcase_add_test(errors, byte_order_mark_inside);
     tcase_add_test(errors, error_duplicate_name);
     tcase_add_test(errors, bad_file_ignored_whole_others_apply);
     suite_add_tcase(suite, errors);

@@ -34,6 +34,7 @@ std::string found_text(std::string_view rest)
 
 Result<std::vector<FileSetting>> parse_param_file(std::string_view path, std::string_view text)
 {
+    text = util::skip_utf8_bom(text);
     std::vector<FileSetting> settings;
     std::map<std::string, int, std::less<>> first_line;
     int line_number = 0;
@@ -87,19 +88,28 @@ Result<std::vector<FileSetting>> parse_param_file(std::string_view path, std::st
         ++pos;
         std::string_view value = util::trim(line.substr(pos));
         if (!value.empty() && value.front() == '"') {
-            const std::size_t value_column = static_cast<std::size_t>(value.data() - line.data());
             const std::size_t closing = value.find('"', 1);
             if (closing == std::string_view::npos) {
                 return fail(line.size(), "expected a closing '\"' for the value of " + name +
                                              ", found end of line");
             }
-            if (closing + 1 != value.size()) {
-                return fail(value_column + closing + 1,
-                            "expected the end of the line after the quoted value of " + name +
-                                " (comments take a line of their own), found " +
-                                found_text(value.substr(closing + 1)));
+            const std::string_view after = util::trim(value.substr(closing + 1));
+            if (!after.empty() && after.front() != '#') {
+                return fail(static_cast<std::size_t>(after.data() - line.data()),
+                            "expected the end of the line or a '#' comment after the quoted "
+                            "value of " +
+                                name + ", found " + found_text(after));
             }
-            value = value.substr(1, value.size() - 2);
+            value = value.substr(1, closing - 1);
+        } else {
+            // A '#' after a blank starts a comment, as in a shell; a value
+            // that holds " #" is quoted.
+            for (std::size_t at = 1; at < value.size(); ++at) {
+                if (value[at] == '#' && (value[at - 1] == ' ' || value[at - 1] == '\t')) {
+                    value = util::trim(value.substr(0, at));
+                    break;
+                }
+            }
         }
         if (const auto it = first_line.find(name); it != first_line.end()) {
             return fail(name_start, "expected each parameter once per file, found " + name +
