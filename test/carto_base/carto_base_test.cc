@@ -454,7 +454,10 @@ START_TEST(no_component_accepts)
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_int_eq(meridian_mca_carto_base_get_host_graph(MCA_CARTO_ALL, &graph),
                      MERIDIAN_ERR_NOT_FOUND);
-    ck_assert_messages(ERROR_MSG("no carto component is available (open: fixture)"));
+    ck_assert_messages(
+        ERROR_MSG("no carto component is available: fixture declined (" +
+                  std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) + ")" +
+                  meridian_test::not_selected_tail(meridian_carto_base_framework, "fixture")));
     meridian_finalize();
 }
 END_TEST

@@ -450,12 +450,14 @@ START_TEST(no_path_declines)
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(component);
     // Why, at verbosity info, and that nothing was left.
-    ck_assert_messages(VERBOSE_MSG("carto: carto_file: declining: carto_file_path is not set, so "
-                                   "there is no carto file to read"),
-                       VERBOSE_MSG("carto: component file declines (" +
-                                   std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) +
-                                   ")"),
-                       ERROR_MSG("no carto component is available (open: file)"));
+    ck_assert_messages(
+        VERBOSE_MSG("carto: carto_file: declining: carto_file_path is not set, so "
+                    "there is no carto file to read"),
+        VERBOSE_MSG("carto: component file declines (" +
+                    std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) + ")"),
+        ERROR_MSG("no carto component is available: file declined (" +
+                  std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) + ")" +
+                  meridian_test::not_selected_tail(meridian_carto_base_framework, "file")));
     ck_assert_int_eq(meridian_mca_base_framework_close(&meridian_carto_base_framework),
                      MERIDIAN_SUCCESS);
 }
@@ -470,7 +472,8 @@ START_TEST(no_path_no_map)
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(host.graph);
     ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
-    ck_assert_messages(ERROR_MSG("no carto component is available (open: file)"));
+    ck_assert_messages(ERROR_MSG("no carto component is available: file declined (" +
+                                 std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) + ")"));
     ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_ERR_NOT_FOUND);
 }
 END_TEST

@@ -89,6 +89,12 @@ expect_status 1
 expect_out_empty
 printf 'meridian: error: cannot read param file /proc/self/mem: Input/output error\n' | expect_err
 
+# A value out of range names the parameter's range (the bounds are set just
+# after the registration), not the range of its C type.
+run_info --mca carto_base_verbose 99999999999999999999 --param carto base
+expect_status 1
+printf 'meridian: error: bad value "99999999999999999999" for MCA parameter carto_base_verbose from the command line: expected an integer between 0 and 100, or one of none (0), error (1), warn (10), info (20), debug (40), max (100)\n' | expect_err
+
 printf 'carto_base_verbose 3\n' >"$scratch/bad.conf"
 run_info --tune "$scratch/bad.conf"
 expect_status 1

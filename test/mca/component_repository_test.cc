@@ -24,6 +24,14 @@ using namespace meridian_test;
 namespace
 {
 
+const char *const from_api = "the API";
+
+// The frameworks this test program declares, as the messages list them.
+std::string declared_frameworks()
+{
+    return "testfw, testmulti";
+}
+
 std::string v(int major, int minor, int release)
 {
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
@@ -357,6 +365,28 @@ START_TEST(test_show_load_errors_whole_framework)
 }
 END_TEST
 
+// Names in mca_base_component_show_load_errors that match nothing are told
+// once the frameworks are registered, with what they could have been.
+START_TEST(test_show_load_errors_bad_names_told)
+{
+    ComponentDir dir("components");
+    register_with_show_load_errors(dir, "tesfw, testfw_alpah, testfw_nosym, all, testmulti");
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testmulti), MERIDIAN_SUCCESS);
+    clear_messages();
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    const std::string head = "MCA parameter mca_base_component_show_load_errors (set in " +
+                             std::string(from_api) + ") names ";
+    ck_assert_messages(
+        ERROR_MSG(head +
+                  "\"tesfw\", which is no framework or framework_component (the "
+                  "frameworks are: " +
+                  declared_frameworks() + "; did you mean testfw?)"),
+        ERROR_MSG(head + "\"testfw_alpah\", but framework testfw has no component \"alpah\" "
+                         "(its components are: abi, alpha, nosym; did you mean testfw_alpha?)"),
+        ERROR_MSG(head + "\"all\", which is a whole value, not an item of a list"));
+}
+END_TEST
+
 START_TEST(test_show_load_errors_other_framework)
 {
     ComponentDir dir("components");
@@ -408,6 +438,79 @@ START_TEST(test_only_matching_file_names_are_candidates)
     ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
     ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
     ck_assert_text_eq(failures_of(testfw), "");
+    ck_assert_no_messages();
+}
+END_TEST
+
+// What the scan passes over is told by the check made once every framework
+// is registered: a file for a framework whose name is a typo of one of ours
+// and a file with no component name.  Other files, and other programs'
+// frameworks (mca_other_x.so), stay unmentioned.
+START_TEST(test_stray_files_told_by_the_check)
+{
+    ComponentDir dir("components");
+    dir.add("mca_testfw_alpha.so");
+    dir.add("mca_testfw_beta.so", "mca_tsetfw_beta.so");
+    dir.add("mca_testfw_beta.so", "mca_testfw_.so");
+    dir.add("mca_testfw_beta.so", "mca_testfw_beta.so.1");
+    dir.add("mca_testfw_beta.so", "mca_testfw_beta.la");
+    dir.add("mca_testfw_beta.so", "mca_carto_beta.so");
+    dir.add_text("README", "not a component\n");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testmulti), MERIDIAN_SUCCESS);
+    ck_assert_no_messages();
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_messages(WARNING_MSG("cannot load component " + dir.file("mca_testfw_.so") +
+                                   ": the file name has no component name (mca_testfw_NAME.so)"),
+                       WARNING_MSG("cannot load component " + dir.file("mca_tsetfw_beta.so") +
+                                   ": no framework is named \"tsetfw\" (did you mean testfw?)"));
+
+    // Not shown when load errors are not.
+    clear_messages();
+    set_param("mca_base_component_show_load_errors", "none");
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_no_messages();
+}
+END_TEST
+
+// A component path set to a directory that is not there, or to a file, is
+// told (with the relative name made absolute); the default path, whose
+// $HOME/.meridian/components need not exist, is not.
+START_TEST(test_component_path_problems_told)
+{
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_no_messages();
+
+    ComponentDir dir("components");
+    dir.add("mca_testfw_alpha.so");
+    const std::string file = dir.add_text("plain-file", "x\n");
+    ck_assert_int_eq(chdir(scratch().c_str()), 0);
+    use_component_path({"no-such-directory", file, dir.path()});
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(components_of(testfw), "alpha=" + dir.file("mca_testfw_alpha.so"));
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    const std::string head =
+        "MCA parameter mca_base_component_path (set in " + std::string(from_api) + ") names ";
+    ck_assert_messages(
+        WARNING_MSG(head + scratch() +
+                    "/no-such-directory, which does not exist; no component is "
+                    "loaded from it"),
+        WARNING_MSG(head + file + ", which is not a directory; no component is loaded from it"));
+}
+END_TEST
+
+// A relative directory is the working directory's: its components load, and
+// are known by their absolute paths.
+START_TEST(test_relative_component_path)
+{
+    ComponentDir dir("components");
+    dir.add("mca_testfw_alpha.so");
+    ck_assert_int_eq(chdir(scratch().c_str()), 0);
+    use_component_path({"components"});
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(components_of(testfw), "alpha=" + dir.file("mca_testfw_alpha.so"));
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
     ck_assert_no_messages();
 }
 END_TEST
@@ -514,11 +617,15 @@ int main()
     tcase_add_test(reporting, test_show_load_errors_one_component);
     tcase_add_test(reporting, test_show_load_errors_whole_framework);
     tcase_add_test(reporting, test_show_load_errors_other_framework);
+    tcase_add_test(reporting, test_show_load_errors_bad_names_told);
     tcase_add_test(reporting, test_failures_found_again_after_close);
     suite_add_tcase(suite, reporting);
 
     TCase *path = make_tcase("component_path");
     tcase_add_test(path, test_only_matching_file_names_are_candidates);
+    tcase_add_test(path, test_stray_files_told_by_the_check);
+    tcase_add_test(path, test_component_path_problems_told);
+    tcase_add_test(path, test_relative_component_path);
     tcase_add_test(path, test_symlink_to_component_loads);
     tcase_add_test(path, test_first_directory_wins);
     tcase_add_test(path, test_home_components_by_default);

@@ -183,7 +183,9 @@ START_TEST(test_nothing_accepts)
     mca_base_module_t *module = nullptr;
     ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(module);
-    ck_assert_messages(ERROR_MSG("no testfw component is available (open: decline)"));
+    ck_assert_messages(ERROR_MSG("no testfw component is available: decline declined (" +
+                                 std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) +
+                                 "); not selected: alpha, beta, older, openfail"));
 }
 END_TEST
 
@@ -194,7 +196,53 @@ START_TEST(test_nothing_opens)
     ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     mca_base_module_t *module = nullptr;
     ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
-    ck_assert_messages(ERROR_MSG("no testfw component is available (open: none)"));
+    ck_assert_messages(ERROR_MSG("no testfw component is available: openfail did not open (" +
+                                 std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) +
+                                 "); not selected: alpha, beta, decline, older"));
+}
+END_TEST
+
+// A query that succeeds without a module is named as such, not called a
+// decline "(success)"; the base never takes the missing module.
+START_TEST(test_query_success_without_module)
+{
+    ComponentDir dir("components");
+    dir.add("mca_testfw_nomodule.so");
+    dir.add("mca_testfw_openfail.so");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    mca_base_module_t *module = nullptr;
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_ptr_null(module);
+    ck_assert_int_eq(count_events("testfw/nomodule query"), 1);
+    ck_assert_messages(ERROR_MSG(
+        "no testfw component is available: nomodule answered its query with success but no "
+        "module; openfail did not open (" +
+        std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) + ")"));
+}
+END_TEST
+
+// With nothing found, or nothing loaded, the error says that and why.
+START_TEST(test_nothing_found_or_loaded)
+{
+    ComponentDir empty("empty");
+    use_component_path({empty.path()});
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    mca_base_module_t *module = nullptr;
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_messages(ERROR_MSG("no testfw component is available: no component was found"));
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+
+    clear_messages();
+    ComponentDir broken("broken");
+    const std::string nosym = broken.add("mca_testfw_nosym.so");
+    use_component_path({broken.path()});
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_select(&testfw, &module, nullptr), MERIDIAN_ERR_NOT_FOUND);
+    const std::string reason = nosym + ": does not export mca_testfw_nosym_component";
+    ck_assert_messages(
+        WARNING_MSG("cannot load component " + reason),
+        ERROR_MSG("no testfw component is available: nosym did not load (" + reason + ")"));
 }
 END_TEST
 
@@ -547,6 +595,8 @@ int main()
     tcase_add_test(selection, test_declined_and_unopened_are_skipped);
     tcase_add_test(selection, test_nothing_accepts);
     tcase_add_test(selection, test_nothing_opens);
+    tcase_add_test(selection, test_query_success_without_module);
+    tcase_add_test(selection, test_nothing_found_or_loaded);
     tcase_add_test(selection, test_missing_component_lists_available);
     tcase_add_test(selection, test_missing_excluded_component);
     tcase_add_test(selection, test_failed_component_is_not_available);

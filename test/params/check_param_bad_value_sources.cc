@@ -18,13 +18,22 @@ const char *const expected_int = "expected an integer between -2147483648 and 21
 
 int count = 5;
 
-int register_count()
+int register_count_only()
 {
     count = 5;
     const int index = meridian_mca_base_param_register("ptest", "bad", "count", "a count",
                                                        MCA_BASE_PARAM_TYPE_INT, nullptr, 1,
                                                        MCA_BASE_PARAM_FLAG_NONE, &count);
     ck_assert_int_ge(index, 0);
+    return index;
+}
+
+// Registered and looked up, as a program does: the lookup completes the
+// registration, so a bad value has been told by then.
+int register_count()
+{
+    const int index = register_count_only();
+    ck_assert_int_eq(meridian_mca_base_param_find("ptest_bad_count"), index);
     return index;
 }
 
@@ -156,6 +165,52 @@ START_TEST(bad_value_reported_once)
 }
 END_TEST
 
+// Bounds are set in the call after the registration; a bad value set before
+// is told once, naming the parameter's range rather than its type's.
+START_TEST(bad_value_names_the_parameters_bounds)
+{
+    set_param_env("ptest_bad_count", "99999999999999999999");
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    const int index = register_count_only();
+    ck_assert_no_messages();
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(index, 0, 100), MERIDIAN_SUCCESS);
+    ck_assert_messages(ERROR_MSG("bad value \"99999999999999999999\" for MCA parameter "
+                                 "ptest_bad_count from environment variable " +
+                                 env_name("ptest_bad_count") +
+                                 ": expected an integer between 0 and 100"));
+    ck_assert_int_eq(count, 5);
+    ck_assert_text_eq(source_of("ptest_bad_count"), "default");
+    // Not told again by later calls.
+    clear_messages();
+    ck_assert_int_eq(meridian_mca_base_param_find("ptest_bad_count"), index);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(index, 0, 50), MERIDIAN_SUCCESS);
+    ck_assert_no_messages();
+}
+END_TEST
+
+// A synonym added after the registration still holds the message back; the
+// registration of the next parameter completes it.
+START_TEST(bad_value_told_when_the_next_parameter_registers)
+{
+    set_param_env("ptest_bad_count", "ten");
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    const int index = register_count_only();
+    ck_assert_int_eq(meridian_mca_base_param_register_synonym(index, "ptest", "bad", "number",
+                                                              MCA_BASE_PARAM_FLAG_NONE),
+                     MERIDIAN_SUCCESS);
+    ck_assert_no_messages();
+    int other = 1;
+    ck_assert_int_ge(meridian_mca_base_param_register("ptest", "bad", "other", "another",
+                                                      MCA_BASE_PARAM_TYPE_INT, nullptr, 1,
+                                                      MCA_BASE_PARAM_FLAG_NONE, &other),
+                     0);
+    ck_assert_messages(ERROR_MSG("bad value \"ten\" for MCA parameter ptest_bad_count from "
+                                 "environment variable " +
+                                 env_name("ptest_bad_count") + ": " + expected_int));
+    ck_assert_int_eq(count, 5);
+}
+END_TEST
+
 int main()
 {
     Suite *suite = suite_create("param_bad_value_sources");
@@ -167,6 +222,8 @@ int main()
     tcase_add_test(sources, bad_value_in_the_override_file);
     tcase_add_test(sources, bad_value_from_the_api);
     tcase_add_test(sources, bad_value_reported_once);
+    tcase_add_test(sources, bad_value_names_the_parameters_bounds);
+    tcase_add_test(sources, bad_value_told_when_the_next_parameter_registers);
     suite_add_tcase(suite, sources);
     return run_suite(suite);
 }

@@ -55,6 +55,27 @@ START_TEST(misspelling_gets_a_suggestion)
 }
 END_TEST
 
+// Upper case in the environment (as other variables are written) is the
+// usual slip, too far from the name for an edit-distance guess.
+START_TEST(upper_case_gets_the_lower_case_name)
+{
+    set_param_env("PTEST_UNK_VALUE", "1");
+    set_param_env("Ptest_Unk_Valeu", "2");
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    register_value();
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_messages(WARNING_MSG(unknown("PTEST_UNK_VALUE",
+                                           "environment variable " + env_name("PTEST_UNK_VALUE"),
+                                           "ptest_unk_value") +
+                                   " (parameter names are lower case)"),
+                       WARNING_MSG(unknown("Ptest_Unk_Valeu",
+                                           "environment variable " + env_name("Ptest_Unk_Valeu"),
+                                           "ptest_unk_value") +
+                                   " (parameter names are lower case)"));
+    ck_assert_int_eq(value, 0);
+}
+END_TEST
+
 START_TEST(every_source_is_named)
 {
     const std::string file = write_file("params.conf", "# one\nptest_unk_valu1 = 1\n");
@@ -192,6 +213,7 @@ int main()
     Suite *suite = suite_create("param_unknown_names");
     TCase *tcase = make_tcase("unknown_names");
     tcase_add_test(tcase, misspelling_gets_a_suggestion);
+    tcase_add_test(tcase, upper_case_gets_the_lower_case_name);
     tcase_add_test(tcase, every_source_is_named);
     tcase_add_test(tcase, nothing_close_gets_no_suggestion);
     tcase_add_test(tcase, registered_names_are_not_reported);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 
@@ -156,6 +157,19 @@ void isolate_mca_environment()
         ::unsetenv(name.c_str());
     }
     set_param_env("mca_base_param_files", "none");
+}
+
+std::string not_selected_tail(const mca_base_framework_t &framework, std::string_view chosen)
+{
+    std::string tail;
+    for (const auto &view : meridian::mca::framework_components(framework)) {
+        const std::string_view name = view.component->component_name;
+        if (name != chosen) {
+            tail += tail.empty() ? "; not selected: " : ", ";
+            tail += name;
+        }
+    }
+    return tail;
 }
 
 std::string value_of(const std::string &full_name)

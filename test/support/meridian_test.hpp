@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/util/output.h>
 
 namespace meridian_test
@@ -81,6 +82,14 @@ void isolate_mca_environment();
 
 // A parameter's current value as text, "<unregistered>" when unknown.
 std::string value_of(const std::string &full_name);
+
+// ---------------------------------------------------------------- components
+
+// The tail of "no FW component is available: ..." naming the framework's
+// components other than `chosen` as not selected ("; not selected: auto"), or
+// "" when there are none: a static build has built-in components a DSO
+// build may not.
+std::string not_selected_tail(const mca_base_framework_t &framework, std::string_view chosen);
 
 // ---------------------------------------------------------------- running
 

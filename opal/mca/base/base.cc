@@ -2,13 +2,23 @@
 // for both.
 #include "config.h" // MERIDIAN_MCA_ENV_PREFIX (configure --with-mca-env-prefix)
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <dirent.h>
 
 #include "opal/mca/base/base_params.hpp"
 #include "opal/util/paths.hpp"
 #include <meridian/opal/mca/base/cmdline.hpp>
+#include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_file.hpp>
@@ -221,10 +231,211 @@ std::vector<std::string> component_directories()
     }
     for (const auto &item : util::split(path, ':')) {
         if (!util::trim(item).empty()) {
-            directories.push_back(paths::expand_home(std::string(util::trim(item))));
+            // A relative directory is the working directory's, made absolute
+            // here so the loader, the messages and meridian_info show where.
+            std::string directory = paths::expand_home(std::string(util::trim(item)));
+            if (directory.front() != '/') {
+                std::error_code error;
+                const auto absolute = std::filesystem::absolute(directory, error);
+                if (!error) {
+                    directory = absolute.lexically_normal().string();
+                }
+            }
+            directories.push_back(std::move(directory));
         }
     }
     return directories;
+}
+
+namespace
+{
+
+std::string set_in(const char *full_name)
+{
+    auto &registry = ParamRegistry::instance();
+    const auto index = registry.find(full_name);
+    const Param *param = index ? registry.param(*index) : nullptr;
+    return std::string("MCA parameter ") + full_name +
+           (param != nullptr ? " (set in " + param->source().where() + ")" : std::string());
+}
+
+std::vector<std::string> declared_framework_names()
+{
+    std::vector<std::string> names;
+    for (auto *const *framework = meridian_mca_base_frameworks(); *framework != nullptr;
+         ++framework) {
+        names.emplace_back((*framework)->name);
+    }
+    return names;
+}
+
+const mca_base_framework_t *declared_framework(std::string_view name)
+{
+    for (auto *const *framework = meridian_mca_base_frameworks(); *framework != nullptr;
+         ++framework) {
+        if (name == (*framework)->name) {
+            return *framework;
+        }
+    }
+    return nullptr;
+}
+
+// The framework whose "<fw>_" begins `text` (the longest, since framework
+// names may hold '_'), or null.
+const mca_base_framework_t *framework_prefix(std::string_view text)
+{
+    const mca_base_framework_t *best = nullptr;
+    for (auto *const *framework = meridian_mca_base_frameworks(); *framework != nullptr;
+         ++framework) {
+        const std::string prefix = std::string((*framework)->name) + "_";
+        if (util::starts_with(text, prefix) &&
+            (best == nullptr || std::strlen(best->name) < prefix.size() - 1)) {
+            best = *framework;
+        }
+    }
+    return best;
+}
+
+std::string frameworks_and_guess(std::string_view word)
+{
+    const auto names = declared_framework_names();
+    std::string text = "the frameworks are: " + util::join(names, ", ");
+    if (const auto guess = util::closest_match(word, names)) {
+        text += "; did you mean " + *guess + "?";
+    }
+    return text;
+}
+
+// Every name of mca_base_component_show_load_errors is a framework or a
+// framework_component of a registered framework.
+void check_show_load_errors()
+{
+    const char *value = core().show_load_errors != nullptr ? core().show_load_errors : "all";
+    const std::string_view whole = util::trim(value);
+    if (whole == "all" || whole == "none") {
+        return;
+    }
+    for (const auto &item : util::split(value, ',')) {
+        const std::string name(util::trim(item));
+        if (name.empty() || declared_framework(name) != nullptr) {
+            continue;
+        }
+        const std::string head =
+            set_in("mca_base_component_show_load_errors") + " names " + util::quoted(name) + ", ";
+        if (name == "all" || name == "none") {
+            report_error(head + "which is a whole value, not an item of a list");
+            continue;
+        }
+        const mca_base_framework_t *framework = framework_prefix(name);
+        if (framework == nullptr) {
+            report_error(head + "which is no framework or framework_component (" +
+                         frameworks_and_guess(name.substr(0, name.find('_'))) + ")");
+            continue;
+        }
+        if (!framework_is_registered(framework->name)) {
+            continue; // its components are not known yet
+        }
+        const std::string component = name.substr(std::strlen(framework->name) + 1);
+        std::vector<std::string> known;
+        for (const auto &view : framework_components(*framework)) {
+            known.emplace_back(view.component->component_name);
+        }
+        for (const auto &failure : framework_failures(*framework)) {
+            known.push_back(failure.component);
+        }
+        if (std::find(known.begin(), known.end(), component) != known.end()) {
+            continue;
+        }
+        std::sort(known.begin(), known.end());
+        std::string text = head + "but framework " + framework->name + " has no component " +
+                           util::quoted(component) + " (its components are: " +
+                           (known.empty() ? std::string("none") : util::join(known, ", "));
+        if (const auto guess = util::closest_match(component, known)) {
+            text += "; did you mean " + std::string(framework->name) + "_" + *guess + "?";
+        }
+        report_error(text + ")");
+    }
+}
+
+// The directories of a mca_base_component_path the user set: each must be a
+// readable directory.  (The default names $HOME/.meridian/components, which
+// need not exist.)
+void check_component_path(const std::vector<std::string> &directories)
+{
+    if (is_default("mca_base_component_path")) {
+        return;
+    }
+    for (const auto &directory : directories) {
+        struct stat info {
+        };
+        std::string problem;
+        if (::stat(directory.c_str(), &info) != 0) {
+            problem = errno == ENOENT
+                          ? std::string("which does not exist")
+                          : std::string("which cannot be read: ") + std::strerror(errno);
+        } else if (!S_ISDIR(info.st_mode)) {
+            problem = "which is not a directory";
+        } else if (::access(directory.c_str(), R_OK | X_OK) != 0) {
+            problem = std::string("which cannot be read: ") + std::strerror(errno);
+        }
+        if (!problem.empty()) {
+            report_warning(set_in("mca_base_component_path") + " names " + directory + ", " +
+                           problem + "; no component is loaded from it");
+        }
+    }
+}
+
+// Files in the component directories that look like components of a
+// misspelt framework (mca_crato_x.so) or have no component name (mca_carto_.so):
+// no framework's scan takes them, so nothing else would say so.
+void check_stray_files(const std::vector<std::string> &directories)
+{
+    const std::string suffix = ".so";
+    for (const auto &directory : directories) {
+        const std::unique_ptr<DIR, int (*)(DIR *)> dir(::opendir(directory.c_str()), ::closedir);
+        if (!dir) {
+            continue;
+        }
+        std::vector<std::string> names;
+        while (const dirent *entry = ::readdir(dir.get())) {
+            const std::string_view name = entry->d_name;
+            if (util::starts_with(name, "mca_") && name.size() > 4 + suffix.size() &&
+                name.substr(name.size() - suffix.size()) == suffix) {
+                names.emplace_back(name);
+            }
+        }
+        std::sort(names.begin(), names.end());
+        for (const auto &name : names) {
+            const std::string stem = name.substr(4, name.size() - 4 - suffix.size());
+            const std::string path = directory + "/" + name;
+            const mca_base_framework_t *framework = framework_prefix(stem);
+            if (framework == nullptr) {
+                // Another program's framework may share the directory: only
+                // a name close to one of ours is taken for a typo.
+                const std::string guessed = stem.substr(0, stem.find('_'));
+                const auto meant = util::closest_match(guessed, declared_framework_names());
+                if (meant && show_load_error(*meant, {})) {
+                    report_warning("cannot load component " + path + ": no framework is named " +
+                                   util::quoted(guessed) + " (did you mean " + *meant + "?)");
+                }
+            } else if (stem.size() == std::strlen(framework->name) + 1 &&
+                       show_load_error(framework->name, "")) {
+                report_warning("cannot load component " + path +
+                               ": the file name has no component name (mca_" + framework->name +
+                               "_NAME.so)");
+            }
+        }
+    }
+}
+
+} // namespace
+
+void check_component_discovery()
+{
+    check_show_load_errors();
+    const auto directories = component_directories();
+    check_component_path(directories);
+    check_stray_files(directories);
 }
 
 bool strict_params()

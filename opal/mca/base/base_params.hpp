@@ -20,6 +20,12 @@ std::vector<std::string> component_directories();
 // framework_component names.
 bool show_load_error(std::string_view framework, std::string_view component);
 
+// Once every framework is registered (meridian_mca_base_check_params): say
+// what in mca_base_component_show_load_errors and mca_base_component_path
+// names nothing, and which files in the component directories no framework
+// takes (a misspelt framework, no component name).
+void check_component_discovery();
+
 // mca_base_strict_params: an unknown setting is an error, not a warning.
 bool strict_params();
 

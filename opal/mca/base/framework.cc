@@ -25,6 +25,9 @@ namespace
 struct ComponentEntry {
     LoadedComponent loaded;
     bool opened = false;
+    // Why it offers no module, for the error when no component does
+    // ("did not open (...)", "declined (...)"); empty while it may offer.
+    std::string outcome;
 
     const mca_base_component_t &component() const { return *loaded.component; }
     std::string name() const { return loaded.component->component_name; }
@@ -255,17 +258,30 @@ std::vector<Offer> collect_offers(const mca_base_framework_t &framework, Framewo
 {
     std::vector<Offer> offers;
     for (auto &entry : state.components) {
-        if (!entry.opened || entry.component().query == nullptr) {
+        if (!entry.opened) {
+            continue;
+        }
+        if (entry.component().query == nullptr) {
+            entry.outcome = "has no query function";
             continue;
         }
         mca_base_module_t *module = nullptr;
         int priority = 0;
         const int rc = entry.component().query(&entry.component(), &module, &priority);
         if (rc != MERIDIAN_SUCCESS || module == nullptr) {
+            // A query that succeeds must give a module: say so rather than
+            // "declines (success)".
+            entry.outcome = rc != MERIDIAN_SUCCESS
+                                ? std::string("declined (") + meridian_strerror(rc) + ")"
+                                : std::string("answered its query with success but no module");
             verbose(framework, MCA_BASE_VERBOSE_INFO,
-                    "component " + entry.name() + " declines (" + meridian_strerror(rc) + ")");
+                    "component " + entry.name() + " " +
+                        (rc != MERIDIAN_SUCCESS
+                             ? std::string("declines (") + meridian_strerror(rc) + ")"
+                             : entry.outcome));
             continue;
         }
+        entry.outcome.clear();
         verbose(framework, MCA_BASE_VERBOSE_INFO,
                 "component " + entry.name() + " offers a module with priority " +
                     std::to_string(priority));
@@ -279,6 +295,33 @@ std::vector<Offer> collect_offers(const mca_base_framework_t &framework, Framewo
                std::string_view(b.component->component_name);
     });
     return offers;
+}
+
+constexpr std::string_view not_selected_outcome = "is not selected";
+
+// Each component's reason for offering nothing, and the files that did not
+// load: what the user needs when no component is available.
+std::string why_no_offer(const FrameworkState &state)
+{
+    std::vector<std::string> reasons;
+    std::vector<std::string> not_selected;
+    for (const auto &entry : state.components) {
+        if (entry.outcome == not_selected_outcome) {
+            not_selected.push_back(entry.name());
+        } else {
+            reasons.push_back(
+                entry.name() + " " +
+                (entry.outcome.empty() ? std::string("offered nothing") : entry.outcome));
+        }
+    }
+    for (const auto &failure : state.failures) {
+        reasons.push_back(failure.component + " did not load (" + failure.path + ": " +
+                          failure.reason + ")");
+    }
+    if (!not_selected.empty()) {
+        reasons.push_back("not selected: " + util::join(not_selected, ", "));
+    }
+    return reasons.empty() ? std::string("no component was found") : util::join(reasons, "; ");
 }
 
 void close_components(FrameworkState &state)
@@ -373,6 +416,7 @@ extern "C" int meridian_mca_base_check_params(void)
     return meridian::c_boundary("meridian_mca_base_check_params", [&]() -> int {
         ensure_base_open();
         const auto status = ParamRegistry::instance().check_unknown(strict_params(), undecidable);
+        check_component_discovery();
         return status ? MERIDIAN_SUCCESS : status.error().status;
     });
 }
@@ -396,6 +440,7 @@ extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framew
                 return rc;
             }
         }
+        ParamRegistry::instance().settle();
         state.registered = true;
         registered_names().insert(framework->name);
         find_components(*framework, state);
@@ -405,6 +450,7 @@ extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framew
             const int rc = component.register_params != nullptr
                                ? component.register_params(&component)
                                : MERIDIAN_SUCCESS;
+            ParamRegistry::instance().settle();
             if (rc != MERIDIAN_SUCCESS) {
                 record_failure(*framework, state, it->name(),
                                it->loaded.path.empty() ? built_in_path : it->loaded.path,
@@ -439,6 +485,7 @@ extern "C" int meridian_mca_base_framework_open(mca_base_framework_t *framework)
         }
         for (auto &entry : state.components) {
             if (!selection->admits(entry.name())) {
+                entry.outcome = not_selected_outcome;
                 verbose(*framework, MCA_BASE_VERBOSE_INFO,
                         "component " + entry.name() + " is not selected");
                 continue;
@@ -447,11 +494,13 @@ extern "C" int meridian_mca_base_framework_open(mca_base_framework_t *framework)
             const int rc =
                 component.open != nullptr ? component.open(&component) : MERIDIAN_SUCCESS;
             if (rc != MERIDIAN_SUCCESS) {
+                entry.outcome = std::string("did not open (") + meridian_strerror(rc) + ")";
                 verbose(*framework, MCA_BASE_VERBOSE_INFO,
                         "component " + entry.name() + " did not open (" + meridian_strerror(rc) +
                             ")");
                 continue;
             }
+            entry.outcome.clear();
             entry.opened = true;
             verbose(*framework, MCA_BASE_VERBOSE_INFO, "component " + entry.name() + " is open");
         }
@@ -512,17 +561,8 @@ extern "C" int meridian_mca_base_select(mca_base_framework_t *framework, mca_bas
         }
         const auto offers = collect_offers(*framework, state);
         if (offers.empty()) {
-            report_error("no " + std::string(framework->name) + " component is available (open: " +
-                         [&] {
-                             std::vector<std::string> open;
-                             for (const auto &entry : state.components) {
-                                 if (entry.opened) {
-                                     open.push_back(entry.name());
-                                 }
-                             }
-                             return open.empty() ? std::string("none") : util::join(open, ", ");
-                         }() +
-                         ")");
+            report_error("no " + std::string(framework->name) +
+                         " component is available: " + why_no_offer(state));
             return MERIDIAN_ERR_NOT_FOUND;
         }
         *module = offers.front().module;

@@ -92,7 +92,12 @@ int meridian_mca_base_component_param_register(const mca_base_component_t *compo
                                                const mca_base_param_enum_value_t *enumerators,
                                                int level, int flags, void *storage);
 
-/* Accept values only within [min, max] (INT, UNSIGNED, SIZE, DOUBLE). */
+/* Accept values only within [min, max] (INT, UNSIGNED, SIZE, DOUBLE).  Call it
+ * right after registering: a setting made before registration whose value does
+ * not parse is reported when the registration is complete (at the next call of
+ * this API other than set_bounds and register_synonym for this parameter, or at
+ * the end of the framework's or the component's parameter registration), so the
+ * message names the parameter's range ("between 0 and 100"), not its type's. */
 int meridian_mca_base_param_set_bounds(int index, double min, double max);
 
 /* Add another name for a parameter.  With MCA_BASE_PARAM_FLAG_DEPRECATED,

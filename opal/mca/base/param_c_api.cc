@@ -93,6 +93,7 @@ extern "C" int meridian_mca_base_param_find(const char *full_name)
         if (full_name == nullptr) {
             return MERIDIAN_ERR_BAD_PARAM;
         }
+        ParamRegistry::instance().settle();
         const auto index = ParamRegistry::instance().find(full_name);
         return index ? *index : MERIDIAN_ERR_NOT_FOUND;
     });
@@ -112,6 +113,7 @@ extern "C" int meridian_mca_base_param_set_value(int index, const char *value)
 extern "C" int meridian_mca_base_param_value_string(int index, char *buf, size_t size)
 {
     return c_boundary("meridian_mca_base_param_value_string", [&]() -> int {
+        ParamRegistry::instance().settle();
         const Param *param = ParamRegistry::instance().param(index);
         if (param == nullptr) {
             return MERIDIAN_ERR_NOT_FOUND;

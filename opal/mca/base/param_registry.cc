@@ -124,6 +124,7 @@ ParamRegistry &ParamRegistry::instance()
 
 Result<int> ParamRegistry::register_param(const ParamSpec &spec)
 {
+    settle();
     std::string full = full_param_name(spec.framework, spec.component, spec.name);
     const auto refuse = [&](const std::string &why) -> Error {
         report_error("cannot register MCA parameter " + util::quoted(full) + ": " + why);
@@ -218,6 +219,7 @@ Result<int> ParamRegistry::register_param(const ParamSpec &spec)
     param->value_ = std::move(value);
     param->value_is_null_ = is_null;
     param->source_ = SourceRef{};
+    held_ = param->index_;
     resolve(*param);
     param->write_storage();
     return param->index_;
@@ -240,8 +242,31 @@ Status ParamRegistry::set_bounds(int index, std::optional<double> min, std::opti
     }
     param.rules_.min = min;
     param.rules_.max = max;
-    resolve(param);
+    const bool held = held_ == index;
+    settle(); // resolves a held parameter, this one included
+    if (!held) {
+        resolve(param);
+    }
     return success();
+}
+
+void ParamRegistry::settle()
+{
+    if (!held_) {
+        return;
+    }
+    const int index = *held_;
+    held_.reset();
+    Param &param = *params_[static_cast<std::size_t>(index)];
+    if (!param.registered_) {
+        return;
+    }
+    try {
+        resolve(param);
+    } catch (...) {
+        held_ = index; // told at the next call instead
+        throw;
+    }
 }
 
 Status ParamRegistry::add_synonym(int index, const std::string &full_name, int flags)
@@ -309,6 +334,7 @@ std::vector<const Param *> ParamRegistry::params() const
 
 void ParamRegistry::add_setting(const std::string &name, std::string value, SourceRef source)
 {
+    settle();
     settings_[name].push_back(
         Setting{std::move(value), std::move(source), ++arrivals_, false, false});
     if (Param *param = lookup(name)) {
@@ -318,6 +344,7 @@ void ParamRegistry::add_setting(const std::string &name, std::string value, Sour
 
 void ParamRegistry::remove_settings(SourceKind kind)
 {
+    settle();
     std::vector<std::string> touched;
     for (auto &[name, list] : settings_) {
         const auto before = list.size();
@@ -336,6 +363,7 @@ void ParamRegistry::remove_settings(SourceKind kind)
 
 Status ParamRegistry::set_from_api(int index, std::string_view value)
 {
+    settle();
     if (index < 0 || static_cast<std::size_t>(index) >= params_.size() ||
         !params_[static_cast<std::size_t>(index)]->registered_) {
         return make_error(MERIDIAN_ERR_NOT_FOUND, "no such parameter");
@@ -424,7 +452,7 @@ void ParamRegistry::resolve(Param &param)
         }
         auto parsed = parse_value(param.rules_, setting.value);
         if (!parsed) {
-            if (!setting.reported) {
+            if (!setting.reported && held_ != param.index_) {
                 setting.reported = true;
                 report_error("bad value " + util::quoted(setting.value) + " for MCA parameter " +
                              used_name + " from " + setting.source.where() + ": " +
@@ -473,6 +501,7 @@ void ParamRegistry::resolve(Param &param)
 
 void ParamRegistry::deregister_component(std::string_view framework, std::string_view component)
 {
+    settle();
     const auto it = by_component_.find(std::string(framework) + "/" + std::string(component));
     if (it == by_component_.end()) {
         return;
@@ -486,6 +515,7 @@ void ParamRegistry::deregister_component(std::string_view framework, std::string
 
 void ParamRegistry::set_frozen(std::string_view framework, bool frozen)
 {
+    settle();
     for (auto &param : params_) {
         if (param->framework_ == framework &&
             (param->flags_ & MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN) != 0) {
@@ -508,6 +538,7 @@ std::vector<std::string> ParamRegistry::known_names() const
 Status ParamRegistry::check_unknown(bool strict,
                                     const std::function<bool(std::string_view)> &undecidable)
 {
+    settle();
     const auto known = known_names();
     int unknown = 0;
     for (const auto &[name, list] : settings_) {
@@ -517,8 +548,16 @@ Status ParamRegistry::check_unknown(bool strict,
         for (const auto &setting : list) {
             std::string message = "MCA parameter " + util::quoted(name) + " (set in " +
                                   setting.source.where() + ") is not registered by any component";
-            if (const auto suggestion = util::closest_match(name, known)) {
+            // Names are lower case; MERIDIAN_MCA_CARTO_BASE_VERBOSE is the
+            // usual slip in the environment, and is too far for edit distance.
+            const std::string lower = util::to_lower(name);
+            const auto suggestion = lookup(lower) != nullptr ? std::optional<std::string>(lower)
+                                                             : util::closest_match(lower, known);
+            if (suggestion) {
                 message += "; did you mean " + *suggestion + "?";
+                if (lower != name) {
+                    message += " (parameter names are lower case)";
+                }
             }
             ++unknown;
             report(strict ? Severity::error : Severity::warning, message);
@@ -539,6 +578,7 @@ void ParamRegistry::clear()
     by_component_.clear();
     settings_.clear();
     arrivals_ = 0;
+    held_.reset();
 }
 
 } // namespace meridian::mca

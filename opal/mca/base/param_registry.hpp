@@ -123,6 +123,12 @@ class ParamRegistry
     // yet).  With strict, the reports are errors and the result is an error.
     Status check_unknown(bool strict, const std::function<bool(std::string_view)> &undecidable);
 
+    // The registration of the parameter registered last is complete: tell
+    // its bad values now (with its bounds, if set_bounds came).  Any other
+    // change does this first; a framework's and each component's parameter
+    // registration end with it.
+    void settle();
+
     // Forget everything (tests start from scratch).
     void clear();
 
@@ -146,6 +152,11 @@ class ParamRegistry
     std::map<std::string, std::vector<int>, std::less<>> by_component_;
     std::map<std::string, std::vector<Setting>, std::less<>> settings_;
     unsigned long arrivals_ = 0;
+    // The parameter registered last.  Its bounds and synonyms come in the
+    // calls after register_param, so a value that does not parse is told
+    // only when the next call shows the registration complete: the message
+    // then names the parameter's own range, not its type's.
+    std::optional<int> held_;
 };
 
 } // namespace meridian::mca
