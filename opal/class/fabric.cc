@@ -361,6 +361,26 @@ Result<Index> Fabric::add_nic(Nic nic)
                                       : " (subnets: " + known + ")"));
         }
     }
+    if (nic.address) {
+        // A host's address: neither the subnet's network nor its broadcast
+        // address (a /31 or /32 has neither), and no other NIC's.
+        const Cidr &cidr = make_plane_subnet ? *plane.cidr : subnets_[subnet].cidr;
+        if (cidr.prefix <= 30) {
+            const std::uint32_t broadcast = cidr.network | (0xffffffffu >> cidr.prefix);
+            if (*nic.address == cidr.network || *nic.address == broadcast) {
+                return bad("expected an address of a host in subnet " + cidr.text() + ", found " +
+                           format_ipv4(*nic.address) + " (its " +
+                           (*nic.address == cidr.network ? "network" : "broadcast") + " address)");
+            }
+        }
+        if (const auto other = nic_by_address_.find(*nic.address); other != nic_by_address_.end()) {
+            const Nic &owner = nics_[other->second];
+            return bad("expected an address no other NIC has, found " + format_ipv4(*nic.address) +
+                       " (NIC " + util::quoted(owner.name) + " of node " +
+                       util::quoted(nodes_[owner.node].name) + " has it)");
+        }
+    }
+    nic_by_address_.reserve(nic_by_address_.size() + 1);
     if (make_plane_subnet) {
         auto made = add_subnet(*plane.cidr, nic.plane);
         if (!made) {
@@ -374,6 +394,9 @@ Result<Index> Fabric::add_nic(Nic nic)
     nic.index_on_node = static_cast<std::uint32_t>(nodes_[nic.node].nics.size());
     nodes_[nic.node].nics.push_back(index);
     planes_[nic.plane].nics.push_back(index);
+    if (nic.address) {
+        nic_by_address_.emplace(*nic.address, index);
+    }
     nics_.push_back(std::move(nic));
     return index;
 }

@@ -175,6 +175,8 @@ class Fabric
     // Per plane: its subnets by network address, to find an address's subnet
     // and overlaps in O(log subnets).
     std::vector<std::map<std::uint32_t, Index>> subnet_by_network_;
+    // NICs by address: no two NICs of a fabric share one.
+    std::unordered_map<std::uint32_t, Index> nic_by_address_;
     struct OrderCache;
     std::shared_ptr<OrderCache> order_cache_; // filled lazily; copies share
 };

@@ -248,10 +248,29 @@ START_TEST(every_error)
         {"nic n1 eth1 plane=data mtu=9000", "t.fabric:8:24: expected an attribute KEY=VALUE of nic "
                                             "(plane, address, switch, speed, package, coord), "
                                             "found \"mtu\""},
+        {"nic n1 eth1 plane=data address=10.10.1.0", "t.fabric:8:32: expected an address of a "
+                                                     "host in subnet 10.10.1.0/24, found "
+                                                     "10.10.1.0 (its network address)"},
+        {"nic n1 eth1 plane=data address=10.10.1.255", "t.fabric:8:32: expected an address of a "
+                                                       "host in subnet 10.10.1.0/24, found "
+                                                       "10.10.1.255 (its broadcast address)"},
     };
     for (const Case &c : cases) {
         ck_assert_text_eq(error_of(parse(pre + c.line + "\n")), c.message);
     }
+    // No two NICs share an address, on one node or two.
+    ck_assert_text_eq(error_of(parse(pre + "nic n1 eth1 plane=data address=10.10.1.5\n"
+                                           "node n2\n"
+                                           "nic n2 eth0 plane=data address=10.10.1.5\n")),
+                      "t.fabric:10:32: expected an address no other NIC has, found 10.10.1.5 "
+                      "(NIC \"eth1\" of node \"n1\" has it)");
+    // A /31 (point to point) and a /32 have no network or broadcast address.
+    ck_assert_text_eq(error_of(parse("plane p cidr=10.30.0.0/31\nnode a\nnode b\n"
+                                     "nic a e plane=p address=10.30.0.0\n"
+                                     "nic b e plane=p address=10.30.0.1\n"
+                                     "plane q cidr=10.40.0.7/32\nnic a f plane=q "
+                                     "address=10.40.0.7\n")),
+                      "parsed without error");
     // The node's coordinate is checked where a NIC on a shaped plane uses it.
     ck_assert_text_eq(error_of(parse("plane ib shape=2x2\nnode a coord=5,0\nnic a ib0 plane=ib\n")),
                       "t.fabric:3:17: expected a coordinate inside plane \"ib\"'s shape 2x2, "
@@ -364,9 +383,10 @@ START_TEST(large_file_is_linear)
         for (int i = 0; i < nodes; ++i) {
             const std::string name = "node" + std::to_string(i);
             text += "node " + name + " packages=2 cores=16\n";
-            text += "nic " + name + " eth0 plane=a address=10." + std::to_string(i >> 16) + "." +
-                    std::to_string((i >> 8) & 255) + "." + std::to_string(i & 255) + " switch=s" +
-                    std::to_string(i % 100) + " speed=25G package=0\n";
+            const int host = i + 1; // 10.0.0.0 is the network's address
+            text += "nic " + name + " eth0 plane=a address=10." + std::to_string(host >> 16) + "." +
+                    std::to_string((host >> 8) & 255) + "." + std::to_string(host & 255) +
+                    " switch=s" + std::to_string(i % 100) + " speed=25G package=0\n";
             text += "nic " + name + " ib0 plane=b package=1\n";
         }
         return text;

@@ -28,8 +28,10 @@ awk 'BEGIN {
     for (s = 0; s < 32; s++) { print "switch data-" s " plane=data"; print "switch mgmt-" s " plane=mgmt" }
     for (n = 0; n < 1000; n++) {
         print "node n" n " packages=2 cores=10"
-        print "nic n" n " eth0 plane=data address=10.0." int(n / 256) "." n % 256 " switch=data-" int(n / 32) " package=0"
-        print "nic n" n " mgmt0 plane=mgmt address=172.16." int(n / 256) "." n % 256 " switch=mgmt-" int(n / 32) " package=1"
+        # Host addresses from .1: the .0 of each network is no host address.
+        h = n + 1
+        print "nic n" n " eth0 plane=data address=10.0." int(h / 256) "." h % 256 " switch=data-" int(n / 32) " package=0"
+        print "nic n" n " mgmt0 plane=mgmt address=172.16." int(h / 256) "." h % 256 " switch=mgmt-" int(n / 32) " package=1"
     }
 }' >"$scratch/big.fabric"
 hosts=$(awk 'BEGIN { for (n = 0; n < 1000; n++) printf "%sn%d:10", (n ? "," : ""), n }')
