@@ -18,6 +18,7 @@
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace
 {
@@ -310,6 +311,21 @@ Params current_params()
     params.cma_min_block = ofi_cma_min_block;
     params.shm_slots = ofi_shm_slots == 0 ? 0 : round_up_power_of_two(std::max(2U, ofi_shm_slots));
     params.shm_slot_bytes = (ofi_shm_slot_size + 63) / 64 * 64;
+    // The rings need these forms; a value changed to fit is said, once per
+    // value, rather than used in silence.
+    static std::size_t told_slots = 0, told_slot_size = 0;
+    if (ofi_shm_slots != 0 && params.shm_slots != ofi_shm_slots && told_slots != ofi_shm_slots) {
+        told_slots = ofi_shm_slots;
+        meridian::report_warning("msg_ofi_shm_slots is " + std::to_string(ofi_shm_slots) +
+                                 ", not a power of two of at least 2: each ring has " +
+                                 std::to_string(params.shm_slots) + " slots");
+    }
+    if (params.shm_slot_bytes != ofi_shm_slot_size && told_slot_size != ofi_shm_slot_size) {
+        told_slot_size = ofi_shm_slot_size;
+        meridian::report_warning("msg_ofi_shm_slot_size is " + std::to_string(ofi_shm_slot_size) +
+                                 ", not a multiple of 64: each slot has " +
+                                 std::to_string(params.shm_slot_bytes) + " bytes");
+    }
     params.liveness_ms = ofi_liveness;
     if (params.cma == CmaMode::off) {
         // Without CMA every message goes through the rings.

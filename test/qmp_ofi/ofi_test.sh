@@ -79,6 +79,15 @@ if [ $mpi = yes ]; then
     setp msg_ofi_cma off
     suite "shm without CMA, 2 processes" 2 shm "$MPIRUN" -np 2 --oversubscribe
     unsetp msg_ofi_cma
+    # Ring sizes the rings cannot take are changed to fit, and each process
+    # says so once: tiny rings (4 slots of 256 bytes) still carry every size.
+    setp msg_ofi_shm_slots 3
+    setp msg_ofi_shm_slot_size 200
+    suite "shm with 3 slots of 200 bytes asked, 2 processes" 2 "shm\(+cma\)\{0,1\}" "$MPIRUN" -np 2 --oversubscribe
+    expect "rounded ring sizes" 2 "^meridian: warning: msg_ofi_shm_slots is 3, not a power of two of at least 2: each ring has 4 slots\$"
+    expect "rounded ring sizes" 2 "^meridian: warning: msg_ofi_shm_slot_size is 200, not a multiple of 64: each slot has 256 bytes\$"
+    unsetp msg_ofi_shm_slots
+    unsetp msg_ofi_shm_slot_size
     if [ "$HAVE_LIBFABRIC" = yes ]; then
         setp msg_ofi_shm off
         setp msg_ofi_provider tcp
