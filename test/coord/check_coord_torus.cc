@@ -213,8 +213,19 @@ nic a ib0 plane=ib
 nic a ib1 plane=ib
 nic b ib0 plane=ib
 )");
+    // A provider (the in-job pipeline, in a process started alone) would
+    // place this host's own network on the next query: a placement asked for
+    // is the answer even when it fails, so it never runs.
+    static bool provider_ran = false;
+    meridian::coord::set_context_provider(+[] { provider_ran = true; });
     ck_assert(!meridian::coord::set_context(fabric, nullptr).ok());
     ck_assert_messages(ERROR_MSG("coord_torus: plane \"ib\": nodes a and b are both at (1,0)"));
+    const auto queried = meridian::coord::coordinates(0, {}, MERIDIAN_COORD_LOGICAL_VIEW);
+    ck_assert(!queried);
+    ck_assert_text_eq(queried.error().message,
+                      "no network coordinates for the job: the coord component \"torus\" could "
+                      "not place plane \"ib\": bad parameter");
+    ck_assert(!provider_ran);
 }
 END_TEST
 

@@ -67,6 +67,26 @@ END
 run_netmap --fabric "$scratch/noports.fabric" --hosts a --request id=x --mca pnet_tcp_static_ports tcp:5000-500
 expect_failure 'pnet_tcp_static_ports from the command line:5: expected FIRST <= LAST in a port range, found "5000-500"'
 
+# Coordinates the coord components cannot place: nothing is printed, not this
+# machine's own interfaces in their stead (an offline run never looks at the
+# live host), and the reason is said once.
+cat >"$scratch/same-place.fabric" <<'END'
+plane ib type=infiniband shape=2x2
+node a coord=0,0
+node b coord=0,0
+nic a ib0 plane=ib
+nic b ib0 plane=ib
+END
+for format in table json; do
+    run_netmap --fabric "$scratch/same-place.fabric" --hosts a,b --format $format
+    expect_status 1
+    expect_out_empty
+    expect_err <<'END'
+meridian: error: coord_torus: plane "ib": nodes a and b are both at (0,0)
+meridian: warning: pnet: no coordinates for this job: the coord component "torus" could not place plane "ib": bad parameter
+END
+done
+
 # coord_tcp places planes in the logical view only.
 run_netmap --fabric "$example" --hosts node01:2 --view physical
 expect_failure 'no plane of rank 0 (node node01) has coordinates in view physical'

@@ -84,6 +84,9 @@ const mca_coord_context *context();
 // nullptr: none.
 void set_context_provider(void (*provider)());
 void forget_context();
+// Why the last set_context failed, while no context is placed; else null.
+// Setting a context, even one that fails, drops the provider.
+const Error *placement_failure();
 
 // A NIC's coordinate in a view as placed on `context` (what a module's
 // nic_cost reads), or an empty span when its plane has none in that view.

@@ -151,6 +151,10 @@ int meridian_coord_get_planes(char ***planes, size_t *count)
     return c_boundary(__func__, [&] {
         if (coord::context() == nullptr) {
             // planes() answers none; the C caller is told why.
+            if (const Error *failure = coord::placement_failure()) {
+                return fail(Error{failure->status,
+                                  "no network coordinates for the job: " + failure->message});
+            }
             return fail(Error{MERIDIAN_ERR_NOT_INITIALIZED,
                               "no network coordinates yet: no fabric and job have been placed "
                               "(coord set_context)"});

@@ -29,6 +29,7 @@ struct State {
     std::shared_ptr<mca_coord_context> current;
     bool opened_here = false;     // set_context opened the framework, forget_context closes it
     void (*provider)() = nullptr; // makes the context on the first query that finds none
+    std::optional<Error> failure; // why the last set_context failed, until one works
 };
 
 State &state()
@@ -318,10 +319,8 @@ Status check_job(const fabric::Fabric &fabric, const fabric::JobMap &job)
     return success();
 }
 
-} // namespace
-
-Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
-                   std::shared_ptr<const fabric::JobMap> job)
+Status place(std::shared_ptr<const fabric::Fabric> fabric,
+             std::shared_ptr<const fabric::JobMap> job)
 {
     if (fabric == nullptr) {
         return make_error(MERIDIAN_ERR_BAD_PARAM, "coord: no fabric to place");
@@ -440,6 +439,30 @@ Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
     return success();
 }
 
+} // namespace
+
+Status set_context(std::shared_ptr<const fabric::Fabric> fabric,
+                   std::shared_ptr<const fabric::JobMap> job)
+{
+    State &s = state();
+    // A placement asked for is the answer, even when it fails: a query must
+    // not then place this host's own network instead (the in-job provider).
+    s.provider = nullptr;
+    Status placed = place(std::move(fabric), std::move(job));
+    if (placed) {
+        s.failure.reset();
+    } else {
+        s.failure = placed.error();
+    }
+    return placed;
+}
+
+const Error *placement_failure()
+{
+    const State &s = state();
+    return s.current == nullptr && s.failure ? &*s.failure : nullptr;
+}
+
 const mca_coord_context *context()
 {
     State &s = state();
@@ -459,6 +482,7 @@ void forget_context()
 {
     State &s = state();
     s.current.reset();
+    s.failure.reset();
     if (s.opened_here) {
         s.opened_here = false;
         // Our reference only: whoever else opened the framework keeps it.

@@ -30,6 +30,10 @@ Result<const mca_coord_context *> current()
 {
     const mca_coord_context *ctx = context();
     if (ctx == nullptr) {
+        if (const Error *failure = placement_failure()) {
+            return make_error(failure->status,
+                              "no network coordinates for the job: " + failure->message);
+        }
         return make_error(MERIDIAN_ERR_NOT_INITIALIZED,
                           "no network coordinates yet: no fabric and job have been placed "
                           "(coord set_context)");

@@ -79,8 +79,10 @@ int run(const netmap_tool::Options &options)
     }
     const Allocation allocation(**job);
 
+    // Counted from before the allocation: a coord component that could not
+    // place the job said why then, and the output's failure for want of
+    // coordinates needs no second message.
     netmap_tool::StreamOut out(stdout);
-    errors_before = meridian_error_count();
     const auto written = options.format == netmap_tool::Format::json
                              ? netmap_tool::write_json(**job, options.view, out)
                              : netmap_tool::write_table(**job, options.view, out);
