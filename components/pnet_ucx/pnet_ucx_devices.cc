@@ -10,6 +10,7 @@
 #include <uct/api/uct.h>
 
 #include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet_ucx
@@ -476,6 +477,27 @@ std::string no_plane_message(const Choice &choice, std::string_view node)
 {
     return "request " + quoted(choice.request_id) + ": PLANE " + std::string(choice.plane_name) +
            " is required but " + std::string(node) + " has no UCX device on it";
+}
+
+void warn_plane_fallback(const Choice &choice, std::string_view node)
+{
+    report_warning("request " + quoted(choice.request_id) + ": PLANE " +
+                   std::string(choice.plane_name) + " is not available on " + std::string(node) +
+                   "; using its other UCX devices");
+}
+
+void warn_shortfall(const Choice &choice, std::string_view node, std::size_t count)
+{
+    std::string text =
+        "request " + quoted(choice.request_id) + ": ENDPTS " + std::to_string(choice.endpts) +
+        " is not met: " + std::string(node) + " has " +
+        (count == 0 ? std::string("no UCX device")
+                    : std::to_string(count) + (count == 1 ? " UCX device" : " UCX devices"));
+    if (choice.plane != fabric::no_index && count > 0) {
+        text += " on plane " + std::string(choice.plane_name);
+    }
+    report_warning(text +
+                   (count == 0 ? "; its processes get none" : "; processes get what there is"));
 }
 
 std::uint32_t intern(std::vector<std::string> &names, std::string_view name, NameIndex &index)

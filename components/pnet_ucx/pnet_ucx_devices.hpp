@@ -138,6 +138,11 @@ inline bool eligible(const Device &device, fabric::Index plane, bool use_plane)
 }
 std::string shortfall_message(const Choice &choice, std::string_view node, std::size_t count);
 std::string no_plane_message(const Choice &choice, std::string_view node);
+// The warnings of a best-effort request served short, as pnet_tcp words
+// them: the first node without a device on the plane, the first with fewer
+// devices than asked (count 0: none at all).
+void warn_plane_fallback(const Choice &choice, std::string_view node);
+void warn_shortfall(const Choice &choice, std::string_view node, std::size_t count);
 using NameIndex = std::unordered_map<std::string, std::uint32_t>;
 // name's index in `names`, appended when new.
 std::uint32_t intern(std::vector<std::string> &names, std::string_view name, NameIndex &index);
@@ -148,7 +153,10 @@ Status assign_devices(std::span<const fabric::ProcPlacement> procs,
                       std::span<const fabric::Index> job_nodes, NodeOf &&node_of,
                       const Choice &choice, pnet::Grant &grant)
 {
-    // First every node's verdict, so a failure writes nothing.
+    // First every node's verdict, so a failure writes nothing; what a
+    // best-effort request goes without is said once it is served.
+    std::optional<std::string_view> plane_fallback;
+    std::optional<std::pair<std::string_view, std::size_t>> short_of;
     for (const fabric::Index index : job_nodes) {
         const NodeView node = node_of(index);
         std::size_t on_plane = 0;
@@ -169,6 +177,18 @@ Status assign_devices(std::span<const fabric::ProcPlacement> procs,
             return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE,
                               detail::shortfall_message(choice, node.name, usable));
         }
+        if (planed && on_plane == 0 && total > 0 && !plane_fallback) {
+            plane_fallback = node.name;
+        }
+        if (usable < choice.endpts && !short_of) {
+            short_of.emplace(node.name, usable);
+        }
+    }
+    if (plane_fallback) {
+        detail::warn_plane_fallback(choice, *plane_fallback);
+    }
+    if (short_of) {
+        detail::warn_shortfall(choice, short_of->first, short_of->second);
     }
 
     grant.device_offsets.assign(procs.size() + 1, 0);

@@ -301,6 +301,7 @@ END_TEST
 
 START_TEST(endpts_best_effort_and_required)
 {
+    meridian_test::capture_messages();
     const TwoNodes job;
     meridian::pnet::Grant grant;
     Choice choice;
@@ -309,6 +310,11 @@ START_TEST(endpts_best_effort_and_required)
     ck_assert(job.assign(choice, grant).ok());
     ck_assert_text_eq(devices_text(grant), "0: mlx5_0:1 mlx5_1:1 | 1: mlx5_1:1 mlx5_0:1 | "
                                            "2: mlx5_1:1 mlx5_0:1 | 3: mlx5_0:1 mlx5_1:1");
+    // Served short, and said so (the first node short of devices), as
+    // pnet_tcp says it for ports.
+    ck_assert_messages(WARNING_MSG("request \"fast\": ENDPTS 3 is not met: node01 has 2 UCX "
+                                   "devices; processes get what there is"));
+    meridian_test::clear_messages();
 
     choice.endpts_required = true;
     meridian::pnet::Grant untouched;
@@ -330,11 +336,16 @@ START_TEST(endpts_best_effort_and_required)
         failed.error().message,
         "request \"fast\": ENDPTS 2 is required but node01 has 1 UCX device on plane ib0");
 
+    ck_assert_no_messages(); // a refusal is returned, not reported here
+
     choice.endpts_required = false;
     choice.plane = 1;
     choice.plane_name = "ib1";
     ck_assert(job.assign(choice, grant).ok());
     ck_assert_text_eq(devices_text(grant), "0: mlx5_1:1 | 1: mlx5_1:1 | 2: mlx5_1:1 | 3: mlx5_1:1");
+    ck_assert_messages(WARNING_MSG("request \"fast\": ENDPTS 2 is not met: node01 has 1 UCX "
+                                   "device on plane ib1; processes get what there is"));
+    meridian_test::clear_messages();
 
     // A plane no device is on: best effort offers all, required fails.
     choice.endpts = 1;
@@ -342,6 +353,8 @@ START_TEST(endpts_best_effort_and_required)
     choice.plane_name = "opa0";
     ck_assert(job.assign(choice, grant).ok());
     ck_assert_text_eq(devices_text(grant), "0: mlx5_0:1 | 1: mlx5_1:1 | 2: mlx5_1:1 | 3: mlx5_0:1");
+    ck_assert_messages(WARNING_MSG("request \"fast\": PLANE opa0 is not available on node01; "
+                                   "using its other UCX devices"));
     choice.plane_required = true;
     failed = job.assign(choice, grant);
     ck_assert(!failed.ok());
@@ -362,8 +375,12 @@ START_TEST(node_without_devices)
     meridian::pnet::Grant grant;
     Choice choice;
     choice.request_id = "x";
+    meridian_test::capture_messages();
     ck_assert(assign_devices(procs, nodes, view, choice, grant).ok());
     ck_assert_text_eq(devices_text(grant), "0: mlx5_0:1 | 1:");
+    // A process with no device at all is said, as tcp and udp say it.
+    ck_assert_messages(WARNING_MSG(
+        "request \"x\": ENDPTS 1 is not met: node02 has no UCX device; its processes get none"));
     choice.endpts_required = true;
     const auto failed = assign_devices(procs, nodes, view, choice, grant);
     ck_assert(!failed.ok());
