@@ -134,6 +134,24 @@ Choice choose(const fi_info *hints, const std::string &provider, bool single_nod
 
 } // namespace
 
+Status Endpoint::check_provider(const std::string &provider)
+{
+    if (provider.empty() || provider == "auto") {
+        return success();
+    }
+    prepare_environment();
+    InfoPtr hints = make_hints();
+    if (!hints) {
+        return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE, "msg ofi: fi_allocinfo failed");
+    }
+    hints->fabric_attr->prov_name = ::strdup(provider.c_str());
+    const Choice choice = choose(hints.get(), provider, true, nullptr, nullptr, 0);
+    if (choice.chosen == nullptr) {
+        return choice.error;
+    }
+    return success();
+}
+
 Result<std::unique_ptr<Endpoint>> Endpoint::open(const std::string &provider, bool single_node,
                                                  const Source &source)
 {

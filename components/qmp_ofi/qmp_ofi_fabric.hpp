@@ -56,6 +56,10 @@ class Endpoint
                                                   const Source &source);
     // What fi_getinfo offers for the hints (for the component's query).
     static bool any_provider();
+    // Whether a provider named in msg_ofi_provider is offered, for a job
+    // whose peers it does not reach (all on this node): the same setting
+    // must not work here and fail on two nodes.  "auto": always.
+    static Status check_provider(const std::string &provider);
     // Keep libfabric loaded for the life of the process, even when the
     // component's DSO is closed: it and the libraries it pulls in (verbs,
     // psm, efa, ...) allocate in their constructors, and cannot be unloaded

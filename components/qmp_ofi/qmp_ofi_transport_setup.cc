@@ -134,6 +134,13 @@ int Transport::init(const mca_msg_job_t &job)
     const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
     oversubscribed_ = cpus > 0 && job.local_size > cpus;
 
+    if (!fabric) {
+        // No peer needs libfabric, but a provider named that does not exist
+        // is a mistake here as on many nodes.
+        if (auto offered = Endpoint::check_provider(params_.provider); !offered) {
+            return fail_setup(offered.error().status, offered.error().message);
+        }
+    }
     if (job.size == 1) {
         VERBOSE(INFO, "msg ofi: a job of one process: only the self path");
         return MERIDIAN_SUCCESS;

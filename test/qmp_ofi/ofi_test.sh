@@ -72,6 +72,23 @@ setp msg_ofi_shm off
 suite "one process, msg_ofi_shm=off" 1 self
 unsetp msg_ofi_shm
 
+# A provider libfabric does not offer is refused though no peer needs
+# libfabric (one process, or all on this node): the setting must not work on
+# one node and fail on two.
+bogus_provider() {
+    name=$1
+    shift
+    out=$("$@" "$DRIVER" suite 2>&1)
+    rc=$?
+    [ $rc -ne 0 ] || { fail "$name: exit 0"; return; }
+    expect "$name" "$NP" "^meridian: error: msg ofi: no libfabric provider offers reliable tagged messages with msg_ofi_provider=bogus.* (fi_getinfo: .*)\$" || return
+    expect "$name" 0 "^rank [0-9]*: ok" || return
+    echo "ok: $name"
+}
+setp msg_ofi_provider bogus
+NP=1 bogus_provider "msg_ofi_provider=bogus, one process"
+unsetp msg_ofi_provider
+
 if [ $mpi = yes ]; then
     for np in 2 4; do
         suite "shm, $np processes" $np "shm\(+cma\)\{0,1\}" "$MPIRUN" -np $np --oversubscribe
@@ -79,6 +96,10 @@ if [ $mpi = yes ]; then
     setp msg_ofi_cma off
     suite "shm without CMA, 2 processes" 2 shm "$MPIRUN" -np 2 --oversubscribe
     unsetp msg_ofi_cma
+    setp msg_ofi_provider bogus
+    NP=2 bogus_provider "msg_ofi_provider=bogus, 2 processes on shm" "$MPIRUN" -np 2
+    unsetp msg_ofi_provider
+
     # Ring sizes the rings cannot take are changed to fit, and each process
     # says so once: tiny rings (4 slots of 256 bytes) still carry every size.
     setp msg_ofi_shm_slots 3
