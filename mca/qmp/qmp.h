@@ -8,6 +8,10 @@
  *   - QMP_init_msg_passing starts Meridian (meridian_init), the msg framework
  *     and its transport, and removes QMP's and Meridian's own options from
  *     argv: -qmp-geom, -qmp-alloc-map, -qmp-logic-map, -qmp-job, --mca, --tune.
+ *   - QMP_finalize_msg_passing ends the session; QMP may be initialized again
+ *     after it.  Under a PMIx launcher Meridian itself (and PMIx, whose
+ *     clients cannot be started twice in a process) stays up from the first
+ *     finalize until the process exits.
  *   - Node numbers are process ranks in the job (or in a communicator).
  *   - Channels are persistent: declare once (the expensive part), then
  *     start / wait as often as needed.

@@ -4,6 +4,14 @@
 // options, then the transport (meridian_mca_msg_base_start), then the machine and the
 // allocated / job / default communicators (qmp_machine.cc).  Each step that
 // fails undoes the ones before, so a failed init leaves nothing running.
+//
+// QMP_finalize_msg_passing ends the session (communicators, channels, the
+// transport) but, under a PMIx launcher, not Meridian itself: PMIx clients
+// of this generation (4.2, with Open MPI 4.1's server) cannot be started
+// again in a process that finalized them, so Meridian -- its datastore,
+// hence PMIx -- stays up from the first finalize until the process exits
+// (keep_runtime), and a later init takes Meridian's options out of argv
+// itself.  A process started alone starts and ends everything each time.
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -19,6 +27,7 @@
 #include "opal/util/no_destructor.hpp"
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
@@ -129,6 +138,48 @@ QMP_status_t failed(const char *call, QMP_status_t status)
     return status;
 }
 
+// At the process's exit: the reference keep_runtime took.
+void release_runtime()
+{
+    c_boundary_void("QMP (process exit)", [] {
+        State &s = state();
+        if (s.runtime_held) {
+            s.runtime_held = false;
+            meridian_finalize();
+        }
+    });
+}
+
+// Under a PMIx launcher, keep Meridian up past this finalize, until the
+// process exits.  A PMIx client that was finalized and is started again
+// (PMIx_Finalize, then PMIx_Init for the next QMP_init_msg_passing) no
+// longer has the job's data, and PMIx_Get can answer a peer's key with this
+// process's own value: a peer's shared-memory segment became this process's
+// own, and what was sent to that peer was lost (its receive timed out, the
+// sender then waited in finalize's barrier).  And a peer that finalizes
+// PMIx while this process is already in the next session's first fence
+// makes that fence end short; the job's fences then drift apart.
+void keep_runtime()
+{
+    State &s = state();
+    if (s.runtime_held) {
+        return;
+    }
+    auto store = datastore::store();
+    if (!store || (*store)->backend() != "pmix") {
+        return;
+    }
+    // Counted only: Meridian is running.
+    if (meridian_init(nullptr, nullptr) != MERIDIAN_SUCCESS) {
+        return;
+    }
+    if (std::atexit(release_runtime) != 0) {
+        meridian_finalize(); // nobody would end PMIx: end it with the session, as before
+        return;
+    }
+    s.runtime_held = true;
+}
+
 // Undo a partial init: communicators (their channels) before the transport.
 void tear_down(bool transport_started)
 {
@@ -198,11 +249,23 @@ QMP_status_t init(int *argc, char ***argv, int required, QMP_thread_level_t *pro
     // A failed init gives argv back as it came (meridian_init and the
     // options have taken their part out by then).
     const ArgvCopy given(argc, argv);
+    const bool running = s.runtime_held;
     if (int rc = meridian_init(argc, argv); rc != MERIDIAN_SUCCESS) {
         // meridian_init reported why (it may have taken its options out).
         given.restore(argc, argv);
         return set_error(QMP_RTENV_ERR, std::string(call) +
                                             ": Meridian could not start: " + meridian_strerror(rc));
+    }
+    // Meridian kept running since an earlier session: meridian_init only
+    // counted this one, so its options (--mca, --tune) are taken and
+    // applied here.
+    if (running) {
+        if (int rc = meridian_mca_base_cmdline_apply(argc, argv); rc != MERIDIAN_SUCCESS) {
+            meridian_finalize(); // the reference just taken; the held one stays
+            given.restore(argc, argv);
+            return set_error(QMP_RTENV_ERR, std::string(call) + ": Meridian could not start: " +
+                                                meridian_strerror(rc));
+        }
     }
     UndoOnThrow undo(given, argc, argv);
     Options options;
@@ -253,6 +316,7 @@ void finalize()
         ~TearDownAtExit() { tear_down(true); }
     };
     const TearDownAtExit at_exit{};
+    keep_runtime();
     for (const auto &comm : s.comms) {
         if (comm->context == 0) {
             (void)barrier(comm.get(), -1);

@@ -122,6 +122,9 @@ struct State {
     int verbose = 0;
     int profcontrol = 0;
     double init_time = 0.0;
+    // Under a PMIx launcher Meridian stays up from the first finalize until
+    // the process exits (qmp_init.cc, keep_runtime): this reference to it.
+    bool runtime_held = false;
 };
 State &state();
 

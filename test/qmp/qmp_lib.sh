@@ -7,6 +7,8 @@
 #                                     mpirun -np NP; passes when it exits 0
 #                                     and every process printed "ok:".
 #   QMP_MPIRUN_ARGS                   extra mpirun options for the next runs
+#   QMP_RUN_LIMIT                     seconds a run may last (timeout(1) ends
+#                                     it after that, exit 124), unset: none
 #   qmp_have_mpirun                   whether the mpirun cases can run
 #   qmp_status                        0 when everything passed so far
 # (The functions' own variables start with ql_: sh has no local ones.)
@@ -55,11 +57,14 @@ qmp_launch() {
     /*) ;;
     *) ql_prog="$QMP_TEST_BIN/$ql_prog" ;;
     esac
+    ql_limit=
+    [ -n "${QMP_RUN_LIMIT:-}" ] && ql_limit="timeout -k 5 $QMP_RUN_LIMIT"
     if [ "$ql_np" -eq 0 ]; then
-        "$ql_prog" "$@" >"$QMP_OUT" 2>"$QMP_ERR"
+        # shellcheck disable=SC2086 # ql_limit is a list of words
+        $ql_limit "$ql_prog" "$@" >"$QMP_OUT" 2>"$QMP_ERR"
     else
-        # shellcheck disable=SC2086 # QMP_MPIRUN_ARGS is a list of words
-        "$MPIRUN" -np "$ql_np" --oversubscribe $QMP_MPIRUN_ARGS "$ql_prog" "$@" >"$QMP_OUT" 2>"$QMP_ERR"
+        # shellcheck disable=SC2086 # so are ql_limit and QMP_MPIRUN_ARGS
+        $ql_limit "$MPIRUN" -np "$ql_np" --oversubscribe $QMP_MPIRUN_ARGS "$ql_prog" "$@" >"$QMP_OUT" 2>"$QMP_ERR"
     fi
 }
 
