@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
-#include <functional>
 #include <utility>
 
 namespace meridian::msg_ofi::shm
@@ -95,10 +98,11 @@ Result<Segment> Segment::create(const std::string &name, std::uint32_t rings, st
     Fd fd;
     fd.fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd.fd < 0 && errno == EEXIST) {
-        // Left by a process of this job's namespace that died before it
-        // could unlink (names carry the job's namespace and rank).
-        ::shm_unlink(name.c_str());
-        fd.fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+        // Not this process's (its names are new every time): another
+        // process's, perhaps alive, so it is left alone.
+        return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE,
+                          why("cannot create the", name, EEXIST) +
+                              " (another process made it; it is left as it is)");
     }
     if (fd.fd < 0) {
         return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE, why("cannot create the", name, errno));
@@ -179,20 +183,29 @@ Ring Segment::ring(std::uint32_t index) const
     return Ring(base_ + rings_offset + index * ring_bytes, header->slots, header->slot_bytes);
 }
 
-std::string segment_name(const std::string &nspace, int rank)
+std::string segment_name(pid_t pid, std::uint64_t generation, std::uint64_t random)
 {
-    std::string clean;
-    for (const char c : nspace) {
-        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                          (c >= '0' && c <= '9') || c == '.' || c == '_';
-        clean += keep ? c : '_';
+    char text[96]; // at most 10 + 20 + 1 + 20 + 1 + 16 characters
+    std::snprintf(text, sizeof text, "/meridian-%ld-%" PRIu64 "-%016" PRIx64,
+                  static_cast<long>(pid), generation, random);
+    return text;
+}
+
+std::string segment_name()
+{
+    // Counts the names this process made (also across re-inits, while the
+    // component stays loaded); the random bits keep names apart where the
+    // count starts again (the component reloaded) or pids repeat (another
+    // pid namespace sharing /dev/shm).
+    static std::atomic<std::uint64_t> generation{0};
+    std::uint64_t random = 0;
+    if (::getrandom(&random, sizeof random, 0) != static_cast<ssize_t>(sizeof random)) {
+        // No getrandom (or interrupted): the clock; a clash is refused by
+        // create, never taken over.
+        random =
+            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
     }
-    // Names stay well below NAME_MAX; distinct long namespaces keep
-    // distinct names through the hash.
-    if (clean.size() > 120) {
-        clean = clean.substr(0, 100) + "_" + std::to_string(std::hash<std::string>{}(nspace));
-    }
-    return "/meridian-" + clean + "-" + std::to_string(rank);
+    return segment_name(::getpid(), ++generation, random);
 }
 
 } // namespace meridian::msg_ofi::shm

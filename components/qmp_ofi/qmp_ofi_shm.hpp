@@ -14,6 +14,8 @@
 #ifndef MERIDIAN_QMP_OFI_SHM_HPP
 #define MERIDIAN_QMP_OFI_SHM_HPP
 
+#include <sys/types.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -169,7 +171,8 @@ class Ring
 };
 
 // A mapped segment: created (and owned: unlinked on destruction unless done
-// before) or attached to a peer's.
+// before) or attached to a peer's.  Only a segment this process created is
+// ever unlinked.
 class Segment
 {
   public:
@@ -182,7 +185,9 @@ class Segment
 
     // rings rings of `slots` slots (a power of two) of slot_bytes bytes (a
     // multiple of 64).  The memory is reserved now (posix_fallocate), so a
-    // full /dev/shm is an error here, not a SIGBUS later.
+    // full /dev/shm is an error here, not a SIGBUS later.  A name that
+    // exists already is an error (MERIDIAN_ERR_OUT_OF_RESOURCE); that
+    // segment is left as it is.
     static Result<Segment> create(const std::string &name, std::uint32_t rings, std::uint32_t slots,
                                   std::uint32_t slot_bytes);
     static Result<Segment> attach(const std::string &name);
@@ -204,10 +209,15 @@ class Segment
     bool linked_ = false;
 };
 
-// The segment name of a job's rank: "/meridian-<nspace>-<rank>", the
-// namespace reduced to characters a name may hold (and shortened with a
-// hash when long).
-std::string segment_name(const std::string &nspace, int rank);
+// A name for a new segment that no other job, process or init produces:
+// "/meridian-<pid>-<generation>-<random>" -- this process's pid, how many
+// names it made so far, and 64 random bits (getrandom) in hex: some 40
+// characters, far below NAME_MAX.  Peers learn it through the modex.  create never opens or
+// removes an existing segment, so a clash fails instead of taking over
+// another process's memory.
+std::string segment_name();
+// The same from given parts.
+std::string segment_name(pid_t pid, std::uint64_t generation, std::uint64_t random);
 
 } // namespace meridian::msg_ofi::shm
 

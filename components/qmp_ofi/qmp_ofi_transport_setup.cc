@@ -170,7 +170,7 @@ int Transport::init(const mca_msg_job_t &job)
             }
             params_.shm_slots = slots;
         }
-        const std::string name = shm::segment_name(nspace_, job.rank);
+        const std::string name = shm::segment_name();
         auto segment = shm::Segment::create(name, static_cast<std::uint32_t>(job.local_size),
                                             static_cast<std::uint32_t>(params_.shm_slots),
                                             static_cast<std::uint32_t>(params_.shm_slot_bytes));

@@ -11,11 +11,23 @@
 //                        rank 0 prints "rank 0: unreach after N ms: ok"
 //   ofi_driver timeout   rank 0 waits on rank 1, which never sends (run with
 //                        msg_ofi_timeout=1): "rank 0: timeout after N ms: ok"
+//   ofi_driver planted   before the transport starts, each process makes
+//                        a shared-memory segment under the name the
+//                        transport used to give its own ring segment
+//                        ("/meridian-<namespace>-<rank>"), as another job
+//                        whose namespace reads the same would; after a
+//                        message around the ring and the transport's stop
+//                        the segment must be there with its bytes:
+//                        "rank R: planted segment intact: ok"
 //   ofi_driver pingpong  half round-trip times rank 0 <-> 1 (not a test)
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
@@ -23,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -31,6 +44,7 @@
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/msg/msg.h>
 #include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
 
 namespace
@@ -584,6 +598,94 @@ int timeout()
     return failures == 0 ? 0 : 1;
 }
 
+// Another job's live segment, under the name this process's ring segment
+// had before names were made unique: "/meridian-" + the namespace with
+// every character other than [A-Za-z0-9._] as '_' + "-" + the rank.
+class Planted
+{
+  public:
+    static constexpr std::size_t bytes = 4096;
+
+    Planted()
+    {
+        auto store = meridian::datastore::store();
+        if (!store) {
+            std::printf("FAIL: no datastore: %s\n", store.error().message.c_str());
+            return;
+        }
+        std::string clean;
+        for (const char c : (*store)->self().nspace) {
+            const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '.' || c == '_';
+            clean += keep ? c : '_';
+        }
+        rank_ = static_cast<int>((*store)->self().rank);
+        name_ = "/meridian-" + clean + "-" + std::to_string(rank_);
+        const int fd = ::shm_open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0) {
+            std::printf("rank %d: FAIL: cannot make %s: %s\n", rank_, name_.c_str(),
+                        std::strerror(errno));
+            return;
+        }
+        made_ = ::ftruncate(fd, bytes) == 0;
+        if (made_) {
+            void *base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            made_ = base != MAP_FAILED;
+            if (made_) {
+                std::memset(base, 0x5a, bytes);
+                ::munmap(base, bytes);
+            }
+        }
+        ::close(fd);
+    }
+    ~Planted()
+    {
+        if (made_) {
+            ::shm_unlink(name_.c_str());
+        }
+    }
+    Planted(const Planted &) = delete;
+    Planted &operator=(const Planted &) = delete;
+
+    // Still there, with its size and bytes.
+    std::string check() const
+    {
+        if (!made_) {
+            return "it could not be made";
+        }
+        const int fd = ::shm_open(name_.c_str(), O_RDONLY, 0);
+        if (fd < 0) {
+            return std::string("it is gone: ") + std::strerror(errno);
+        }
+        std::string what;
+        struct stat st {
+        };
+        if (::fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) != bytes) {
+            what = "its size is " + std::to_string(st.st_size);
+        } else {
+            void *base = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+            if (base == MAP_FAILED) {
+                what = std::string("it cannot be mapped: ") + std::strerror(errno);
+            } else {
+                const auto *b = static_cast<const unsigned char *>(base);
+                if (std::count(b, b + bytes, 0x5a) != static_cast<std::ptrdiff_t>(bytes)) {
+                    what = "its bytes changed";
+                }
+                ::munmap(base, bytes);
+            }
+        }
+        ::close(fd);
+        return what;
+    }
+    const std::string &name() const { return name_; }
+    int rank() const { return rank_; }
+
+  private:
+    std::string name_;
+    int rank_ = -1;
+    bool made_ = false;
+};
+
 int pingpong(const std::vector<std::size_t> &chosen)
 {
     if (job->size < 2) {
@@ -652,12 +754,40 @@ int main(int argc, char **argv)
         return 1;
     }
     const std::string mode = argc > 1 ? argv[1] : "suite";
+    std::unique_ptr<Planted> planted;
+    if (mode == "planted") {
+        planted = std::make_unique<Planted>();
+    }
     if (int rc = meridian_mca_msg_base_start(&tp, &job); rc != MERIDIAN_SUCCESS) {
         std::printf("FAIL: meridian_mca_msg_base_start: %s\n", meridian_strerror(rc));
+        planted.reset();
         meridian_finalize();
         return 1;
     }
     int status = 1;
+    if (mode == "planted") {
+        // A message around the ring, then the transport stops: the
+        // planted segment must have outlived both.
+        int out = job->rank;
+        int in = -1;
+        {
+            Chan send(MCA_MSG_SEND, next_rank(), 27, &out, sizeof out);
+            Chan recv(MCA_MSG_RECV, prev_rank(), 27, &in, sizeof in);
+            check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
+            check(wait_all({send.get(), recv.get()}) == MERIDIAN_SUCCESS && in == prev_rank(),
+                  "planted: the message around the ring");
+        }
+        barrier();
+        meridian_mca_msg_base_stop();
+        const std::string damage = planted->check();
+        check(damage.empty(), "planted: the segment " + planted->name() + ": " + damage);
+        if (failures == 0) {
+            std::printf("rank %d: planted segment intact: ok\n", planted->rank());
+        }
+        planted.reset();
+        meridian_finalize();
+        return failures == 0 ? 0 : 1;
+    }
     if (mode == "suite") {
         status = suite();
     } else if (mode == "kill") {
@@ -672,7 +802,7 @@ int main(int argc, char **argv)
         }
         status = pingpong(sizes);
     } else {
-        std::printf("usage: ofi_driver [suite|kill|timeout|pingpong]\n");
+        std::printf("usage: ofi_driver [suite|kill|timeout|planted|pingpong]\n");
     }
     meridian_mca_msg_base_stop();
     meridian_finalize();

@@ -144,6 +144,22 @@ if [ $mpi = yes ]; then
         setp mca_base_component_path "$saved_path"
     fi
 
+    # Another job's live segment under the name this job's ring segment had
+    # before names were unique (its namespace sanitised, its rank; "a-b" and
+    # "a_b" gave the same): the transport neither takes it over nor
+    # removes it.
+    for np in 2 4; do
+        name="a segment of another job under this job's old name, $np processes"
+        out=$("$MPIRUN" -np $np --oversubscribe "$DRIVER" planted 2>&1)
+        rc=$?
+        if [ $rc -ne 0 ]; then
+            fail "$name (exit $rc)"
+        elif expect "$name" $np "^rank [0-9]*: planted segment intact: ok\$" &&
+            expect "$name" 0 "FAIL"; then
+            echo "ok: $name"
+        fi
+    done
+
     # A killed peer: rank 1 SIGKILLs itself while rank 0 waits on it.  mpirun
     # then SIGTERMs rank 0 (which ignores it) and SIGKILLs it 2 s later; rank
     # 0 must have said what its wait returned by then.
