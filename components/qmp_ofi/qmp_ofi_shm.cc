@@ -19,7 +19,7 @@ namespace meridian::msg_ofi::shm
 namespace
 {
 
-constexpr std::uint64_t segment_magic = 0x4d65726964536d31ULL; // "MeridSm1"
+constexpr std::uint64_t segment_magic = 0x4d65726964536d32ULL; // "MeridSm2"
 constexpr std::size_t rings_offset = 4096;
 
 struct SegmentHeader {
@@ -28,7 +28,9 @@ struct SegmentHeader {
     std::uint32_t slots;
     std::uint32_t slot_bytes;
     std::uint32_t reserved;
+    Probe probe; // a word of the owner's memory, for the peers' CMA check
 };
+static_assert(sizeof(SegmentHeader) <= rings_offset);
 
 std::string why(const std::string &what, const std::string &name, int error)
 {
@@ -169,6 +171,16 @@ Result<Segment> Segment::attach(const std::string &name)
                                                     " is not a Meridian ring segment");
     }
     return segment;
+}
+
+void Segment::set_probe(const Probe &probe)
+{
+    reinterpret_cast<SegmentHeader *>(base_)->probe = probe;
+}
+
+Probe Segment::probe() const
+{
+    return reinterpret_cast<const SegmentHeader *>(base_)->probe;
 }
 
 std::uint32_t Segment::rings() const

@@ -170,6 +170,15 @@ class Ring
     std::uint32_t shift_ = 0;
 };
 
+// Where a peer may read a word of the segment owner's memory, and what it
+// holds: a peer that reads the value there with process_vm_readv may use
+// CMA with the owner.  It travels in the owner's segment, which only the
+// processes of its node that map it see, not through the modex.
+struct Probe {
+    std::uint64_t address;
+    std::uint64_t value;
+};
+
 // A mapped segment: created (and owned: unlinked on destruction unless done
 // before) or attached to a peer's.  Only a segment this process created is
 // ever unlinked.
@@ -194,6 +203,10 @@ class Segment
 
     Ring ring(std::uint32_t index) const;
     std::uint32_t rings() const;
+    // The owner sets its probe before its peers attach (before the exchange
+    // that publishes the name); they read it after.
+    void set_probe(const Probe &probe);
+    Probe probe() const;
     // Remove the name (mappings stay valid); idempotent.
     void unlink();
     const std::string &name() const { return name_; }

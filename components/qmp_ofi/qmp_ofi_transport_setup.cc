@@ -1,7 +1,9 @@
 // Bringing the transport up: init opens what this process needs (its ring
 // segment, the libfabric endpoint) and publishes how to reach it; connect
-// maps the peers' segments, probes CMA, inserts the libfabric addresses, and
-// runs a second exchange after which the segments' names are unlinked.
+// maps the peers' segments, probes CMA (at the word each peer's segment
+// names: no address goes through the modex), inserts the libfabric
+// addresses, and runs a second exchange after which the segments' names are
+// unlinked.
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,11 +37,8 @@ struct ProcInfo {
     std::int64_t pid = 0;
     std::uint64_t start_time = 0;
 };
-// A word peers read through CMA at connect to learn whether they may.
-struct Probe {
-    std::uint64_t address = 0;
-    std::uint64_t value = 0;
-};
+// A word peers read through CMA at connect to learn whether they may (its
+// address is in this process's segment, shm::Probe).
 std::uint64_t probe_word = 0;
 
 // The address and port pnet assigned this process (pmix.net.endpt, stored by
@@ -178,17 +177,14 @@ int Transport::init(const mca_msg_job_t &job)
             return fail_setup(segment.error().status, segment.error().message);
         }
         segment_ = std::move(*segment);
+        probe_word = 0x6d6572696469616eULL ^ static_cast<std::uint64_t>(me.pid);
+        segment_.set_probe({reinterpret_cast<std::uint64_t>(&probe_word), probe_word});
         VERBOSE(DEBUG, "msg ofi: shared-memory segment %s: %u rings of %zu slots of %zu bytes",
                 name.c_str(), static_cast<unsigned>(job.local_size), params_.shm_slots,
                 params_.shm_slot_bytes);
         if (int rc = meridian_mca_msg_base_modex_put("ofi.shm", name.data(), name.size());
             rc != MERIDIAN_SUCCESS) {
             return fail_setup(rc, "msg ofi: cannot publish the shared-memory segment's name");
-        }
-        probe_word = 0x6d6572696469616eULL ^ static_cast<std::uint64_t>(me.pid);
-        Probe probe{reinterpret_cast<std::uint64_t>(&probe_word), probe_word};
-        if (int rc = put("ofi.probe", probe); rc != MERIDIAN_SUCCESS) {
-            return fail_setup(rc, "msg ofi: cannot publish the CMA probe");
         }
     }
     if (fabric) {
@@ -251,11 +247,12 @@ int Transport::connect_shm_peer(int rank, Peer &peer, std::vector<std::uint8_t> 
                           "msg ofi: " + describe(rank) +
                               " uses another msg_ofi_shm_slot_size than this process");
     }
-    peer_segments_.push_back(std::move(*segment));
     // Can this process pull from the peer (process_vm_readv)?  Yama's
-    // ptrace scope, seccomp or a container may forbid it.
-    Probe probe;
-    if (params_.cma == CmaMode::automatic && get(rank, "ofi.probe", probe) == MERIDIAN_SUCCESS) {
+    // ptrace scope, seccomp or a container may forbid it.  The peer's
+    // segment says where to try.
+    const shm::Probe probe = segment->probe();
+    peer_segments_.push_back(std::move(*segment));
+    if (params_.cma == CmaMode::automatic) {
         std::uint64_t value = 0;
         iovec local{&value, sizeof value};
         iovec remote{reinterpret_cast<void *>(probe.address), sizeof value};

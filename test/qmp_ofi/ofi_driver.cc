@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,6 +45,7 @@
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/msg/msg.h>
 #include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
 
@@ -480,8 +482,108 @@ void test_free_started()
     barrier();
 }
 
+// Nothing this process published through the modex is an address of its
+// own: the ranges of /proc/self/maps against every 8-byte word of each
+// value the transport and the base put (the keys that exist, or existed:
+// "ofi.probe" held a pointer once).
+void test_modex_addresses()
+{
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+    if (FILE *maps = std::fopen("/proc/self/maps", "r")) {
+        unsigned long long lo = 0, hi = 0;
+        char line[512];
+        while (std::fgets(line, sizeof line, maps) != nullptr) {
+            if (std::sscanf(line, "%llx-%llx", &lo, &hi) == 2) {
+                ranges.emplace_back(lo, hi);
+            }
+        }
+        std::fclose(maps);
+    }
+    check(!ranges.empty(), "modex: /proc/self/maps gave no ranges");
+    for (const char *key : {"node", "ofi.mode", "ofi.proc", "ofi.shm", "ofi.probe", "ofi.cma",
+                            "ofi.addr", "ofi.prov"}) {
+        std::vector<unsigned char> value(4096);
+        std::size_t len = value.size();
+        if (meridian_mca_msg_base_modex_get(job->rank, key, value.data(), &len) !=
+            MERIDIAN_SUCCESS) {
+            continue;
+        }
+        for (std::size_t at = 0; at + 8 <= len; at += 8) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, value.data() + at, sizeof word);
+            for (const auto &[lo, hi] : ranges) {
+                if (word >= lo && word < hi) {
+                    char text[160];
+                    std::snprintf(text, sizeof text,
+                                  "modex: the value of %s holds an address of this process "
+                                  "(0x%" PRIx64 " at byte %zu)",
+                                  key, word, at);
+                    check(false, text);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+// The path's "+cma" says that the peer may read this process's memory
+// (process_vm_readv).  Checked against a read of the test's own: every
+// process sends its pid and a word's address and value to the next one,
+// which tries to read it and says whether it could.
+void test_cma_path()
+{
+    if (job->size == 1) {
+        return;
+    }
+    struct Probe {
+        std::int64_t pid;
+        std::uint64_t address;
+        std::uint64_t value;
+    };
+    static std::uint64_t word = 0;
+    word = 0x636d612d70726f62ULL ^ static_cast<std::uint64_t>(::getpid());
+    Probe mine{::getpid(), reinterpret_cast<std::uint64_t>(&word), word};
+    Probe theirs{};
+    {
+        Chan send(MCA_MSG_SEND, next_rank(), 29, &mine, sizeof mine);
+        Chan recv(MCA_MSG_RECV, prev_rank(), 29, &theirs, sizeof theirs);
+        check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
+        check(wait_all({send.get(), recv.get()}) == MERIDIAN_SUCCESS, "cma: probe exchange");
+    }
+    std::uint64_t got = 0;
+    iovec local{&got, sizeof got};
+    iovec remote{reinterpret_cast<void *>(theirs.address), sizeof got};
+    unsigned char i_read_prev =
+        ::process_vm_readv(static_cast<pid_t>(theirs.pid), &local, 1, &remote, 1, 0) ==
+            static_cast<ssize_t>(sizeof got) &&
+        got == theirs.value;
+    unsigned char next_reads_me = 2;
+    {
+        Chan send(MCA_MSG_SEND, prev_rank(), 30, &i_read_prev, 1);
+        Chan recv(MCA_MSG_RECV, next_rank(), 30, &next_reads_me, 1);
+        check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
+        check(wait_all({send.get(), recv.get()}) == MERIDIAN_SUCCESS, "cma: result exchange");
+    }
+    const std::string path = tp->path_name(tp, next_rank());
+    if (path != "shm" && path != "shm+cma") {
+        return; // libfabric: no CMA
+    }
+    bool cma_on = true;
+    char value[32] = "";
+    if (const int index = meridian_mca_base_param_find("msg_ofi_cma");
+        index >= 0 && meridian_mca_base_param_value_string(index, value, sizeof value) >= 0) {
+        cma_on = std::strcmp(value, "off") != 0;
+    }
+    const std::string expected = cma_on && next_reads_me == 1 ? "shm+cma" : "shm";
+    check(path == expected, "cma: the path to rank " + std::to_string(next_rank()) + " is " + path +
+                                ", expected " + expected + " (msg_ofi_cma=" + value + ", it can " +
+                                (next_reads_me == 1 ? "" : "not ") + "read this process's memory)");
+}
+
 int suite()
 {
+    test_modex_addresses();
+    test_cma_path();
     test_bad_input();
     test_self();
     barrier();
