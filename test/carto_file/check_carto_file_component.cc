@@ -472,10 +472,10 @@ START_TEST(no_path_no_map)
                      MERIDIAN_ERR_NOT_FOUND);
     ck_assert_ptr_null(host.graph);
     ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
-    ck_assert_messages(ERROR_MSG("no carto component is available: file declined (" +
-                                 std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) + ")" +
-                                 meridian_test::not_selected_tail(meridian_carto_base_framework,
-                                                                  "file")));
+    ck_assert_messages(
+        ERROR_MSG("no carto component is available: file declined (" +
+                  std::string(meridian_strerror(MERIDIAN_ERR_NOT_AVAILABLE)) + ")" +
+                  meridian_test::not_selected_tail(meridian_carto_base_framework, "file")));
     ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_ERR_NOT_FOUND);
 }
 END_TEST
