@@ -210,6 +210,15 @@ void module_channel_free(mca_msg_base_module_t *, mca_msg_channel_t *channel)
     });
 }
 
+void module_channel_release(mca_msg_base_module_t *, mca_msg_channel_t *channel)
+{
+    meridian::c_boundary_void("msg_ofi channel_release", [&] {
+        if (channel != nullptr && instance()) {
+            transport().channel_release(&channel_of(channel));
+        }
+    });
+}
+
 int module_start(mca_msg_base_module_t *, mca_msg_channel_t *channel)
 {
     return meridian::c_boundary("msg_ofi start", [&]() -> int {
@@ -265,6 +274,7 @@ mca_msg_base_module_t module = {
     .wait = module_wait,
     .progress = module_progress,
     .path_name = module_path_name,
+    .channel_release = module_channel_release,
 };
 
 int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)

@@ -133,6 +133,34 @@ void Transport::channel_free(Channel *channel)
     channels_.erase(it);
 }
 
+// A started channel goes on as if it were still there; progress frees it
+// once its transfer is over (reap_released).  Its peer's death ends it too.
+void Transport::channel_release(Channel *channel)
+{
+    auto it = channels_.find(channel);
+    if (it == channels_.end() || channel->released) {
+        return;
+    }
+    if (channel->phase == Phase::active && !peers_[static_cast<std::size_t>(channel->peer)].dead) {
+        channel->released = true;
+        released_.push_back(channel);
+        return;
+    }
+    channel_free(channel);
+}
+
+void Transport::reap_released()
+{
+    std::erase_if(released_, [this](Channel *channel) {
+        if (channel->phase == Phase::active) {
+            return false;
+        }
+        count_channel(channel->peer, false);
+        channels_.erase(channel);
+        return true;
+    });
+}
+
 // Take an active channel out of every queue that refers to it (it is freed,
 // or its peer died).
 void Transport::detach(Channel &channel, bool peer_alive)
@@ -358,6 +386,9 @@ int Transport::progress()
             }
         }
         poll_cq();
+    }
+    if (!released_.empty()) {
+        reap_released();
     }
     return static_cast<int>(completed_ - before);
 }

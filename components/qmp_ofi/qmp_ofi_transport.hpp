@@ -64,6 +64,7 @@ struct Channel {
     int part_status = MERIDIAN_SUCCESS; // of the part of a split copy done here
     std::unique_ptr<OfiOp> ofi;         // ofi path
     bool ofi_retry = false;             // posting hit FI_EAGAIN; progress posts again
+    bool released = false;              // freed while started: goes once its transfer is over
 };
 
 // A message that arrived before its receive was started.
@@ -148,6 +149,7 @@ class Transport
     int channel_create(const mca_msg_channel_spec_t &spec, Channel **channel);
     int channel_readdress(Channel &channel, const iovec *iov, std::size_t iovcnt);
     void channel_free(Channel *channel);
+    void channel_release(Channel *channel);
     int start(Channel &channel);
     int test(Channel &channel, int *complete);
     int wait(Channel *const *channels, std::size_t count, int timeout_ms);
@@ -168,6 +170,7 @@ class Transport
     std::string describe(int rank);
     const std::string &node_name(int rank);
     void detach(Channel &channel, bool peer_alive);
+    void reap_released();
     void count_channel(int rank, bool added);
     std::string channel_text(const Channel &channel);
     void size_mismatch(Channel &recv, std::uint64_t got);
@@ -242,6 +245,9 @@ class Transport
     std::vector<shm::Segment> peer_segments_;
     std::unordered_map<std::uint64_t, std::uint64_t> folded_tags_; // ofi tags that did not fit
     std::unordered_map<Channel *, std::unique_ptr<Channel>> channels_;
+    // Released while started (channel_release): they complete on their own
+    // and progress frees them then.
+    std::vector<Channel *> released_;
     std::unordered_map<OfiOp *, std::unique_ptr<OfiOp>> zombies_;
     std::unordered_map<std::uint64_t, Channel *> rndv_sends_;
     std::unordered_map<std::uint64_t, Channel *> split_recvs_;

@@ -74,8 +74,10 @@ Endpoint::Source pnet_endpoint()
 
 Transport::~Transport()
 {
-    // Channels still started are abandoned as channel_free would: a peer
-    // writing the tail of a split copy into one is waited for.
+    // Channels still started, released ones too, are abandoned as
+    // channel_free would: a peer writing the tail of a split copy into one
+    // is waited for (progress frees nothing meanwhile).
+    released_.clear();
     for (auto &[raw, channel] : channels_) {
         if (channel->phase == Phase::active) {
             detach(*channel, !peers_[static_cast<std::size_t>(channel->peer)].dead);

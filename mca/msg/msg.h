@@ -39,9 +39,10 @@
 extern "C" {
 #endif
 
-/* 2.0: persistent channels, two-phase start (publish, then connect). */
+/* 2.0: persistent channels, two-phase start (publish, then connect).
+ * 2.1: channel_release. */
 #define MCA_MSG_BASE_VERSION_MAJOR 2
-#define MCA_MSG_BASE_VERSION_MINOR 0
+#define MCA_MSG_BASE_VERSION_MINOR 1
 #define MCA_MSG_BASE_VERSION_RELEASE 0
 #define MCA_MSG_BASE_VERSION                                                                       \
     {                                                                                              \
@@ -107,7 +108,12 @@ struct mca_msg_base_module {
      * create.  MERIDIAN_ERR_BAD_PARAM while the channel is started. */
     int (*channel_readdress)(mca_msg_base_module_t *self, mca_msg_channel_t *channel,
                              const struct iovec *iov, size_t iovcnt);
-    /* Free an idle channel (a started one is completed or abandoned). */
+    /* Free a channel.  A started one is abandoned: its transfer is
+     * cancelled where it can be and its memory is not touched afterwards,
+     * but what was under way may be lost or half done, and a message meant
+     * for an abandoned receive may go to the next receive of its peer and
+     * tag.  For the QMP layer's own channels after a failure;
+     * channel_release is the application's free. */
     void (*channel_free)(mca_msg_base_module_t *self, mca_msg_channel_t *channel);
 
     /* Start a transfer on an idle channel. */
@@ -133,6 +139,15 @@ struct mca_msg_base_module {
     /* The name of the path to a peer, for messages and tools ("self",
      * "shm", "ofi:tcp;ofi_rxm", ...).  Never NULL. */
     const char *(*path_name)(mca_msg_base_module_t *self, int peer);
+    /* 2.1: free a channel without cancelling its transfer, as
+     * MPI_Request_free (QMP_free_msghandle): an idle channel goes at once;
+     * a started one completes on its own, as if it were still there -- its
+     * send's message is delivered, its receive takes the message meant for
+     * it, into its memory -- so the messages after it on its (peer, tag)
+     * are never shifted.  Its memory must stay valid until the transfer is
+     * over (the caller learns that from later messages).  The transfer is
+     * abandoned only when its peer dies or the transport finalizes. */
+    void (*channel_release)(mca_msg_base_module_t *self, mca_msg_channel_t *channel);
 };
 
 /* The component's query offers an mca_msg_base_module_t; a transport that

@@ -252,6 +252,15 @@ QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, i
                                               int priority);
 QMP_status_t QMP_change_address(QMP_msghandle_t msg, void *addr);
 QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void *addr[], int naddr);
+/* Frees a handle (a multiple with its members).  A handle that is started
+ * (QMP_start without the wait) is freed as QMP over MPI frees it
+ * (MPI_Request_free): its transfer is not cancelled but completes on its
+ * own -- a send's message is still delivered, a receive still takes the
+ * message meant for it, into its memory -- so the messages after it on that
+ * peer and channel are never shifted.  Its memory must therefore stay
+ * valid, and a send's unchanged, until the application knows otherwise
+ * that the transfer is over (say, from a later message of the peer); only
+ * a dead peer or QMP_finalize_msg_passing ends it early. */
 void QMP_free_msghandle(QMP_msghandle_t h);
 QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int num);
 QMP_msghandle_t QMP_declare_send_recv_pairs(QMP_msghandle_t msgh[], int num);

@@ -35,11 +35,14 @@ bool session_alive(double session)
 
 using namespace meridian::qmp;
 
+// A started transfer is not cancelled: it completes on its own, so the
+// messages after it on its peer and tag are not shifted (QMP_free_msghandle
+// in qmp.h).
 QMP_msghandle_struct::~QMP_msghandle_struct()
 {
     if (channel != nullptr && session_alive(session)) {
         TransportGuard guard(lock);
-        transport->channel_free(transport, channel);
+        transport->channel_release(transport, channel);
     }
 }
 
@@ -410,7 +413,7 @@ void QMP_free_msghandle(QMP_msghandle_t h)
                             ") belongs to a multiple handle: free that one instead");
             return;
         }
-        // A started transfer is abandoned (the transport's contract).
+        // A started transfer completes on its own (channel_release).
         std::unique_ptr<QMP_msghandle_struct> doomed(h);
     });
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Message memory (halo exchanges of every kind) and channels, alone and under
 # mpirun with 1, 2 and 4 processes, in several logical shapes (an axis of 2
-# has the same neighbour both ways, an axis of 1 is the process itself), on
-# the transport's default path and on tcp without the shared-memory path.
+# has the same neighbour both ways, an axis of 1 is the process itself), and
+# handles freed while started, on the transport's default path (also
+# without CMA) and on tcp without the shared-memory path.
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
 
@@ -27,5 +28,14 @@ for path in $paths; do
         dims=${case#*:}
         qmp_run "channels ($path), np=$np, topology $dims" "$np" qmp_channel_test app-dims="$dims"
     done
+    # Handles freed while started, at every size the path handles apart
+    # (qmp_free_test: one slot, ring fragments, CMA, CMA split copy).
+    qmp_run "handles freed while started ($path), np=2" 2 qmp_free_test
+    qmp_run "handles freed while started ($path), np=4" 4 qmp_free_test
+    if [ "$path" = default ]; then
+        qmp_setp msg_ofi_cma off
+        qmp_run "handles freed while started (default, msg_ofi_cma=off), np=2" 2 qmp_free_test
+        qmp_unsetp msg_ofi_cma
+    fi
 done
 exit $qmp_status

@@ -103,6 +103,12 @@ class Chan
         check(rc == MERIDIAN_SUCCESS, "channel_create: " + code(rc));
     }
     mca_msg_channel_t *get() const { return ch_; }
+    // channel_release: a started transfer goes on without this handle.
+    void release()
+    {
+        tp->channel_release(tp, ch_);
+        ch_ = nullptr;
+    }
     int start() const { return tp->start(tp, ch_); }
     int wait(int timeout_ms = -1) const { return tp->wait(tp, &ch_, 1, timeout_ms); }
 
@@ -482,6 +488,151 @@ void test_free_started()
     barrier();
 }
 
+// Blocks of a message of `size` bytes in buf: one, or (fine) 72-byte blocks
+// 8 bytes apart, too fine for CMA (msg_ofi_cma_min_block).
+std::vector<iovec> layout(std::vector<unsigned char> &buf, std::size_t size, bool fine)
+{
+    if (!fine) {
+        buf.assign(size + 1, 0xee);
+        return {{buf.data(), size}};
+    }
+    return strided(buf, size / 72, 72, 80);
+}
+
+void fill_blocks(const std::vector<iovec> &iov, std::size_t size, int salt)
+{
+    std::size_t k = 0;
+    for (const iovec &b : iov) {
+        for (std::size_t i = 0; i < b.iov_len; ++i, ++k) {
+            static_cast<unsigned char *>(b.iov_base)[i] = pattern(job->rank, size, k, salt);
+        }
+    }
+}
+
+// Empty when the blocks hold message `salt` of `src`; else what they hold
+// ("byte 0 is message 2's", "byte 5 is 238").
+std::string holds(const std::vector<iovec> &iov, int src, std::size_t size, int salt)
+{
+    std::size_t k = 0;
+    for (const iovec &b : iov) {
+        for (std::size_t i = 0; i < b.iov_len; ++i, ++k) {
+            const unsigned char got = static_cast<const unsigned char *>(b.iov_base)[i];
+            if (got != pattern(src, size, k, salt)) {
+                for (int other = 201; other <= 203; ++other) {
+                    if (got == pattern(src, size, k, other)) {
+                        return "byte " + std::to_string(k) + " is message " +
+                               std::to_string(other - 200) + "'s";
+                    }
+                }
+                return "byte " + std::to_string(k) + " is " + std::to_string(got);
+            }
+        }
+    }
+    return {};
+}
+
+// Channels released while started (channel_release, QMP_free_msghandle's
+// free) complete on their own: the messages after them on the (peer, tag)
+// are not shifted.  Around the ring, at sizes of every protocol (one slot,
+// ring fragments, CMA, CMA split copy; fine blocks: through the ring after a
+// rendezvous request), in both orders (released before the peer's part, or
+// after).
+void test_release_started()
+{
+    constexpr std::uint64_t tag = 33;
+    int round = 0;
+    for (const std::size_t given : {std::size_t{8}, std::size_t{10000}, std::size_t{20000},
+                                    std::size_t{40000}, std::size_t{1} << 20}) {
+        for (const int shape : {0, 1, 2}) { // fine: 1 the receives, 2 the sends
+            const bool fine_recv = shape == 1, fine_send = shape == 2;
+            const std::size_t size =
+                shape == 0 ? given : std::max<std::size_t>(72, given / 72 * 72);
+            for (const bool releasing_first : {true, false}) {
+                const std::string what = "size " + std::to_string(size) +
+                                         (shape == 0  ? ""
+                                          : fine_recv ? " into fine blocks"
+                                                      : " from fine blocks") +
+                                         (releasing_first ? ", released first" : ", peer first");
+                ++round;
+                // A released send: message 1, then 2 on another channel.
+                {
+                    std::vector<unsigned char> o1, o2, i1, i2;
+                    auto so1 = layout(o1, size, fine_send), so2 = layout(o2, size, fine_send);
+                    auto ri1 = layout(i1, size, fine_recv), ri2 = layout(i2, size, fine_recv);
+                    fill_blocks(so1, size, 201);
+                    fill_blocks(so2, size, 202);
+                    Chan s1(MCA_MSG_SEND, next_rank(), tag, so1),
+                        s2(MCA_MSG_SEND, next_rank(), tag, so2);
+                    Chan r1(MCA_MSG_RECV, prev_rank(), tag, ri1),
+                        r2(MCA_MSG_RECV, prev_rank(), tag, ri2);
+                    if (!releasing_first) {
+                        check(r1.start() == MERIDIAN_SUCCESS && r2.start() == MERIDIAN_SUCCESS,
+                              "start");
+                        barrier();
+                    }
+                    check(s1.start() == MERIDIAN_SUCCESS, "start");
+                    s1.release();
+                    if (releasing_first) {
+                        barrier();
+                        check(r1.start() == MERIDIAN_SUCCESS && r2.start() == MERIDIAN_SUCCESS,
+                              "start");
+                    }
+                    check(s2.start() == MERIDIAN_SUCCESS, "start");
+                    const int rc = wait_all({r1.get(), r2.get(), s2.get()});
+                    check(rc == MERIDIAN_SUCCESS, "released send, " + what + ": wait " + code(rc));
+                    const std::string h1 = holds(ri1, prev_rank(), size, 201);
+                    const std::string h2 = holds(ri2, prev_rank(), size, 202);
+                    check(h1.empty(), "released send, " + what + ": the first receive: " + h1);
+                    check(h2.empty(), "released send, " + what + ": the second receive: " + h2);
+                    barrier(); // the released send's memory may go
+                }
+                // A released receive: it takes message 1, the next ones 2 and 3.
+                {
+                    std::vector<unsigned char> o1, o2, o3, i0, i1, i2;
+                    auto so1 = layout(o1, size, fine_send), so2 = layout(o2, size, fine_send),
+                         so3 = layout(o3, size, fine_send);
+                    auto ri0 = layout(i0, size, fine_recv), ri1 = layout(i1, size, fine_recv),
+                         ri2 = layout(i2, size, fine_recv);
+                    fill_blocks(so1, size, 201);
+                    fill_blocks(so2, size, 202);
+                    fill_blocks(so3, size, 203);
+                    Chan s1(MCA_MSG_SEND, next_rank(), tag, so1),
+                        s2(MCA_MSG_SEND, next_rank(), tag, so2),
+                        s3(MCA_MSG_SEND, next_rank(), tag, so3);
+                    Chan r0(MCA_MSG_RECV, prev_rank(), tag, ri0),
+                        r1(MCA_MSG_RECV, prev_rank(), tag, ri1),
+                        r2(MCA_MSG_RECV, prev_rank(), tag, ri2);
+                    if (!releasing_first) {
+                        check(s1.start() == MERIDIAN_SUCCESS, "start");
+                        barrier();
+                    }
+                    check(r0.start() == MERIDIAN_SUCCESS, "start");
+                    r0.release();
+                    if (releasing_first) {
+                        barrier();
+                        check(s1.start() == MERIDIAN_SUCCESS, "start");
+                    }
+                    check(s2.start() == MERIDIAN_SUCCESS && s3.start() == MERIDIAN_SUCCESS &&
+                              r1.start() == MERIDIAN_SUCCESS && r2.start() == MERIDIAN_SUCCESS,
+                          "start");
+                    const int rc = wait_all({s1.get(), s2.get(), s3.get(), r1.get(), r2.get()});
+                    check(rc == MERIDIAN_SUCCESS,
+                          "released receive, " + what + ": wait " + code(rc));
+                    const std::string h1 = holds(ri1, prev_rank(), size, 202);
+                    const std::string h2 = holds(ri2, prev_rank(), size, 203);
+                    check(h1.empty(),
+                          "released receive, " + what + ": the receive after it: " + h1);
+                    check(h2.empty(),
+                          "released receive, " + what + ": the receive after that: " + h2);
+                    barrier();
+                    const std::string h0 = holds(ri0, prev_rank(), size, 201);
+                    check(h0.empty(), "released receive, " + what + ": its own memory: " + h0);
+                }
+            }
+        }
+    }
+}
+
 // Nothing this process published through the modex is an address of its
 // own: the ranges of /proc/self/maps against every 8-byte word of each
 // value the transport and the base put (the keys that exist, or existed:
@@ -605,6 +756,8 @@ int suite()
     test_readdress();
     barrier();
     test_free_started();
+    barrier();
+    test_release_started();
     barrier();
     if (failures == 0) {
         std::printf("rank %d: ok (%d processes, path to rank %d: %s)\n", job->rank, job->size,
