@@ -90,6 +90,7 @@
 #define meridian_mca_msg_base_start MERIDIAN_NAME(mca_msg_base_start)
 #define meridian_mca_msg_base_stop MERIDIAN_NAME(mca_msg_base_stop)
 #define meridian_mca_msg_base_transport_name MERIDIAN_NAME(mca_msg_base_transport_name)
+#define meridian_mca_msg_base_can_release MERIDIAN_NAME(mca_msg_base_can_release)
 #define meridian_mca_pnet_env_set MERIDIAN_NAME(mca_pnet_env_set)
 #define meridian_msg_base_framework MERIDIAN_NAME(msg_base_framework)
 #define meridian_pnet_base_framework MERIDIAN_NAME(pnet_base_framework)

@@ -42,7 +42,12 @@ QMP_msghandle_struct::~QMP_msghandle_struct()
 {
     if (channel != nullptr && session_alive(session)) {
         TransportGuard guard(lock);
-        transport->channel_release(transport, channel);
+        if (state().transport_releases) {
+            transport->channel_release(transport, channel);
+        } else {
+            // A transport of msg 2.0 can only abandon a started channel.
+            transport->channel_free(transport, channel);
+        }
     }
 }
 

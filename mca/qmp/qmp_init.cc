@@ -286,6 +286,7 @@ QMP_status_t init(int *argc, char ***argv, int required, QMP_thread_level_t *pro
                              ": the msg transport could not start: " + meridian_strerror(rc));
     }
     s.transport = transport;
+    s.transport_releases = meridian_mca_msg_base_can_release() != 0;
     s.job = job;
     // Every level is supported: MULTIPLE by the State lock.
     s.thread_level = static_cast<QMP_thread_level_t>(required);

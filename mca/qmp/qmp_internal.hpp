@@ -109,6 +109,7 @@ struct State {
     bool initialized = false;
     QMP_thread_level_t thread_level = QMP_THREAD_SINGLE;
     mca_msg_base_module_t *transport = nullptr;
+    bool transport_releases = false; // channel_release is there (msg 2.1)
     const mca_msg_job_t *job = nullptr;
     Machine machine;
     // Communicators this layer owns (job, allocated and split results the

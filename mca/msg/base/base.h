@@ -25,6 +25,9 @@ int meridian_mca_msg_base_start(mca_msg_base_module_t **module, const mca_msg_jo
 int meridian_mca_msg_base_stop(void);
 /* The selected component's name ("ofi"), or NULL when not started. */
 const char *meridian_mca_msg_base_transport_name(void);
+/* 1 when the started transport's module has channel_release (a component of
+ * msg interface 2.1 or later; a 2.0 module ends before it), else 0. */
+int meridian_mca_msg_base_can_release(void);
 
 #ifdef __cplusplus
 }

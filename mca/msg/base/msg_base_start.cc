@@ -25,6 +25,7 @@ struct Started {
     bool running = false;
     bool opened_here = false;
     mca_msg_base_module_t *module = nullptr;
+    bool can_release = false; // the module has channel_release (msg 2.1)
     std::string component;
     std::string nspace;
     std::vector<int> node_of;
@@ -164,6 +165,9 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
     }
     s.module = static_cast<mca_msg_base_module_t *>(selected);
     s.component = component->component_name;
+    // A component of msg 2.0 has a module that ends before channel_release:
+    // the field is read only where the component says it is there.
+    s.can_release = component->framework_version.minor >= 1 && s.module->channel_release != nullptr;
     if (int rc = learn_job(s); rc != MERIDIAN_SUCCESS) {
         close_framework(s);
         return rc;
@@ -215,6 +219,14 @@ int meridian_mca_msg_base_stop(void)
         s.component.clear();
         close_framework(s);
         return MERIDIAN_SUCCESS;
+    });
+}
+
+int meridian_mca_msg_base_can_release(void)
+{
+    return meridian::c_boundary(__func__, meridian::CFailure<int>{0, 0}, [] {
+        const Started &s = started();
+        return s.running && s.can_release ? 1 : 0;
     });
 }
 
