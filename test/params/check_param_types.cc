@@ -395,6 +395,53 @@ START_TEST(bounds_narrow_numbers)
 }
 END_TEST
 
+// Bounds wider than the type do not widen it: an int stays an int (3e9 was
+// taken and stored as -1294967296), and integers are compared with the
+// bounds exactly, not rounded to a double first.
+START_TEST(bounds_never_widen_the_type)
+{
+    int number = 5;
+    const int int_index = register_param("count", MCA_BASE_PARAM_TYPE_INT, &number);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index, 0, 1e10), MERIDIAN_SUCCESS);
+    expect_refused(int_index, "ptest_types_count", "3000000000",
+                   "an integer between 0 and 2147483647", "5");
+    ck_assert_int_eq(number, 5);
+
+    unsigned slots = 2;
+    const int unsigned_index = register_param("slots", MCA_BASE_PARAM_TYPE_UNSIGNED, &slots);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(unsigned_index, 0, 1e12), MERIDIAN_SUCCESS);
+    expect_refused(unsigned_index, "ptest_types_slots", "5000000000",
+                   "an unsigned integer between 0 and 4294967295", "2");
+
+    std::size_t bytes = 4096;
+    const int size_index = register_param("buffer", MCA_BASE_PARAM_TYPE_SIZE, &bytes);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(size_index, 0, 9007199254740992.0),
+                     MERIDIAN_SUCCESS);
+    expect_set(size_index, "9007199254740992");
+    expect_refused(size_index, "ptest_types_buffer", "9007199254740993",
+                   std::string(size_expected) + ", between 0 and 9007199254740992",
+                   "9007199254740992");
+}
+END_TEST
+
+// A real value past 2^64 is shown as itself (it read 18446744073709551615),
+// and the text reads back as the same value.
+START_TEST(huge_reals_shown_as_they_are)
+{
+    double ratio = 1.0;
+    const int index = register_param("ratio", MCA_BASE_PARAM_TYPE_DOUBLE, &ratio);
+    for (const char *text : {"1e23", "2e19", "-3.5e300"}) {
+        expect_set(index, text);
+        const double set = ratio;
+        char shown[64];
+        ck_assert_int_gt(meridian_mca_base_param_value_string(index, shown, sizeof shown), 0);
+        ck_assert_str_ne(shown, "18446744073709551615");
+        expect_set(index, shown);
+        ck_assert_msg(ratio == set, "%s read back as %.17g, not %.17g", shown, ratio, set);
+    }
+}
+END_TEST
+
 START_TEST(bounds_refused_where_meaningless)
 {
     const char *text = nullptr;
@@ -462,6 +509,8 @@ int main()
 
     TCase *bounds = make_tcase("bounds");
     tcase_add_test(bounds, bounds_narrow_numbers);
+    tcase_add_test(bounds, bounds_never_widen_the_type);
+    tcase_add_test(bounds, huge_reals_shown_as_they_are);
     tcase_add_test(bounds, bounds_refused_where_meaningless);
     tcase_add_test(bounds, bounds_judge_values_already_set);
     suite_add_tcase(suite, bounds);

@@ -22,10 +22,13 @@ std::string number_text(double v)
     if (std::nearbyint(v) == v && std::fabs(v) < 9.0e18) {
         return std::to_string(static_cast<long long>(v));
     }
-    if (v >= static_cast<double>(std::numeric_limits<unsigned long long>::max())) {
+    // 2^64, the double nearest the largest unsigned and size_t: the bound
+    // of those types.  Larger values (a real parameter's) print as reals.
+    constexpr double two_to_64 = 18446744073709551616.0;
+    if (v == two_to_64) {
         return std::to_string(std::numeric_limits<unsigned long long>::max());
     }
-    if (v >= 9.0e18 && std::nearbyint(v) == v) {
+    if (v >= 9.0e18 && v < two_to_64 && std::nearbyint(v) == v) {
         return std::to_string(static_cast<unsigned long long>(v));
     }
     std::ostringstream out;
@@ -66,11 +69,12 @@ std::pair<double, double> limits(const ValueRules &rules)
     default:
         break;
     }
+    // Bounds narrow the type's range, never widen it (an int stays an int).
     if (rules.min) {
-        lo = *rules.min;
+        lo = std::max(lo, *rules.min);
     }
     if (rules.max) {
-        hi = *rules.max;
+        hi = std::min(hi, *rules.max);
     }
     return {lo, hi};
 }
@@ -219,7 +223,11 @@ Result<ParamValue> parse_value(const ValueRules &rules, std::string_view raw)
 {
     const std::string_view text = util::trim(raw);
     const auto [lo, hi] = limits(rules);
-    const auto in_bounds = [&, lo = lo, hi = hi](double v) { return v >= lo && v <= hi; };
+    // long double holds every 64-bit integer and every double exactly, so an
+    // integer is compared with the bounds as it is, not rounded to a double.
+    const auto in_bounds = [&, lo = lo, hi = hi](long double v) {
+        return v >= static_cast<long double>(lo) && v <= static_cast<long double>(hi);
+    };
 
     switch (rules.type) {
     case ParamType::boolean: {
@@ -254,21 +262,21 @@ Result<ParamValue> parse_value(const ValueRules &rules, std::string_view raw)
             }
             return expected(rules);
         }
-        if (!in_bounds(static_cast<double>(*number))) {
+        if (!in_bounds(static_cast<long double>(*number))) {
             return expected(rules);
         }
         return ParamValue{*number};
     }
     case ParamType::unsigned_integer: {
         const auto number = parse_integer(text, false);
-        if (!number || !in_bounds(static_cast<double>(*number))) {
+        if (!number || !in_bounds(static_cast<long double>(*number))) {
             return expected(rules);
         }
         return ParamValue{static_cast<unsigned long long>(*number)};
     }
     case ParamType::size: {
         const auto number = parse_size(text);
-        if (!number || !in_bounds(static_cast<double>(*number))) {
+        if (!number || !in_bounds(static_cast<long double>(*number))) {
             return expected(rules);
         }
         return ParamValue{*number};
