@@ -216,7 +216,9 @@ int job_color(std::span<const int> job_geometry, std::span<const int> allocated_
     }
     int color = 0;
     for (std::size_t i = allocated_dims.size(); i-- > 0;) {
-        const int part = allocated_coords[i] * job_geometry[i] / allocated_dims[i];
+        // 64 bits: coordinate * parts may pass INT_MAX on a long dimension.
+        const int part = static_cast<int>(static_cast<long long>(allocated_coords[i]) *
+                                          job_geometry[i] / allocated_dims[i]);
         color = color * job_geometry[i] + part;
     }
     return color;
