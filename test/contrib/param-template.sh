@@ -13,8 +13,14 @@ installed=$root$sysconfdir/meridian-mca-params.conf
 [ -f "$installed" ] || fail "make install did not install $installed"
 cmp -s "$template" "$installed" || fail "$installed differs from $template"
 
-# The staged components; in a --disable-dlopen build they are in libmeridian.
-export "${P}mca_base_component_path=$root$pkglibdir"
+# The staged components; in a --disable-dlopen build they are in libmeridian
+# and no component directory is installed (naming one that does not exist is
+# warned about).
+if [ -d "$root$pkglibdir" ]; then
+    export "${P}mca_base_component_path=$root$pkglibdir"
+else
+    unset "${P}mca_base_component_path"
+fi
 out=$stage/template.out
 err=$stage/template.err
 
