@@ -130,6 +130,25 @@ START_TEST(no_physical_view)
 }
 END_TEST
 
+// A NIC's coord= on a plane without a shape is used by nobody here (coord_tcp
+// gives logical coordinates only): said once, with how to use it.
+START_TEST(unused_nic_coord_is_said)
+{
+    start({{"coord", "tcp"}});
+    const auto fabric = fabric_of(R"(plane data cidr=10.10.0.0/16
+node a
+node b
+nic a eth0 plane=data address=10.10.0.1 coord=1,2
+nic b eth0 plane=data address=10.10.0.2 coord=3,4
+)");
+    ck_assert(meridian::coord::set_context(fabric, nullptr).ok());
+    ck_assert_messages(WARNING_MSG(
+        "coord: plane \"data\" has no shape=, and component \"tcp\" placed it without a "
+        "physical view: the coord= of NIC a:eth0 (and of 1 more) is not used (give the plane a "
+        "shape=, or set coord_torus_shape)"));
+}
+END_TEST
+
 START_TEST(readme_example)
 {
     // components/coord_tcp/README.md's worked example, number for number.
@@ -195,6 +214,7 @@ int main()
     tcase_add_test(seed, hops_per_case);
     tcase_add_test(seed, process_cost_is_cheapest_plane_nearest_nic);
     tcase_add_test(seed, no_physical_view);
+    tcase_add_test(seed, unused_nic_coord_is_said);
     tcase_add_test(seed, readme_example);
     tcase_add_test(seed, plane_without_addresses_or_switches);
     tcase_add_test(seed, priority_parameter);

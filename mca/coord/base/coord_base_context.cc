@@ -1,6 +1,7 @@
 // Placing a fabric: every plane is offered to the selected coord modules in
 // priority order until one places it (coord.h), the tables they fill are
 // checked here, and the finished context replaces the current one.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -319,6 +320,39 @@ Status check_job(const fabric::Fabric &fabric, const fabric::JobMap &job)
     return success();
 }
 
+// A NIC's coord= is a position on a mesh or torus: on a plane without a
+// shape= it is used only by a component that places such a plane in the
+// physical view (coord_torus with coord_torus_shape).  Said once per plane
+// rather than ignored in silence.
+void warn_unused_nic_coords(const mca_coord_context &context, std::uint32_t plane)
+{
+    const fabric::Fabric &fab = *context.fabric;
+    const fabric::Plane &info = fab.planes()[plane];
+    const PlaneTable &table = context.planes[plane];
+    if (!info.shape.empty() || std::find(table.views.begin(), table.views.end(),
+                                         MERIDIAN_COORD_PHYSICAL_VIEW) != table.views.end()) {
+        return;
+    }
+    std::vector<fabric::Index> given;
+    for (const fabric::Index nic : info.nics) {
+        if (!fab.nics()[nic].coord.empty()) {
+            given.push_back(nic);
+        }
+    }
+    if (given.empty()) {
+        return;
+    }
+    const fabric::Nic &first = fab.nics()[given.front()];
+    std::string text = "coord: plane " + util::quoted(info.name) +
+                       " has no shape=, and component \"" + table.component +
+                       "\" placed it without a physical view: the coord= of NIC " +
+                       fab.nodes()[first.node].name + ":" + first.name;
+    if (given.size() > 1) {
+        text += " (and of " + std::to_string(given.size() - 1) + " more)";
+    }
+    report_warning(text + " is not used (give the plane a shape=, or set coord_torus_shape)");
+}
+
 Status place(std::shared_ptr<const fabric::Fabric> fabric,
              std::shared_ptr<const fabric::JobMap> job)
 {
@@ -411,6 +445,7 @@ Status place(std::shared_ptr<const fabric::Fabric> fabric,
             if (Status ok = check_placed(*context, plane); !ok) {
                 return ok;
             }
+            warn_unused_nic_coords(*context, plane);
             meridian_mca_base_framework_verbose(framework, MCA_BASE_VERBOSE_INFO,
                                                 "plane %s placed by component %s",
                                                 planes[plane].name.c_str(), p.component.c_str());
