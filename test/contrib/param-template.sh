@@ -14,12 +14,14 @@ installed=$root$sysconfdir/meridian-mca-params.conf
 cmp -s "$template" "$installed" || fail "$installed differs from $template"
 
 # The staged components; in a --disable-dlopen build they are in libmeridian
-# and no component directory is installed (naming one that does not exist is
-# warned about).
+# and no component directory is installed, so an empty one stands in (naming
+# one that does not exist is warned about).  Either way the environment
+# outranks the template's example path, which names directories of a site.
 if [ -d "$root$pkglibdir" ]; then
     export "${P}mca_base_component_path=$root$pkglibdir"
 else
-    unset "${P}mca_base_component_path"
+    mkdir -p "$stage/no-components"
+    export "${P}mca_base_component_path=$stage/no-components"
 fi
 out=$stage/template.out
 err=$stage/template.err
