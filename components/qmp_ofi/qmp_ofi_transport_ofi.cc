@@ -54,7 +54,11 @@ int Transport::prepare_ofi(Channel &channel)
 
 void Transport::start_ofi(Channel &channel)
 {
-    if (!post_ofi(channel)) {
+    // Posted in the order started: a channel waiting to be posted again (the
+    // provider said "again later", as rxm does while it connects) is never
+    // overtaken, or a released send or receive and the next one of its peer
+    // and tag would reach libfabric, and match, the other way round.
+    if (!ofi_retry_.empty() || !post_ofi(channel)) {
         channel.ofi_retry = true;
         ofi_retry_.push_back(&channel);
     }
