@@ -1,5 +1,6 @@
 // Parameter types: which texts each type accepts, what it stores, and the
 // complete message for a value of the wrong form (the value set before stays).
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -451,6 +452,10 @@ START_TEST(bounds_refused_where_meaningless)
     int number = 5;
     const int int_index = register_param("count", MCA_BASE_PARAM_TYPE_INT, &number);
     ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index, 10, 1), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index, std::nan(""), 1),
+                     MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index, 0, std::nan("")),
+                     MERIDIAN_ERR_BAD_PARAM);
     ck_assert_int_eq(meridian_mca_base_param_set_bounds(int_index + 100, 0, 1),
                      MERIDIAN_ERR_NOT_FOUND);
     // Nothing changed: any int is still accepted.

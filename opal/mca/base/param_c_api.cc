@@ -62,7 +62,8 @@ meridian_mca_base_component_param_register(const mca_base_component_t *component
 extern "C" int meridian_mca_base_param_set_bounds(int index, double min, double max)
 {
     return c_boundary("meridian_mca_base_param_set_bounds", [&]() -> int {
-        if (min > max) {
+        // !(min <= max): also a NaN bound, which no value could meet.
+        if (!(min <= max)) {
             return MERIDIAN_ERR_BAD_PARAM;
         }
         const auto status = ParamRegistry::instance().set_bounds(index, min, max);

@@ -70,11 +70,13 @@ std::pair<double, double> limits(const ValueRules &rules)
         break;
     }
     // Bounds narrow the type's range, never widen it (an int stays an int).
-    if (rules.min) {
-        lo = std::max(lo, *rules.min);
+    // Written so that a NaN bound is kept (and refuses every value), where
+    // std::max would drop it.
+    if (rules.min && !(*rules.min <= lo)) {
+        lo = *rules.min;
     }
-    if (rules.max) {
-        hi = std::min(hi, *rules.max);
+    if (rules.max && !(*rules.max >= hi)) {
+        hi = *rules.max;
     }
     return {lo, hi};
 }
