@@ -19,7 +19,8 @@ Error invalid(std::string message)
     return make_error(QMP_INVALID_ARG, std::move(message));
 }
 
-// The product of sizes, or -1 when it does not fit an int.
+} // namespace
+
 long long product(std::span<const int> sizes)
 {
     long long p = 1;
@@ -31,8 +32,6 @@ long long product(std::span<const int> sizes)
     }
     return p;
 }
-
-} // namespace
 
 void coordinates_of(int node, std::span<const int> dims, std::span<const int> map,
                     std::span<int> out)

@@ -33,6 +33,10 @@ void coordinates_of(int node, std::span<const int> dims, std::span<const int> ma
                     std::span<int> out);
 int node_of(std::span<const int> coords, std::span<const int> dims, std::span<const int> map);
 
+// The product of sizes (a grid's node count), or -1 when it does not fit an
+// int.  Sizes are >= 1.
+long long product(std::span<const int> sizes);
+
 // "4x2x1" for messages; "(none)" when empty.
 std::string format_dims(std::span<const int> dims);
 

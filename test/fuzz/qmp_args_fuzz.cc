@@ -246,18 +246,6 @@ void check_success(const std::vector<char *> &before, int argc, char **argv,
     }
 }
 
-long long product(const std::vector<int> &sizes)
-{
-    long long p = 1;
-    for (const int s : sizes) {
-        p *= s;
-        if (p > INT_MAX) {
-            return -1;
-        }
-    }
-    return p;
-}
-
 // A few node numbers of 0..nodes-1, every one when there are few.
 std::vector<int> some_nodes(int nodes)
 {
@@ -302,7 +290,7 @@ void check_colors(const std::vector<int> &colors, int jobs, int nodes)
 // the pure rules: a -qmp-geom grid of as many nodes as its sizes make.
 void check_rules(const qmp::Options &options)
 {
-    const long long nodes = product(options.geom);
+    const long long nodes = rules::product(options.geom);
     if (!options.geom.empty() && nodes > 0) {
         const int n = static_cast<int>(nodes);
         const bool map_fits =
@@ -343,7 +331,7 @@ void check_rules(const qmp::Options &options)
                     colors.push_back(rules::job_color(options.job_geom, options.geom, coords_of[k],
                                                       nodes_seen[k], n));
                 }
-                check_colors(colors, static_cast<int>(product(options.job_geom)), n);
+                check_colors(colors, static_cast<int>(rules::product(options.job_geom)), n);
             }
         }
     }
