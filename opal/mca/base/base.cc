@@ -9,15 +9,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <vector>
-
-#include <dirent.h>
 
 #include "opal/mca/base/base_params.hpp"
 #include "opal/util/paths.hpp"
 #include <meridian/opal/mca/base/cmdline.hpp>
+#include <meridian/opal/mca/base/component_repository.hpp>
 #include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
@@ -392,19 +390,7 @@ void check_stray_files(const std::vector<std::string> &directories)
 {
     const std::string suffix = ".so";
     for (const auto &directory : directories) {
-        const std::unique_ptr<DIR, int (*)(DIR *)> dir(::opendir(directory.c_str()), ::closedir);
-        if (!dir) {
-            continue;
-        }
-        std::vector<std::string> names;
-        while (const dirent *entry = ::readdir(dir.get())) {
-            const std::string_view name = entry->d_name;
-            if (util::starts_with(name, "mca_") && name.size() > 4 + suffix.size() &&
-                name.substr(name.size() - suffix.size()) == suffix) {
-                names.emplace_back(name);
-            }
-        }
-        std::sort(names.begin(), names.end());
+        const std::vector<std::string> names = component_file_names(directory);
         for (const auto &name : names) {
             const std::string stem = name.substr(4, name.size() - 4 - suffix.size());
             const std::string path = directory + "/" + name;

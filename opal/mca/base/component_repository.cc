@@ -135,6 +135,27 @@ void *DsoHandle::symbol(const std::string &name) const
     return handle_ != nullptr ? lt_dlsym(static_cast<lt_dlhandle>(handle_), name.c_str()) : nullptr;
 }
 
+std::vector<std::string> component_file_names(const std::string &directory)
+{
+    constexpr std::string_view prefix = "mca_";
+    constexpr std::string_view suffix = ".so";
+    std::vector<std::string> names;
+    // Closed however the scan ends (an allocation may fail in it).
+    const std::unique_ptr<DIR, int (*)(DIR *)> dir(::opendir(directory.c_str()), ::closedir);
+    if (!dir) {
+        return names;
+    }
+    while (const dirent *entry = ::readdir(dir.get())) {
+        const std::string_view name = entry->d_name;
+        if (name.size() > prefix.size() + suffix.size() && util::starts_with(name, prefix) &&
+            name.substr(name.size() - suffix.size()) == suffix) {
+            names.emplace_back(name);
+        }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
 std::vector<Candidate> find_candidates(std::string_view framework,
                                        const std::vector<std::string> &directories)
 {
@@ -142,24 +163,12 @@ std::vector<Candidate> find_candidates(std::string_view framework,
     const std::string suffix = ".so";
     std::vector<Candidate> candidates;
     for (const auto &directory : directories) {
-        // Closed however the scan ends (an allocation may fail in it).
-        const std::unique_ptr<DIR, int (*)(DIR *)> dir(::opendir(directory.c_str()), ::closedir);
-        if (!dir) {
-            continue;
-        }
-        std::vector<std::string> names;
-        while (const dirent *entry = ::readdir(dir.get())) {
-            const std::string name = entry->d_name;
-            if (name.size() > prefix.size() + suffix.size() && util::starts_with(name, prefix) &&
-                name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-                names.push_back(name);
+        for (const auto &name : component_file_names(directory)) {
+            if (name.size() > prefix.size() + suffix.size() && util::starts_with(name, prefix)) {
+                candidates.push_back(Candidate{
+                    name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()),
+                    directory + "/" + name});
             }
-        }
-        std::sort(names.begin(), names.end());
-        for (const auto &name : names) {
-            candidates.push_back(
-                Candidate{name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()),
-                          directory + "/" + name});
         }
     }
     return candidates;

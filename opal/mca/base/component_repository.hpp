@@ -59,6 +59,10 @@ struct Candidate {
     std::string path;
 };
 
+// The names of the component files in one directory ("mca_*.so", sorted);
+// none when it cannot be read.
+std::vector<std::string> component_file_names(const std::string &directory);
+
 // The DSO files of a framework in a search path (directories in order, names
 // sorted within a directory).  Directories that do not exist are skipped.
 std::vector<Candidate> find_candidates(std::string_view framework,
