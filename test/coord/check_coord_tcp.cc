@@ -145,7 +145,7 @@ nic b eth0 plane=data address=10.10.0.2 coord=3,4
     ck_assert_messages(WARNING_MSG(
         "coord: plane \"data\" has no shape=, and component \"tcp\" placed it without a "
         "physical view: the coord= of NIC a:eth0 (and of 1 more) is not used (give the plane a "
-        "shape=, or set coord_torus_shape)"));
+        "shape=, or select a coord component that gives it one)"));
 }
 END_TEST
 

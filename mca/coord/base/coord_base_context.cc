@@ -322,7 +322,7 @@ Status check_job(const fabric::Fabric &fabric, const fabric::JobMap &job)
 
 // A NIC's coord= is a position on a mesh or torus: on a plane without a
 // shape= it is used only by a component that places such a plane in the
-// physical view (coord_torus with coord_torus_shape).  Said once per plane
+// physical view from its own settings.  Said once per plane
 // rather than ignored in silence.
 void warn_unused_nic_coords(const mca_coord_context &context, std::uint32_t plane)
 {
@@ -350,7 +350,8 @@ void warn_unused_nic_coords(const mca_coord_context &context, std::uint32_t plan
     if (given.size() > 1) {
         text += " (and of " + std::to_string(given.size() - 1) + " more)";
     }
-    report_warning(text + " is not used (give the plane a shape=, or set coord_torus_shape)");
+    report_warning(text + " is not used (give the plane a shape=, or select a coord component "
+                          "that gives it one)");
 }
 
 Status place(std::shared_ptr<const fabric::Fabric> fabric,
