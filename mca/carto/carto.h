@@ -60,7 +60,8 @@ typedef struct mca_carto_graph mca_carto_graph_t;
  * graph as it was: add_vertex: MERIDIAN_ERR_EXISTS for a name already added, MERIDIAN_ERR_BAD_PARAM
  * for an empty or NULL name or a type that is not exactly one of the types above; add_edge:
  * MERIDIAN_ERR_NOT_FOUND for an endpoint not added yet. An edge is directed (from -> to); add both
- * for a link that works both ways.  Weights are any uint64_t; path lengths saturate at UINT64_MAX.
+ * for a link that works both ways.  Weights are any uint64_t; paths are compared by their exact
+ * lengths, which base.h reports as UINT64_MAX with a flag when they are longer.
  */
 int meridian_mca_carto_graph_add_vertex(mca_carto_graph_t *graph, const char *name,
                                         mca_carto_vertex_type_t type);

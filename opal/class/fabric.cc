@@ -546,10 +546,11 @@ std::span<const Index> Fabric::nics_by_distance(Index node, std::int32_t package
         // First node of this shape asking for this package: carto distances.
         const WeightedGraph graph = node_graph(node);
         const auto distances = graph.shortest_distances(static_cast<VertexId>(package));
-        std::vector<std::uint64_t> distance(host.nics.size(), UINT64_MAX);
+        // No value: not reached (those go last).
+        std::vector<std::optional<PathLength>> distance(host.nics.size());
         for (std::size_t i = 0; i < host.nics.size(); ++i) {
             if (const auto id = graph.find(nics_[host.nics[i]].name); id && distances) {
-                distance[i] = (*distances)[*id].value_or(UINT64_MAX);
+                distance[i] = (*distances)[*id];
             }
         }
         order.resize(host.nics.size());
@@ -557,7 +558,7 @@ std::span<const Index> Fabric::nics_by_distance(Index node, std::int32_t package
             order[i] = i;
         }
         std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return distance[a] < distance[b];
+            return distance[a] && (!distance[b] || *distance[a] < *distance[b]);
         });
         bool identity = true;
         for (std::uint32_t i = 0; i < order.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdio>
 #include <functional>
+#include <queue>
 #include <utility>
 
 #include <meridian/opal/util/strings.hpp>
@@ -18,13 +19,6 @@ namespace
 constexpr std::uint64_t max_distance = std::numeric_limits<std::uint64_t>::max();
 constexpr std::size_t max_edges = std::numeric_limits<std::uint32_t>::max();
 constexpr std::size_t max_name_bytes = std::numeric_limits<std::uint32_t>::max();
-
-// Sums saturate rather than wrap: min(a + b, max) keeps Dijkstra exact up to
-// the cap because it never decreases along a path.
-std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b)
-{
-    return b > max_distance - a ? max_distance : a + b;
-}
 
 const char *const type_list = "SLOT (0x1), MEM (0x2), ETH (0x4), IB (0x8), OTHER (0x10)";
 
@@ -129,6 +123,36 @@ class RadixHeap
 };
 
 } // namespace
+
+std::string to_string(const PathLength &length)
+{
+    if (length.fits_uint64()) {
+        return std::to_string(length.low_);
+    }
+    // Long division of four 32-bit limbs (most significant first) by 10^9,
+    // nine digits at a time from the right.
+    std::array<std::uint32_t, 4> limbs = {
+        static_cast<std::uint32_t>(length.high_ >> 32), static_cast<std::uint32_t>(length.high_),
+        static_cast<std::uint32_t>(length.low_ >> 32), static_cast<std::uint32_t>(length.low_)};
+    constexpr std::uint32_t chunk = 1000000000;
+    std::string digits;
+    while (std::any_of(limbs.begin(), limbs.end(), [](std::uint32_t l) { return l != 0; })) {
+        std::uint64_t remainder = 0;
+        for (std::uint32_t &limb : limbs) {
+            const std::uint64_t part = (remainder << 32) | limb;
+            limb = static_cast<std::uint32_t>(part / chunk);
+            remainder = part % chunk;
+        }
+        for (int i = 0; i < 9; ++i) {
+            digits.push_back(static_cast<char>('0' + remainder % 10));
+            remainder /= 10;
+        }
+    }
+    while (digits.size() > 1 && digits.back() == '0') {
+        digits.pop_back();
+    }
+    return {digits.rbegin(), digits.rend()};
+}
 
 std::string_view vertex_type_name(VertexType type)
 {
@@ -534,11 +558,60 @@ Distances WeightedGraph::dijkstra(VertexId source, VertexId stop_at) const
             if (target.state == Distances::settled) {
                 continue;
             }
-            const std::uint64_t candidate = saturating_add(top->key, edges[e].weight);
-            // A vertex first reached at the cap still counts as reached.
+            if (edges[e].weight > max_distance - top->key) {
+                // Longer than 64 bits hold.  A queued target is nearer
+                // already; a new one needs the exact sum, and so may
+                // everything reached through it.
+                if (target.state == Distances::unreached) {
+                    return wide_dijkstra(source, stop_at);
+                }
+                continue;
+            }
+            const std::uint64_t candidate = top->key + edges[e].weight;
             if (target.state == Distances::unreached || candidate < target.distance) {
                 target = Distances::Entry{candidate, Distances::queued, top->vertex};
                 heap.push(candidate, edges[e].target);
+            }
+        }
+    }
+    return result;
+}
+
+// The same with two-word lengths and a binary heap: rare (huge weights
+// only), so simple rather than fast.
+Distances WeightedGraph::wide_dijkstra(VertexId source, VertexId stop_at) const
+{
+    Distances result;
+    std::vector<Distances::Entry> &entry = result.entries_;
+    std::vector<std::uint64_t> &high = result.high_;
+    entry.assign(vertex_count(), Distances::Entry{0, Distances::unreached, no_slot});
+    high.assign(vertex_count(), 0);
+    entry[source] = Distances::Entry{0, Distances::queued, source};
+    const auto length_of = [&](VertexId v) { return PathLength(high[v], entry[v].distance); };
+    using Queued = std::pair<PathLength, VertexId>;
+    std::priority_queue<Queued, std::vector<Queued>, std::greater<>> heap;
+    heap.emplace(PathLength(), source);
+    while (!heap.empty()) {
+        const auto [key, vertex] = heap.top();
+        heap.pop();
+        if (entry[vertex].state == Distances::settled || length_of(vertex) != key) {
+            continue; // stale
+        }
+        entry[vertex].state = Distances::settled;
+        if (vertex == stop_at) {
+            break;
+        }
+        for (const OutEdge &edge : out_edges(vertex)) {
+            Distances::Entry &target = entry[edge.target];
+            if (target.state == Distances::settled) {
+                continue;
+            }
+            PathLength candidate = key;
+            candidate += edge.weight;
+            if (target.state == Distances::unreached || candidate < length_of(edge.target)) {
+                target = Distances::Entry{candidate.low_, Distances::queued, vertex};
+                high[edge.target] = candidate.high_;
+                heap.emplace(candidate, edge.target);
             }
         }
     }
@@ -566,7 +639,7 @@ Result<std::vector<VertexDistance>> WeightedGraph::distance_list(VertexId from, 
 
     // Sorted on integers only: ties go by the names' precomputed ranks.
     struct Item {
-        std::uint64_t distance;
+        std::uint64_t distance; // its low 64 bits
         std::uint32_t rank;
         VertexId vertex;
     };
@@ -580,16 +653,25 @@ Result<std::vector<VertexDistance>> WeightedGraph::distance_list(VertexId from, 
         (entry.state == Distances::unreached ? unreachable : reachable)
             .push_back(Item{entry.distance, rank[v], v});
     }
-    std::sort(reachable.begin(), reachable.end(), [](const Item &a, const Item &b) {
-        return a.distance != b.distance ? a.distance < b.distance : a.rank < b.rank;
-    });
+    const std::vector<std::uint64_t> &high = distances.high_;
+    if (high.empty()) {
+        std::sort(reachable.begin(), reachable.end(), [](const Item &a, const Item &b) {
+            return a.distance != b.distance ? a.distance < b.distance : a.rank < b.rank;
+        });
+    } else {
+        std::sort(reachable.begin(), reachable.end(), [&high](const Item &a, const Item &b) {
+            const PathLength x(high[a.vertex], a.distance);
+            const PathLength y(high[b.vertex], b.distance);
+            return x != y ? x < y : a.rank < b.rank;
+        });
+    }
     std::sort(unreachable.begin(), unreachable.end(),
               [](const Item &a, const Item &b) { return a.rank < b.rank; });
 
     std::vector<VertexDistance> list;
     list.reserve(reachable.size() + unreachable.size());
     for (const Item &item : reachable) {
-        list.push_back(VertexDistance{item.vertex, item.distance});
+        list.push_back(VertexDistance{item.vertex, distances[item.vertex]});
     }
     for (const Item &item : unreachable) {
         list.push_back(VertexDistance{item.vertex, std::nullopt});
@@ -611,7 +693,7 @@ Result<std::optional<Path>> WeightedGraph::shortest_path(VertexId a, VertexId b)
         return std::optional<Path>();
     }
     Path path;
-    path.length = entry[b].distance;
+    path.length = *distances[b];
     for (VertexId v = b; v != a; v = entry[v].predecessor) {
         path.vertices.push_back(v);
     }

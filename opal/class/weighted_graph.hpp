@@ -33,6 +33,7 @@
 #include <meridian/opal/util/require_cxx20.hpp>
 
 #include <atomic>
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -93,21 +94,63 @@ struct OutEdge {
     std::uint64_t weight;
 };
 
-// Distances from one source to every vertex, indexed by VertexId.  Path
-// lengths add up with saturation: a distance that would pass UINT64_MAX is
-// UINT64_MAX (read it as "UINT64_MAX or more"); it never wraps.
+// The length of a path, exact.  A path has fewer than 2^32 edges, each
+// lighter than 2^64, so its length is below 2^96: two 64-bit words hold it.
+// Lengths past UINT64_MAX come only from huge weights (a map that writes
+// 18446744073709551615 for "far"); they compare and print exactly, and
+// saturated() reads them as UINT64_MAX for callers that keep 64 bits.
+class PathLength
+{
+  public:
+    constexpr PathLength() = default;
+    // A length that fits 64 bits (a weight, a sum of small ones).
+    constexpr PathLength(std::uint64_t value) : low_(value) {}
+
+    // Whether the length is at most UINT64_MAX.
+    constexpr bool fits_uint64() const { return high_ == 0; }
+    // The length, or UINT64_MAX when it is larger.
+    constexpr std::uint64_t saturated() const
+    {
+        return high_ == 0 ? low_ : std::numeric_limits<std::uint64_t>::max();
+    }
+    // Adds a weight; never wraps (see the class comment for the bound).
+    constexpr PathLength &operator+=(std::uint64_t weight)
+    {
+        low_ += weight;
+        high_ += low_ < weight ? 1 : 0;
+        return *this;
+    }
+
+    // By value: high_ is declared first, so the memberwise order is the numeric one.
+    constexpr auto operator<=>(const PathLength &other) const = default;
+
+  private:
+    friend class Distances;
+    friend std::string to_string(const PathLength &length);
+    friend class WeightedGraph;
+    constexpr PathLength(std::uint64_t high, std::uint64_t low) : high_(high), low_(low) {}
+
+    std::uint64_t high_ = 0;
+    std::uint64_t low_ = 0;
+};
+
+// The length in decimal ("18446744073709551616" for 2^64).
+std::string to_string(const PathLength &length);
+
+// Distances from one source to every vertex, indexed by VertexId, exact
+// (PathLength).
 class Distances
 {
   public:
     Distances() = default;
     std::size_t size() const { return entries_.size(); }
     // No value: the vertex cannot be reached from the source.  Precondition: id < size().
-    std::optional<std::uint64_t> operator[](VertexId id) const
+    std::optional<PathLength> operator[](VertexId id) const
     {
         if (entries_[id].state == unreached) {
             return std::nullopt;
         }
-        return entries_[id].distance;
+        return PathLength(high_.empty() ? 0 : high_[id], entries_[id].distance);
     }
 
   private:
@@ -117,22 +160,25 @@ class Distances
     static constexpr std::uint32_t settled = 2;
     // One record per vertex, so that relaxing an edge touches one cache line.
     struct Entry {
-        std::uint64_t distance;
+        std::uint64_t distance; // the low 64 bits of the length
         std::uint32_t state;
         VertexId predecessor; // on a shortest path from the source; the source's is itself
     };
     std::vector<Entry> entries_;
+    // Each length's bits above 64, when a path passed UINT64_MAX (the query
+    // then ran again with two-word lengths); empty when none did.
+    std::vector<std::uint64_t> high_;
 };
 
 // One line of a distance list.
 struct VertexDistance {
     VertexId vertex;
-    std::optional<std::uint64_t> distance; // no value: unreachable
+    std::optional<PathLength> distance; // no value: unreachable
 };
 
 struct Path {
     std::vector<VertexId> vertices; // from the first vertex to the last, both included
-    std::uint64_t length = 0;       // saturated like Distances
+    PathLength length;
 };
 
 class WeightedGraph
@@ -161,7 +207,7 @@ class WeightedGraph
     Result<VertexId> add_vertex(std::string_view name, VertexType type);
 
     // Add the directed edge from -> to with a weight; any uint64 weight is
-    // accepted (sums saturate, see Distances).  Parallel edges and loops are
+    // accepted (path lengths are exact, see PathLength).  Parallel edges and loops are
     // kept as given: a query uses the lightest.  Amortized O(1).  Errors (the
     // graph is unchanged):
     //   MERIDIAN_ERR_NOT_FOUND        no vertex with id N (the graph has M vertices)
@@ -201,7 +247,9 @@ class WeightedGraph
     // Shortest distances from source to every vertex: Dijkstra with a radix
     // heap, O((V + E) log C) time for C the largest weight (log C <= 64; a
     // queued entry moves down at most that many buckets), against
-    // O((V + E) log V) for a binary heap; O(V + E) memory at worst.
+    // O((V + E) log V) for a binary heap; O(V + E) memory at worst.  A
+    // query that meets a path longer than UINT64_MAX runs again with
+    // two-word lengths and a binary heap.
     Result<Distances> shortest_distances(VertexId source) const;
 
     // Every vertex whose type is in mask, with its distance from `from`:
@@ -227,7 +275,9 @@ class WeightedGraph
     static constexpr VertexId no_slot = std::numeric_limits<VertexId>::max();
 
     // Dijkstra from source; stops once stop_at is settled (no_slot: never).
+    // In 64 bits; it hands over to wide_dijkstra when a path passes UINT64_MAX.
     Distances dijkstra(VertexId source, VertexId stop_at) const;
+    Distances wide_dijkstra(VertexId source, VertexId stop_at) const;
     // Each vertex's position in name order (compare_vertex_names), made on
     // the first distance list after a vertex was added.
     const std::vector<std::uint32_t> &name_ranks() const;

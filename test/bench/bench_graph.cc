@@ -225,7 +225,7 @@ std::uint64_t list_checksum(const std::vector<meridian::VertexDistance> &list, N
 {
     Checksum sum;
     for (const auto &entry : list) {
-        sum.add(name_of(entry.vertex), entry.distance.value_or(unreachable));
+        sum.add(name_of(entry.vertex), entry.distance ? entry.distance->saturated() : unreachable);
     }
     return sum.value;
 }

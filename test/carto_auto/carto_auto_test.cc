@@ -145,9 +145,9 @@ std::string distances_of(const WeightedGraph &graph, std::string_view from,
     }
     std::string out;
     for (const meridian::VertexDistance &entry : *list) {
-        out += (out.empty() ? "" : ", ") + distance_entry(graph.name(entry.vertex),
-                                                          entry.distance.has_value(),
-                                                          entry.distance.value_or(0));
+        out += (out.empty() ? "" : ", ") +
+               distance_entry(graph.name(entry.vertex), entry.distance.has_value(),
+                              entry.distance ? entry.distance->saturated() : 0);
     }
     return out;
 }

@@ -76,6 +76,10 @@ std::string distances(const mca_carto_graph_t *graph, const char *from, unsigned
     for (std::size_t i = 0; i < count; ++i) {
         text += list[i].vertex;
         text += list[i].reachable != 0 ? " " + std::to_string(list[i].distance) : " unreachable";
+        if (list[i].beyond_uint64 != 0) {
+            ck_assert_uint_eq(list[i].distance, UINT64_MAX);
+            text += " (more)";
+        }
         if (list[i].reachable == 0) {
             ck_assert_uint_eq(list[i].distance, 0);
         }
@@ -90,8 +94,12 @@ std::string path_text(const mca_carto_graph_t *graph, const char *a, const char 
     mca_carto_path_t *path = nullptr;
     const int rc = meridian_mca_carto_graph_shortest_path(graph, a, b, &path);
     ck_assert_msg(rc == MERIDIAN_SUCCESS, "shortest_path(%s, %s): %s", a, b, meridian_strerror(rc));
-    std::string text =
-        path->reachable != 0 ? "length " + std::to_string(path->length) + ":" : "none";
+    std::string text = path->reachable != 0 ? "length " + std::to_string(path->length) : "none";
+    if (path->beyond_uint64 != 0) {
+        ck_assert_uint_eq(path->length, UINT64_MAX);
+        text += " (more)";
+    }
+    text += path->reachable != 0 ? ":" : "";
     for (std::size_t i = 0; i < path->count; ++i) {
         text += ' ';
         text += path->vertices[i];
@@ -154,6 +162,32 @@ START_TEST(unreachable_vertices_come_last)
     ck_assert_text_eq(path_text(graph, "MEM1", "MEM0"), "length 6: MEM1 Slot0 MEM0");
     ck_assert_text_eq(path_text(graph, "MEM0", "MEM1"), "none");
     ck_assert_text_eq(path_text(graph, "MEM2", "MEM2"), "length 0: MEM2");
+    meridian_mca_carto_graph_free(graph);
+    ck_assert_no_messages();
+}
+END_TEST
+
+// Sums past UINT64_MAX: the field says so, the list keeps their true order.
+START_TEST(lengths_past_uint64_are_flagged)
+{
+    mca_carto_graph_t *graph = meridian_mca_carto_graph_new();
+    ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, "Slot0", MCA_CARTO_SLOT),
+                     MERIDIAN_SUCCESS);
+    for (const char *name : {"MEM0", "MEM1", "MEM2"}) {
+        ck_assert_int_eq(meridian_mca_carto_graph_add_vertex(graph, name, MCA_CARTO_MEM),
+                         MERIDIAN_SUCCESS);
+    }
+    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "Slot0", "MEM2", UINT64_MAX),
+                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "Slot0", "MEM1", UINT64_MAX - 1),
+                     MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_carto_graph_add_edge(graph, "MEM1", "MEM0", 2), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(distances(graph, "Slot0", MCA_CARTO_MEM),
+                      "MEM1 18446744073709551614\nMEM2 18446744073709551615\n"
+                      "MEM0 18446744073709551615 (more)\n");
+    ck_assert_text_eq(path_text(graph, "Slot0", "MEM0"),
+                      "length 18446744073709551615 (more): Slot0 MEM1 MEM0");
+    ck_assert_text_eq(path_text(graph, "Slot0", "MEM2"), "length 18446744073709551615: Slot0 MEM2");
     meridian_mca_carto_graph_free(graph);
     ck_assert_no_messages();
 }
@@ -470,6 +504,7 @@ Suite *suite()
     tcase_add_checked_fixture(api, setup_capture, nullptr);
     tcase_add_test(api, seed_distance_list_through_c);
     tcase_add_test(api, unreachable_vertices_come_last);
+    tcase_add_test(api, lengths_past_uint64_are_flagged);
     tcase_add_test(api, answers_outlive_the_graph);
     tcase_add_test(api, vertices_by_index_and_name);
     tcase_add_test(api, errors_are_reported_with_their_reason);

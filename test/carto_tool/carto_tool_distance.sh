@@ -179,6 +179,28 @@ expect_status 1
 expect_err_empty
 printf 'no path from Slot0 to gpu0\n' | expect_out
 
+# Weights up to 2^64 - 1 add up exactly past it (no cap at 18446744073709551615),
+# and the list is in the order of the true lengths.
+cat >"$scratch/far.carto" <<'EOF'
+Slot0 MEM0:18446744073709551614, MEM1:18446744073709551615
+MEM0 MEM2:3
+MEM1
+MEM2
+EOF
+far="--mca carto_file_path $scratch/far.carto"
+
+# shellcheck disable=SC2086
+run_carto $far distance Slot0 --type MEM
+expect_status 0
+expect_err_empty
+printf 'MEM0 18446744073709551614\nMEM1 18446744073709551615\nMEM2 18446744073709551617\n' |
+    expect_out
+
+# shellcheck disable=SC2086
+run_carto $far path Slot0 MEM2
+expect_status 0
+printf 'Slot0 -> MEM0 -> MEM2\nlength 18446744073709551617\n' | expect_out
+
 # vertices: the map's order, with types; --type picks.
 # shellcheck disable=SC2086
 run_carto $oneway vertices

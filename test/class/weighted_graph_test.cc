@@ -1,6 +1,6 @@
 // The weighted graph carto keeps (opal/class/weighted_graph.hpp): the seed's
 // figure 3 distances, name order, unreachable vertices, direction, errors
-// with their messages, paths, per-interconnect subgraphs, saturation, the
+// with their messages, paths, per-interconnect subgraphs, lengths past 2^64, the
 // lazy CSR merge, copies, threads, and Dijkstra against Bellman-Ford on
 // random graphs.
 #include <algorithm>
@@ -59,8 +59,7 @@ std::string list_text(const WeightedGraph &graph, const std::vector<VertexDistan
     std::string text;
     for (const VertexDistance &entry : list) {
         text += std::string(graph.name(entry.vertex)) + " " +
-                (entry.distance ? std::to_string(*entry.distance) : std::string("unreachable")) +
-                "\n";
+                (entry.distance ? to_string(*entry.distance) : std::string("unreachable")) + "\n";
     }
     return text;
 }
@@ -78,7 +77,7 @@ std::string path_text(const WeightedGraph &graph, const Path &path)
     for (const VertexId v : path.vertices) {
         text += std::string(graph.name(v)) + " ";
     }
-    return text + std::to_string(path.length);
+    return text + to_string(path.length);
 }
 
 std::string out_edges_text(const WeightedGraph &graph, const char *from)
@@ -138,10 +137,34 @@ WeightedGraph figure3()
     return graph;
 }
 
-// Bellman-Ford with saturating sums: the reference for Dijkstra.
-std::vector<std::optional<std::uint64_t>> bellman_ford(const WeightedGraph &graph, VertexId source)
+// Exact sums for the reference, in the compiler's 128-bit integer rather than
+// the library's two words: a check that does not share the code it checks.
+__extension__ typedef unsigned __int128 Wide;
+
+std::string wide_text(Wide value)
 {
-    std::vector<std::optional<std::uint64_t>> distance(graph.vertex_count());
+    std::string digits;
+    do {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(value % 10)));
+        value /= 10;
+    } while (value != 0);
+    return digits;
+}
+
+std::string length_text(const std::optional<Wide> &length)
+{
+    return length ? wide_text(*length) : std::string("unreachable");
+}
+
+std::string length_text(const std::optional<meridian::PathLength> &length)
+{
+    return length ? to_string(*length) : std::string("unreachable");
+}
+
+// Bellman-Ford with exact sums: the reference for Dijkstra.
+std::vector<std::optional<Wide>> bellman_ford(const WeightedGraph &graph, VertexId source)
+{
+    std::vector<std::optional<Wide>> distance(graph.vertex_count());
     distance[source] = 0;
     for (std::size_t round = 0; round < graph.vertex_count(); ++round) {
         bool changed = false;
@@ -150,8 +173,7 @@ std::vector<std::optional<std::uint64_t>> bellman_ford(const WeightedGraph &grap
                 continue;
             }
             for (const meridian::OutEdge &edge : graph.out_edges(v)) {
-                const std::uint64_t sum =
-                    edge.weight > max_u64 - *distance[v] ? max_u64 : *distance[v] + edge.weight;
+                const Wide sum = *distance[v] + edge.weight;
                 if (!distance[edge.target] || sum < *distance[edge.target]) {
                     distance[edge.target] = sum;
                     changed = true;
@@ -297,7 +319,7 @@ START_TEST(unreachable_vertices_come_last_by_name)
     ck_assert(distances.ok());
     ck_assert_uint_eq(distances->size(), 5);
     ck_assert(!(*distances)[id_of(graph, "MEM3")].has_value());
-    ck_assert_uint_eq(*(*distances)[id_of(graph, "MEM0")], 9);
+    ck_assert_uint_eq((*distances)[id_of(graph, "MEM0")]->saturated(), 9);
 }
 END_TEST
 
@@ -523,29 +545,104 @@ END_TEST
 
 // ---------------------------------------------------------------- overflow
 
-START_TEST(distances_saturate_never_wrap)
+START_TEST(distances_past_uint64_are_exact)
 {
     WeightedGraph graph;
     for (const char *name : {"a", "b", "c", "d", "e", "f"}) {
         add(graph, name, VertexType::other);
     }
     connect(graph, "a", "b", max_u64);
-    connect(graph, "b", "c", 1);                      // max + 1: saturates
-    connect(graph, "a", "d", std::uint64_t(1) << 63); // 2^63 + 2^63 = 2^64: saturates
-    connect(graph, "d", "e", std::uint64_t(1) << 63);
+    connect(graph, "b", "c", 1);                      // 2^64
+    connect(graph, "a", "d", std::uint64_t(1) << 63); // 2^63 + 2^63 = 2^64
+    connect(graph, "d", "e", (std::uint64_t(1) << 63) + 1);
     connect(graph, "a", "f", max_u64); // heavy direct edge ...
     connect(graph, "d", "f", 5);       // ... loses to 2^63 + 5
     ck_assert_text_eq(distance_text(graph, "a", all_vertex_types),
                       "a 0\n"
                       "d 9223372036854775808\n"
                       "f 9223372036854775813\n"
-                      "b 18446744073709551615\nc 18446744073709551615\ne 18446744073709551615\n");
-    // Saturated, but reachable: not confused with "no path".
+                      "b 18446744073709551615\nc 18446744073709551616\ne 18446744073709551617\n");
+    const auto list = graph.distance_list(id_of(graph, "a"), all_vertex_types);
+    ck_assert(list.ok());
+    ck_assert((*list)[3].distance->fits_uint64());
+    ck_assert(!(*list)[4].distance->fits_uint64());
+    ck_assert_uint_eq((*list)[4].distance->saturated(), max_u64);
+    // Past 2^64, but reachable: not confused with "no path".
     const auto path = graph.shortest_path(id_of(graph, "a"), id_of(graph, "c"));
     ck_assert(path.ok() && path->has_value());
-    ck_assert_text_eq(path_text(graph, **path), "a b c 18446744073709551615");
+    ck_assert_text_eq(path_text(graph, **path), "a b c 18446744073709551616");
     const auto back = graph.shortest_path(id_of(graph, "c"), id_of(graph, "a"));
     ck_assert(back.ok() && !back->has_value());
+}
+END_TEST
+
+// Lengths past 2^64 sort by their true value, not by name at a common cap.
+START_TEST(distances_past_uint64_sort_by_length)
+{
+    WeightedGraph graph;
+    for (const char *name : {"a", "b", "c", "z"}) {
+        add(graph, name, VertexType::other);
+    }
+    connect(graph, "a", "b", max_u64 - 1);
+    connect(graph, "b", "c", 3); // 2^64 + 1
+    connect(graph, "a", "z", max_u64);
+    ck_assert_text_eq(
+        distance_text(graph, "a", all_vertex_types),
+        "a 0\nb 18446744073709551614\nz 18446744073709551615\nc 18446744073709551617\n");
+}
+END_TEST
+
+// Two paths past 2^64: the shorter one is taken, whichever was met first.
+START_TEST(paths_past_uint64_are_shortest)
+{
+    WeightedGraph graph;
+    for (const char *name : {"a", "x", "y", "y2", "t"}) {
+        add(graph, name, VertexType::other);
+    }
+    connect(graph, "a", "x", max_u64);
+    connect(graph, "x", "t", 5);                       // 2^64 + 4
+    connect(graph, "a", "y", std::uint64_t(1) << 63);  // 2^63
+    connect(graph, "y", "y2", std::uint64_t(1) << 63); // 2^64
+    connect(graph, "y2", "t", 1);                      // 2^64 + 1
+    const auto path = graph.shortest_path(id_of(graph, "a"), id_of(graph, "t"));
+    ck_assert(path.ok() && path->has_value());
+    ck_assert_text_eq(path_text(graph, **path), "a y y2 t 18446744073709551617");
+    // The largest: 2^32 - 1 edges of 2^64 - 1 would pass 2^95; a long chain
+    // of heavy edges shows the words carry.
+    WeightedGraph chain;
+    std::string previous = "v0";
+    add(chain, "v0", VertexType::other);
+    for (int i = 1; i <= 1000; ++i) {
+        const std::string name = "v" + std::to_string(i);
+        add(chain, name.c_str(), VertexType::other);
+        connect(chain, previous.c_str(), name.c_str(), max_u64);
+        previous = name;
+    }
+    const auto far = chain.shortest_path(id_of(chain, "v0"), id_of(chain, "v1000"));
+    ck_assert(far.ok() && far->has_value());
+    ck_assert_text_eq(to_string((*far)->length), "18446744073709551615000"); // 1000 * (2^64 - 1)
+}
+END_TEST
+
+// PathLength's decimal text at the word boundaries.
+START_TEST(path_length_text)
+{
+    ck_assert_text_eq(to_string(meridian::PathLength()), "0");
+    ck_assert_text_eq(to_string(meridian::PathLength(max_u64)), "18446744073709551615");
+    meridian::PathLength length(max_u64);
+    length += 1;
+    ck_assert_text_eq(to_string(length), "18446744073709551616");
+    ck_assert(!length.fits_uint64());
+    ck_assert(meridian::PathLength(max_u64) < length);
+    length += max_u64;
+    ck_assert_text_eq(to_string(length), "36893488147419103231");
+    // 10^20: chunks of nine zeros inside the number keep their zeros.
+    constexpr std::uint64_t ten_to_19 = 10000000000000000000ULL;
+    meridian::PathLength round(ten_to_19);
+    for (int i = 0; i < 9; ++i) {
+        round += ten_to_19;
+    }
+    ck_assert_text_eq(to_string(round), "100000000000000000000");
 }
 END_TEST
 
@@ -667,7 +764,7 @@ START_TEST(dijkstra_agrees_with_bellman_ford_on_random_graphs)
     for (int round = 0; round < 150; ++round) {
         const auto vertices = static_cast<VertexId>(1 + random() % 40);
         const std::size_t edges = random() % (vertices * 4 + 1);
-        // Small weights make ties; a few huge ones make saturated sums.
+        // Small weights make ties; a few huge ones make sums past 2^64.
         const bool huge = round % 5 == 0;
         WeightedGraph graph;
         for (VertexId v = 0; v < vertices; ++v) {
@@ -687,7 +784,9 @@ START_TEST(dijkstra_agrees_with_bellman_ford_on_random_graphs)
             const auto got = graph.shortest_distances(source);
             ck_assert(got.ok());
             for (VertexId v = 0; v < vertices; ++v) {
-                ck_assert_msg((*got)[v] == expected[v], "round %d, %u -> %u", round, source, v);
+                ck_assert_msg(length_text((*got)[v]) == length_text(expected[v]),
+                              "round %d, %u -> %u: %s, expected %s", round, source, v,
+                              length_text((*got)[v]).c_str(), length_text(expected[v]).c_str());
             }
             // The list: every vertex of the mask once, in the documented order.
             const TypeMask mask = static_cast<TypeMask>(random() % 32);
@@ -701,7 +800,7 @@ START_TEST(dijkstra_agrees_with_bellman_ford_on_random_graphs)
             for (std::size_t i = 0; i < list->size(); ++i) {
                 const VertexDistance &entry = (*list)[i];
                 ck_assert((type_mask(graph.type(entry.vertex)) & mask) != 0);
-                ck_assert(entry.distance == expected[entry.vertex]);
+                ck_assert(length_text(entry.distance) == length_text(expected[entry.vertex]));
                 if (i == 0) {
                     continue;
                 }
@@ -724,10 +823,10 @@ START_TEST(dijkstra_agrees_with_bellman_ford_on_random_graphs)
                 continue;
             }
             const Path &p = **path;
-            ck_assert_uint_eq(p.length, *expected[target]);
+            ck_assert_text_eq(to_string(p.length), wide_text(*expected[target]));
             ck_assert_uint_eq(p.vertices.front(), source);
             ck_assert_uint_eq(p.vertices.back(), target);
-            std::uint64_t sum = 0;
+            Wide sum = 0;
             for (std::size_t i = 0; i + 1 < p.vertices.size(); ++i) {
                 std::optional<std::uint64_t> lightest;
                 for (const meridian::OutEdge &edge : graph.out_edges(p.vertices[i])) {
@@ -737,9 +836,9 @@ START_TEST(dijkstra_agrees_with_bellman_ford_on_random_graphs)
                     }
                 }
                 ck_assert_msg(lightest.has_value(), "round %d: no edge on the path", round);
-                sum = *lightest > max_u64 - sum ? max_u64 : sum + *lightest;
+                sum += *lightest;
             }
-            ck_assert_uint_eq(sum, p.length);
+            ck_assert_text_eq(wide_text(sum), to_string(p.length));
         }
     }
 }
@@ -781,7 +880,10 @@ int main()
     suite_add_tcase(suite, subgraphs);
 
     TCase *edge_cases = tcase_create("edge cases");
-    tcase_add_test(edge_cases, distances_saturate_never_wrap);
+    tcase_add_test(edge_cases, distances_past_uint64_are_exact);
+    tcase_add_test(edge_cases, distances_past_uint64_sort_by_length);
+    tcase_add_test(edge_cases, paths_past_uint64_are_shortest);
+    tcase_add_test(edge_cases, path_length_text);
     tcase_add_test(edge_cases, empty_graph);
     tcase_add_test(edge_cases, edges_added_between_queries_keep_their_order);
     tcase_add_test(edge_cases, copies_are_independent_and_moves_empty_the_source);

@@ -76,7 +76,9 @@ typedef struct mca_carto_distance {
     const char *vertex; /* valid while the list lives */
     mca_carto_vertex_type_t type;
     int reachable;     /* 0: no path from the source; distance is then 0 */
-    uint64_t distance; /* sum of the weights along a shortest path */
+    uint64_t distance; /* sum of the weights along a shortest path, at most UINT64_MAX */
+    int beyond_uint64; /* 1: the sum is larger than UINT64_MAX (distance holds UINT64_MAX);
+                          the list is still in the order of the exact sums */
 } mca_carto_distance_t;
 
 /* Every vertex whose type is in types, with its distance from `from`: the
@@ -93,9 +95,11 @@ void meridian_mca_carto_distance_list_free(mca_carto_distance_t *list, size_t co
 /* A shortest path from a to b. */
 typedef struct mca_carto_path {
     int reachable;               /* 0: b cannot be reached from a; no vertices */
-    uint64_t length;             /* sum of the weights */
+    uint64_t length;             /* sum of the weights, at most UINT64_MAX */
     size_t count;                /* vertices on the path, a and b included */
     const char *const *vertices; /* their names, from a to b */
+    int beyond_uint64;           /* 1: the sum is larger than UINT64_MAX (length holds
+                                    UINT64_MAX); the path is still a shortest one */
 } mca_carto_path_t;
 
 /* MERIDIAN_ERR_NOT_FOUND (reported) when a or b is unknown.  Free the path

@@ -206,7 +206,8 @@ int meridian_mca_carto_graph_distance_list(const mca_carto_graph_t *graph, const
             block[i].vertex = names;
             block[i].type = static_cast<mca_carto_vertex_type_t>(g.type(line.vertex));
             block[i].reachable = line.distance.has_value() ? 1 : 0;
-            block[i].distance = line.distance.value_or(0);
+            block[i].distance = line.distance ? line.distance->saturated() : 0;
+            block[i].beyond_uint64 = line.distance && !line.distance->fits_uint64() ? 1 : 0;
             names += name.size() + 1;
         }
         *list = block;
@@ -266,7 +267,8 @@ int meridian_mca_carto_graph_shortest_path(const mca_carto_graph_t *graph, const
             names += name.size() + 1;
         }
         answer->reachable = found->has_value() ? 1 : 0;
-        answer->length = found->has_value() ? (*found)->length : 0;
+        answer->length = found->has_value() ? (*found)->length.saturated() : 0;
+        answer->beyond_uint64 = found->has_value() && !(*found)->length.fits_uint64() ? 1 : 0;
         answer->count = count;
         answer->vertices = pointers;
         *path = answer;

@@ -67,7 +67,7 @@ int distance_command(const WeightedGraph &graph, const Options &options, std::st
     for (const VertexDistance &line : *list) {
         out += graph.name(line.vertex);
         out += ' ';
-        out += line.distance ? std::to_string(*line.distance) : std::string("unreachable");
+        out += line.distance ? to_string(*line.distance) : std::string("unreachable");
         out += '\n';
     }
     return 0;
@@ -99,7 +99,7 @@ int path_command(const WeightedGraph &graph, const Options &options, std::string
         }
         out += graph.name((*path)->vertices[i]);
     }
-    out += "\nlength " + std::to_string((*path)->length) + "\n";
+    out += "\nlength " + to_string((*path)->length) + "\n";
     return 0;
 }
 
