@@ -676,7 +676,11 @@ class Parser
 
 } // namespace
 
-CartoFormat detect_carto_format(std::string_view text)
+namespace
+{
+
+// The format of a text whose byte order mark, if any, is already skipped.
+CartoFormat detect_format(std::string_view text)
 {
     Scanner scanner(text, true);
     Token token = scanner.next();
@@ -688,6 +692,13 @@ CartoFormat detect_carto_format(std::string_view text)
         return CartoFormat::open_mpi;
     }
     return CartoFormat::adjacency;
+}
+
+} // namespace
+
+CartoFormat detect_carto_format(std::string_view text)
+{
+    return detect_format(util::skip_utf8_bom(text));
 }
 
 std::optional<mca_carto_vertex_type_t> open_mpi_vertex_type(std::string_view word)
@@ -714,7 +725,7 @@ std::string_view vertex_type_name(mca_carto_vertex_type_t type)
 Result<CartoDescription> parse_carto(std::string_view path, std::string_view text)
 {
     text = util::skip_utf8_bom(text);
-    return Parser(path, text, detect_carto_format(text)).run();
+    return Parser(path, text, detect_format(text)).run();
 }
 
 Result<CartoDescription> read_carto_file(const std::string &path)

@@ -85,7 +85,8 @@ struct CartoDescription {
 // Skip blanks, line ends and '#' comments: the file is in Open MPI's format
 // when what comes next is a '//' or '/*' comment or one of the words EDGE,
 // BRANCH, BRANCH_BI_DIR (as Open MPI spelled them); otherwise, including when
-// nothing comes next, it is in the adjacency format.
+// nothing comes next, it is in the adjacency format.  A leading UTF-8 byte
+// order mark is skipped first, as parse_carto skips it.
 CartoFormat detect_carto_format(std::string_view text);
 
 // An Open MPI EDGE type, in any case: Memory -> MEM, slot or Socket -> SLOT,

@@ -246,6 +246,10 @@ START_TEST(format_detection)
         {"// comment\nSlot0\n", CartoFormat::open_mpi},
         {"/* comment */ Slot0\n", CartoFormat::open_mpi},
         {"# first\n/* unterminated\n", CartoFormat::open_mpi},
+        // A byte order mark is not the first thing in the file.
+        {"\xef\xbb\xbf# a comment\nEDGE Socket a\n", CartoFormat::open_mpi},
+        {"\xef\xbb\xbf// comment\n", CartoFormat::open_mpi},
+        {"\xef\xbb\xbfSlot0 MEM0:0\nMEM0\n", CartoFormat::adjacency},
     };
     for (const Case &c : cases) {
         ck_assert_msg(detect_carto_format(c.text) == c.format, "wrong format for \"%s\"",
