@@ -25,6 +25,7 @@
 
 #include "components/carto_file/carto_graph_build.hpp"
 #include "components/carto_file/carto_parser.hpp"
+#include "fuzz_support.hpp"
 #include <meridian/mca/carto/base/base.hpp>
 
 namespace
@@ -39,20 +40,7 @@ constexpr std::string_view path = "fuzz.carto";
 
 [[noreturn]] void broken(const std::string &promise)
 {
-    std::fprintf(stderr, "carto_file_fuzz: broken promise: %s\n", promise.c_str());
-    std::abort();
-}
-
-// Reads a decimal number at text[pos...], advancing pos; 0 when there is none.
-std::size_t read_number(std::string_view text, std::size_t &pos)
-{
-    std::size_t value = 0;
-    const std::size_t start = pos;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9' && pos - start < 18) {
-        value = value * 10 + static_cast<std::size_t>(text[pos] - '0');
-        ++pos;
-    }
-    return pos == start ? 0 : value;
+    meridian::fuzz::broken("carto_file_fuzz", promise);
 }
 
 void check_error(const std::string &message, std::string_view input)
@@ -64,12 +52,12 @@ void check_error(const std::string &message, std::string_view input)
         broken("the error names the file: " + message);
     }
     std::size_t pos = path.size() + 1;
-    const std::size_t line = read_number(message, pos);
+    const std::size_t line = meridian::fuzz::read_number(message, pos);
     if (line == 0 || pos >= message.size() || message[pos] != ':') {
         broken("the error gives a line: " + message);
     }
     ++pos;
-    const std::size_t column = read_number(message, pos);
+    const std::size_t column = meridian::fuzz::read_number(message, pos);
     if (column == 0 || message.compare(pos, 11, ": expected ") != 0 ||
         message.find(", found ", pos) == std::string::npos) {
         broken("the error reads LINE:COLUMN: expected ..., found ...: " + message);

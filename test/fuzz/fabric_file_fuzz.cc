@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_support.hpp"
 #include <meridian/opal/class/fabric.hpp>
 
 namespace
@@ -29,8 +30,7 @@ constexpr std::string_view path = "fuzz.fabric";
 
 [[noreturn]] void broken(const std::string &promise)
 {
-    std::fprintf(stderr, "fabric_file_fuzz: broken promise: %s\n", promise.c_str());
-    std::abort();
+    meridian::fuzz::broken("fabric_file_fuzz", promise);
 }
 
 bool same_fabric(const Fabric &a, const Fabric &b)

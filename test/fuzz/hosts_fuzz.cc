@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_support.hpp"
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/job_map.hpp>
 
@@ -48,8 +49,7 @@ constexpr std::uint64_t max_processes = 1000000;
 
 [[noreturn]] void broken(const std::string &promise)
 {
-    std::fprintf(stderr, "hosts_fuzz: broken promise: %s\n", promise.c_str());
-    std::abort();
+    meridian::fuzz::broken("hosts_fuzz", promise);
 }
 
 // Cores that packages split evenly and unevenly, one core, names with the

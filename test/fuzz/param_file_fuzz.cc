@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_support.hpp"
 #include <meridian/opal/mca/base/param_file.hpp>
 
 namespace
@@ -36,20 +37,7 @@ constexpr std::string_view bom = "\xef\xbb\xbf";
 
 [[noreturn]] void broken(const std::string &promise)
 {
-    std::fprintf(stderr, "param_file_fuzz: broken promise: %s\n", promise.c_str());
-    std::abort();
-}
-
-// Reads a decimal number at text[pos...], advancing pos; 0 when there is none.
-std::size_t read_number(std::string_view text, std::size_t &pos)
-{
-    std::size_t value = 0;
-    const std::size_t start = pos;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9' && pos - start < 18) {
-        value = value * 10 + static_cast<std::size_t>(text[pos] - '0');
-        ++pos;
-    }
-    return pos == start ? 0 : value;
+    meridian::fuzz::broken("param_file_fuzz", promise);
 }
 
 // The lines of the text as the parser numbers them (line 1 is lines[0]).
@@ -82,12 +70,12 @@ void check_error(const std::string &message, const std::vector<std::string_view>
         broken("the error names the file: " + message);
     }
     std::size_t pos = path.size() + 1;
-    const std::size_t line = read_number(message, pos);
+    const std::size_t line = meridian::fuzz::read_number(message, pos);
     if (line == 0 || pos >= message.size() || message[pos] != ':') {
         broken("the error gives a line: " + message);
     }
     ++pos;
-    const std::size_t column = read_number(message, pos);
+    const std::size_t column = meridian::fuzz::read_number(message, pos);
     if (column == 0 || message.compare(pos, 11, ": expected ") != 0 ||
         message.find(", found ", pos) == std::string::npos) {
         broken("the error reads LINE:COLUMN: expected ..., found ...: " + message);

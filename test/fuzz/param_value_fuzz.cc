@@ -32,6 +32,7 @@
 #include <variant>
 #include <vector>
 
+#include "fuzz_support.hpp"
 #include <meridian/opal/mca/base/param_value.hpp>
 
 namespace
@@ -44,8 +45,7 @@ using meridian::mca::ValueRules;
 
 [[noreturn]] void broken(const std::string &promise)
 {
-    std::fprintf(stderr, "param_value_fuzz: broken promise: %s\n", promise.c_str());
-    std::abort();
+    meridian::fuzz::broken("param_value_fuzz", promise);
 }
 
 constexpr ParamType types[] = {

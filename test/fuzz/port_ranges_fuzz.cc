@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_support.hpp"
 #include <meridian/opal/class/port_ranges.hpp>
 
 namespace
@@ -24,8 +25,7 @@ using namespace meridian::fabric;
 
 [[noreturn]] void broken(const std::string &promise)
 {
-    std::fprintf(stderr, "port_ranges_fuzz: broken promise: %s\n", promise.c_str());
-    std::abort();
+    meridian::fuzz::broken("port_ranges_fuzz", promise);
 }
 
 } // namespace

@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_support.hpp"
 #include "mca/qmp/qmp_internal.hpp"
 #include "mca/qmp/qmp_layout_rule.hpp"
 
@@ -50,8 +51,7 @@ constexpr std::string_view option_names[] = {"-qmp-geom", "-qmp-alloc-map", "-qm
 
 [[noreturn]] void broken(const std::string &promise)
 {
-    std::fprintf(stderr, "qmp_args_fuzz: broken promise: %s\n", promise.c_str());
-    std::abort();
+    meridian::fuzz::broken("qmp_args_fuzz", promise);
 }
 
 // QMP keeps every error message it makes for the life of the process

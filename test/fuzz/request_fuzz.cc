@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_support.hpp"
 #include <meridian/mca/pnet/base/request.hpp>
 
 namespace
@@ -25,8 +26,7 @@ using namespace meridian::pnet;
 
 [[noreturn]] void broken(const std::string &promise)
 {
-    std::fprintf(stderr, "request_fuzz: broken promise: %s\n", promise.c_str());
-    std::abort();
+    meridian::fuzz::broken("request_fuzz", promise);
 }
 
 } // namespace

@@ -57,6 +57,17 @@ int qc_true(const char *call, int condition)
     return 0;
 }
 
+const char *qc_arg(int argc, char **argv, const char *key)
+{
+    const size_t len = strlen(key);
+    for (int i = 1; i < argc; ++i) {
+        if (strncmp(argv[i], key, len) == 0 && argv[i][len] == '=') {
+            return argv[i] + len + 1;
+        }
+    }
+    return NULL;
+}
+
 int qc_status(const char *call, QMP_status_t expected, QMP_status_t got)
 {
     if (expected == got) {

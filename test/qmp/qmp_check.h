@@ -28,6 +28,9 @@ int qc_failures(void);
 /* Checks; each returns 1 when it held.  `call` names what was checked. */
 int qc_int(const char *call, long long expected, long long got);
 int qc_true(const char *call, int condition);
+
+/* The value of a "KEY=VALUE" argument (argv[1..]), NULL when none is given. */
+const char *qc_arg(int argc, char **argv, const char *key);
 int qc_status(const char *call, QMP_status_t expected, QMP_status_t got);
 int qc_str(const char *call, const char *expected, const char *got);
 /* got starts with / contains expected. */

@@ -28,17 +28,6 @@
 
 static int me, n, partner;
 
-static const char *arg_value(int argc, char **argv, const char *key)
-{
-    const size_t len = strlen(key);
-    for (int i = 1; i < argc; ++i) {
-        if (strncmp(argv[i], key, len) == 0 && argv[i][len] == '=') {
-            return argv[i] + len + 1;
-        }
-    }
-    return NULL;
-}
-
 static unsigned char pattern(size_t size, int message, size_t i)
 {
     return (unsigned char)((i * 131 + (i >> 8) + (size_t)message * 37 + size) & 0xff);
@@ -242,7 +231,7 @@ int main(int argc, char **argv)
     me = QMP_get_node_number();
     n = QMP_get_number_of_nodes();
     partner = (me ^ 1) < n ? me ^ 1 : -1;
-    const char *sizes_text = arg_value(argc, argv, "app-sizes");
+    const char *sizes_text = qc_arg(argc, argv, "app-sizes");
     int sizes[16];
     const int count = qc_parse_ints(sizes_text != NULL ? sizes_text : "8,10000,20000,40000,1048576",
                                     sizes, 16, 1);

@@ -18,17 +18,6 @@
 
 static const char *level_names[] = {"single", "funneled", "serialized", "multiple"};
 
-static const char *arg_value(int argc, char **argv, const char *key)
-{
-    const size_t len = strlen(key);
-    for (int i = 1; i < argc; ++i) {
-        if (strncmp(argv[i], key, len) == 0 && argv[i][len] == '=') {
-            return argv[i] + len + 1;
-        }
-    }
-    return NULL;
-}
-
 /* Every call that needs QMP fails before init with QMP_NOT_INITED, and the
  * last error says which call and why. */
 static void before_init(void)
@@ -224,14 +213,14 @@ int main(int argc, char **argv)
     qc_watchdog("qmp_init_test", 60);
     before_init();
 
-    const char *level_text = arg_value(argc, argv, "app-level");
+    const char *level_text = qc_arg(argc, argv, "app-level");
     QMP_thread_level_t required = QMP_THREAD_SINGLE;
     for (int l = 0; level_text != NULL && l < 4; ++l) {
         if (strcmp(level_text, level_names[l]) == 0) {
             required = (QMP_thread_level_t)l;
         }
     }
-    const char *np_text = arg_value(argc, argv, "app-np");
+    const char *np_text = qc_arg(argc, argv, "app-np");
     const int np = np_text != NULL ? atoi(np_text) : 1;
 
     /* What must remain: the program name and the "app" arguments, in order. */

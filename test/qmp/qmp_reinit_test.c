@@ -14,17 +14,6 @@
 
 #include "qmp_check.h"
 
-static const char *arg_value(int argc, char **argv, const char *key)
-{
-    const size_t len = strlen(key);
-    for (int i = 1; i < argc; ++i) {
-        if (strncmp(argv[i], key, len) == 0 && argv[i][len] == '=') {
-            return argv[i] + len + 1;
-        }
-    }
-    return NULL;
-}
-
 static unsigned char pattern(int round, size_t i)
 {
     return (unsigned char)((i * 131 + (size_t)round * 17 + (i >> 9)) & 0xff);
@@ -33,8 +22,8 @@ static unsigned char pattern(int round, size_t i)
 int main(int argc, char **argv)
 {
     qc_watchdog("qmp_reinit_test", 120);
-    const char *rounds_text = arg_value(argc, argv, "app-rounds");
-    const char *bytes_text = arg_value(argc, argv, "app-bytes");
+    const char *rounds_text = qc_arg(argc, argv, "app-rounds");
+    const char *bytes_text = qc_arg(argc, argv, "app-bytes");
     const int rounds = rounds_text != NULL ? atoi(rounds_text) : 2;
     const size_t bytes = bytes_text != NULL ? (size_t)strtoull(bytes_text, NULL, 10) : 1 << 20;
     unsigned char *buf = malloc(bytes > 0 ? bytes : 1);
