@@ -11,6 +11,7 @@
 #include "components/carto_auto/carto_auto_map.hpp"
 #include "components/carto_auto/carto_auto_topology.hpp"
 #include <meridian/mca/carto/carto.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
@@ -47,7 +48,14 @@ int auto_register_params(const mca_base_component_t *self)
             "machine; empty: this machine",
             MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_NONE,
             &auto_xml);
-        return index < 0 ? index : MERIDIAN_SUCCESS;
+        if (index < 0) {
+            return index;
+        }
+        // The carto requirements call this component "auto-detect" and select
+        // it with "carto autodetect".  A refusal is reported by the base and
+        // leaves the component selectable as "auto".
+        (void)meridian_mca_base_component_alias(self, "autodetect");
+        return MERIDIAN_SUCCESS;
     });
 }
 

@@ -3,20 +3,22 @@
 // (scope global), exchanges with PMIx_Commit and PMIx_Fence (collecting the
 // data) and reads with PMIx_Get.
 //
-// Booleans, integers, doubles, strings and bytes travel as PMIx's own types,
-// so other PMIx programs can read them.  PMIx has no type for the compound
-// values (arrays, coordinates, info lists), so they travel as a byte object
-// in a small tagged encoding that starts with `magic`; a plain byte value
-// that happens to start with the magic is wrapped in the encoding too, so
-// reading back is never ambiguous.
+// Every value travels as PMIx's own type, so that any PMIx client reads it
+// with PMIx_Get: booleans, integers, doubles, strings and bytes as such;
+// arrays as a pmix_data_array_t of PMIX_STRING or PMIX_UINT32; coordinates as
+// an array of pmix_coord_t (which has a view and values only: a coordinate's
+// fabric and plane names do not travel); info lists as an array of
+// pmix_info_t, nested as deep as 32.
 #include "config.h"
 
 #include <pmix.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <span>
+#include <memory>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -31,315 +33,74 @@ namespace meridian::datastore
 namespace
 {
 
-// "\0MRD" and the encoding's version.
-constexpr std::uint8_t magic[] = {0x00, 'M', 'R', 'D', 0x01};
-// Info lists nest; a corrupt blob must not recurse without end.
+// Info lists nest; a value from elsewhere must not recurse without end.
 constexpr int max_depth = 32;
-
-// ------------------------------------------------------------ encoding
-// Little-endian fixed-width integers; strings and arrays carry a uint32
-// count; a value is its variant index (one byte) and its contents.
-
-class Writer
-{
-  public:
-    void u8(std::uint8_t v) { out_.push_back(v); }
-    void u32(std::uint32_t v)
-    {
-        for (int i = 0; i < 4; ++i) {
-            out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-        }
-    }
-    void u64(std::uint64_t v)
-    {
-        for (int i = 0; i < 8; ++i) {
-            out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-        }
-    }
-    void text(std::string_view s)
-    {
-        u32(static_cast<std::uint32_t>(s.size()));
-        out_.insert(out_.end(), s.begin(), s.end());
-    }
-    void value(const Value &value)
-    {
-        u8(static_cast<std::uint8_t>(value.index()));
-        std::visit([this](const auto &v) { contents(v); }, value);
-    }
-    Bytes take() { return std::move(out_); }
-
-  private:
-    void contents(bool v) { u8(v ? 1 : 0); }
-    void contents(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
-    void contents(std::uint64_t v) { u64(v); }
-    void contents(double v)
-    {
-        std::uint64_t bits = 0;
-        static_assert(sizeof bits == sizeof v);
-        std::memcpy(&bits, &v, sizeof bits);
-        u64(bits);
-    }
-    void contents(const std::string &v) { text(v); }
-    void contents(const Bytes &v)
-    {
-        u32(static_cast<std::uint32_t>(v.size()));
-        out_.insert(out_.end(), v.begin(), v.end());
-    }
-    void contents(const std::vector<std::string> &v)
-    {
-        u32(static_cast<std::uint32_t>(v.size()));
-        for (const auto &s : v) {
-            text(s);
-        }
-    }
-    void contents(const std::vector<std::uint32_t> &v)
-    {
-        u32(static_cast<std::uint32_t>(v.size()));
-        for (const auto n : v) {
-            u32(n);
-        }
-    }
-    void contents(const std::vector<Coordinate> &v)
-    {
-        u32(static_cast<std::uint32_t>(v.size()));
-        for (const auto &c : v) {
-            text(c.fabric);
-            text(c.plane);
-            u8(c.view);
-            contents(c.coord);
-        }
-    }
-    void contents(const InfoList &v)
-    {
-        u32(static_cast<std::uint32_t>(v.size()));
-        for (const auto &info : v) {
-            text(info.key);
-            value(info.value);
-        }
-    }
-
-    Bytes out_;
-};
-
-class Reader
-{
-  public:
-    explicit Reader(std::span<const std::uint8_t> in) : in_(in) {}
-
-    bool done() const { return at_ == in_.size(); }
-    bool u8(std::uint8_t &v)
-    {
-        if (in_.size() - at_ < 1) {
-            return false;
-        }
-        v = in_[at_++];
-        return true;
-    }
-    bool u32(std::uint32_t &v)
-    {
-        if (in_.size() - at_ < 4) {
-            return false;
-        }
-        v = 0;
-        for (int i = 0; i < 4; ++i) {
-            v |= static_cast<std::uint32_t>(in_[at_++]) << (8 * i);
-        }
-        return true;
-    }
-    bool u64(std::uint64_t &v)
-    {
-        if (in_.size() - at_ < 8) {
-            return false;
-        }
-        v = 0;
-        for (int i = 0; i < 8; ++i) {
-            v |= static_cast<std::uint64_t>(in_[at_++]) << (8 * i);
-        }
-        return true;
-    }
-    // A count of items of at least `item_size` bytes each: a corrupt count
-    // fails here instead of reserving gigabytes.
-    bool count(std::uint32_t &n, std::size_t item_size)
-    {
-        return u32(n) && static_cast<std::uint64_t>(n) * item_size <= in_.size() - at_;
-    }
-    bool text(std::string &s)
-    {
-        std::uint32_t n = 0;
-        if (!count(n, 1)) {
-            return false;
-        }
-        s.assign(reinterpret_cast<const char *>(in_.data() + at_), n);
-        at_ += n;
-        return true;
-    }
-    bool value(Value &out, int depth)
-    {
-        std::uint8_t tag = 0;
-        if (depth > max_depth || !u8(tag)) {
-            return false;
-        }
-        switch (tag) {
-        case 0: {
-            std::uint8_t b = 0;
-            if (!u8(b) || b > 1) {
-                return false;
-            }
-            out = b == 1;
-            return true;
-        }
-        case 1: {
-            std::uint64_t v = 0;
-            if (!u64(v)) {
-                return false;
-            }
-            out = static_cast<std::int64_t>(v);
-            return true;
-        }
-        case 2: {
-            std::uint64_t v = 0;
-            if (!u64(v)) {
-                return false;
-            }
-            out = v;
-            return true;
-        }
-        case 3: {
-            std::uint64_t bits = 0;
-            if (!u64(bits)) {
-                return false;
-            }
-            double v = 0;
-            std::memcpy(&v, &bits, sizeof v);
-            out = v;
-            return true;
-        }
-        case 4: {
-            std::string s;
-            if (!text(s)) {
-                return false;
-            }
-            out = std::move(s);
-            return true;
-        }
-        case 5: {
-            std::uint32_t n = 0;
-            if (!count(n, 1)) {
-                return false;
-            }
-            out = Bytes(in_.begin() + static_cast<std::ptrdiff_t>(at_),
-                        in_.begin() + static_cast<std::ptrdiff_t>(at_ + n));
-            at_ += n;
-            return true;
-        }
-        case 6: {
-            std::vector<std::string> v;
-            std::uint32_t n = 0;
-            if (!count(n, 4)) {
-                return false;
-            }
-            v.resize(n);
-            for (auto &s : v) {
-                if (!text(s)) {
-                    return false;
-                }
-            }
-            out = std::move(v);
-            return true;
-        }
-        case 7: {
-            std::vector<std::uint32_t> v;
-            if (!u32_array(v)) {
-                return false;
-            }
-            out = std::move(v);
-            return true;
-        }
-        case 8: {
-            std::vector<Coordinate> v;
-            std::uint32_t n = 0;
-            if (!count(n, 13)) {
-                return false;
-            }
-            v.resize(n);
-            for (auto &c : v) {
-                if (!text(c.fabric) || !text(c.plane) || !u8(c.view) || !u32_array(c.coord)) {
-                    return false;
-                }
-            }
-            out = std::move(v);
-            return true;
-        }
-        case 9: {
-            InfoList v;
-            std::uint32_t n = 0;
-            if (!count(n, 5)) {
-                return false;
-            }
-            v.resize(n);
-            for (auto &info : v) {
-                if (!text(info.key) || !value(info.value, depth + 1)) {
-                    return false;
-                }
-            }
-            out = std::move(v);
-            return true;
-        }
-        default:
-            return false;
-        }
-    }
-
-  private:
-    bool u32_array(std::vector<std::uint32_t> &v)
-    {
-        std::uint32_t n = 0;
-        if (!count(n, 4)) {
-            return false;
-        }
-        v.resize(n);
-        for (auto &x : v) {
-            if (!u32(x)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    std::span<const std::uint8_t> in_;
-    std::size_t at_ = 0;
-};
-
-bool starts_with_magic(std::span<const std::uint8_t> bytes)
-{
-    return bytes.size() >= sizeof magic && std::memcmp(bytes.data(), magic, sizeof magic) == 0;
-}
-
-Bytes encode(const Value &value)
-{
-    Writer writer;
-    for (const auto b : magic) {
-        writer.u8(b);
-    }
-    writer.value(value);
-    return writer.take();
-}
-
-// ------------------------------------------------------------ PMIx values
 
 std::string pmix_reason(pmix_status_t rc)
 {
     return PMIx_Error_string(rc);
 }
 
-// A PMIx value that points into `value` (PMIx_Put copies what it is given).
-// Compound values are encoded into `scratch`, which must outlive the call.
-pmix_value_t to_pmix(const Value &value, Bytes &scratch)
+// ------------------------------------------------------------ to PMIx
+// Every value is built as PMIx's own tree, allocated with malloc as PMIx's
+// macros do, so that PMIx_Value_destruct frees it.  Each step leaves the
+// tree whole (arrays are zeroed before they are filled), so it is freed
+// the same way when an allocation fails half-way.
+
+template <typename T> T *zeroed(std::size_t count)
 {
-    pmix_value_t out;
-    std::memset(&out, 0, sizeof out);
-    std::visit(
-        [&](const auto &v) {
+    if (count == 0) {
+        return nullptr;
+    }
+    void *memory = std::calloc(count, sizeof(T));
+    if (memory == nullptr) {
+        throw std::bad_alloc();
+    }
+    return static_cast<T *>(memory);
+}
+
+char *copy_text(const std::string &text)
+{
+    char *copy = strdup(text.c_str());
+    if (copy == nullptr) {
+        throw std::bad_alloc();
+    }
+    return copy;
+}
+
+// An empty array of `count` elements of `type` in `out`.
+template <typename T> T *start_array(pmix_value_t &out, pmix_data_type_t type, std::size_t count)
+{
+    auto *array = zeroed<pmix_data_array_t>(1);
+    array->type = type;
+    out.type = PMIX_DATA_ARRAY;
+    out.data.darray = array;
+    array->array = zeroed<T>(count);
+    array->size = count;
+    return static_cast<T *>(array->array);
+}
+
+Status load(pmix_value_t &out, const Value &value, int depth);
+
+Status load_info(pmix_info_t &info, const Info &from, int depth)
+{
+    if (from.key.empty() || from.key.size() > PMIX_MAX_KEYLEN) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          "expected a key of 1-" + std::to_string(PMIX_MAX_KEYLEN) +
+                              " characters in an info list, found " + util::quoted(from.key));
+    }
+    std::memcpy(info.key, from.key.data(), from.key.size());
+    return load(info.value, from.value, depth + 1);
+}
+
+Status load(pmix_value_t &out, const Value &value, int depth)
+{
+    if (depth > max_depth) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          "info lists nested deeper than " + std::to_string(max_depth));
+    }
+    return std::visit(
+        [&](const auto &v) -> Status {
             using T = std::decay_t<decltype(v)>;
             if constexpr (std::is_same_v<T, bool>) {
                 out.type = PMIX_BOOL;
@@ -355,28 +116,129 @@ pmix_value_t to_pmix(const Value &value, Bytes &scratch)
                 out.data.dval = v;
             } else if constexpr (std::is_same_v<T, std::string>) {
                 out.type = PMIX_STRING;
-                out.data.string = const_cast<char *>(v.c_str());
-            } else {
+                out.data.string = copy_text(v);
+            } else if constexpr (std::is_same_v<T, Bytes>) {
                 out.type = PMIX_BYTE_OBJECT;
-                if constexpr (std::is_same_v<T, Bytes>) {
-                    if (!starts_with_magic(v)) {
-                        out.data.bo.bytes =
-                            reinterpret_cast<char *>(const_cast<std::uint8_t *>(v.data()));
-                        out.data.bo.size = v.size();
-                        return;
+                out.data.bo.bytes = zeroed<char>(v.size());
+                if (!v.empty()) {
+                    std::memcpy(out.data.bo.bytes, v.data(), v.size());
+                }
+                out.data.bo.size = v.size();
+            } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+                char **array = start_array<char *>(out, PMIX_STRING, v.size());
+                for (std::size_t i = 0; i < v.size(); ++i) {
+                    array[i] = copy_text(v[i]);
+                }
+            } else if constexpr (std::is_same_v<T, std::vector<std::uint32_t>>) {
+                auto *array = start_array<std::uint32_t>(out, PMIX_UINT32, v.size());
+                std::copy(v.begin(), v.end(), array);
+            } else if constexpr (std::is_same_v<T, std::vector<Coordinate>>) {
+                auto *array = start_array<pmix_coord_t>(out, PMIX_COORD, v.size());
+                for (std::size_t i = 0; i < v.size(); ++i) {
+                    array[i].view = v[i].view;
+                    array[i].coord = zeroed<std::uint32_t>(v[i].coord.size());
+                    std::copy(v[i].coord.begin(), v[i].coord.end(), array[i].coord);
+                    array[i].dims = v[i].coord.size();
+                }
+            } else {
+                static_assert(std::is_same_v<T, InfoList>);
+                auto *array = start_array<pmix_info_t>(out, PMIX_INFO, v.size());
+                for (std::size_t i = 0; i < v.size(); ++i) {
+                    if (auto loaded = load_info(array[i], v[i], depth); !loaded) {
+                        return loaded;
                     }
                 }
-                scratch = encode(value);
-                out.data.bo.bytes = reinterpret_cast<char *>(scratch.data());
-                out.data.bo.size = scratch.size();
             }
+            return success();
         },
         value);
+}
+
+// A value PMIx owns, freed however it was left.
+class PmixValue
+{
+  public:
+    PmixValue() { std::memset(&value_, 0, sizeof value_); }
+    PmixValue(const PmixValue &) = delete;
+    PmixValue &operator=(const PmixValue &) = delete;
+    ~PmixValue() { PMIx_Value_destruct(&value_); }
+    pmix_value_t &get() { return value_; }
+
+  private:
+    pmix_value_t value_;
+};
+
+// ------------------------------------------------------------ from PMIx
+
+Result<Value> from_pmix(const pmix_value_t &v, std::string_view key, int depth = 0);
+
+Error unreadable(std::string_view key, std::string what)
+{
+    return make_error(MERIDIAN_ERR_NOT_SUPPORTED, "datastore: the value of " + util::quoted(key) +
+                                                      " is " + std::move(what) +
+                                                      ", which Meridian does not read");
+}
+
+Coordinate coordinate_of(const pmix_coord_t &c)
+{
+    Coordinate out;
+    out.view = c.view;
+    if (c.coord != nullptr) {
+        out.coord.assign(c.coord, c.coord + c.dims);
+    }
     return out;
 }
 
-Result<Value> from_pmix(const pmix_value_t &v, std::string_view key)
+Result<Value> from_array(const pmix_data_array_t &a, std::string_view key, int depth)
 {
+    switch (a.type) {
+    case PMIX_STRING: {
+        const auto *items = static_cast<char *const *>(a.array);
+        std::vector<std::string> out;
+        out.reserve(a.size);
+        for (std::size_t i = 0; i < a.size; ++i) {
+            out.emplace_back(items[i] != nullptr ? items[i] : "");
+        }
+        return Value(std::move(out));
+    }
+    case PMIX_UINT32: {
+        const auto *items = static_cast<const std::uint32_t *>(a.array);
+        return Value(std::vector<std::uint32_t>(items, items + a.size));
+    }
+    case PMIX_COORD: {
+        const auto *items = static_cast<const pmix_coord_t *>(a.array);
+        std::vector<Coordinate> out;
+        out.reserve(a.size);
+        for (std::size_t i = 0; i < a.size; ++i) {
+            out.push_back(coordinate_of(items[i]));
+        }
+        return Value(std::move(out));
+    }
+    case PMIX_INFO: {
+        const auto *items = static_cast<const pmix_info_t *>(a.array);
+        InfoList out;
+        out.reserve(a.size);
+        for (std::size_t i = 0; i < a.size; ++i) {
+            const std::string item_key(items[i].key, strnlen(items[i].key, PMIX_MAX_KEYLEN));
+            auto item = from_pmix(items[i].value, item_key, depth + 1);
+            if (!item) {
+                return item.error();
+            }
+            out.push_back(Info{item_key, std::move(*item)});
+        }
+        return Value(std::move(out));
+    }
+    default:
+        return unreadable(key,
+                          std::string("an array of PMIx type ") + PMIx_Data_type_string(a.type));
+    }
+}
+
+Result<Value> from_pmix(const pmix_value_t &v, std::string_view key, int depth)
+{
+    if (depth > max_depth) {
+        return unreadable(key, "info lists nested deeper than " + std::to_string(max_depth));
+    }
     switch (v.type) {
     case PMIX_BOOL:
         return Value(v.data.flag);
@@ -411,24 +273,21 @@ Result<Value> from_pmix(const pmix_value_t &v, std::string_view key)
     case PMIX_STRING:
         return Value(std::string(v.data.string != nullptr ? v.data.string : ""));
     case PMIX_BYTE_OBJECT: {
-        const std::span<const std::uint8_t> bytes(
-            reinterpret_cast<const std::uint8_t *>(v.data.bo.bytes), v.data.bo.size);
-        if (!starts_with_magic(bytes)) {
-            return Value(Bytes(bytes.begin(), bytes.end()));
-        }
-        Reader reader(bytes.subspan(sizeof magic));
-        Value value;
-        if (!reader.value(value, 0) || !reader.done()) {
-            return make_error(MERIDIAN_ERROR, "datastore: the value of " + util::quoted(key) +
-                                                  " is a malformed Meridian encoding (" +
-                                                  std::to_string(bytes.size()) + " bytes)");
-        }
-        return value;
+        const auto *bytes = reinterpret_cast<const std::uint8_t *>(v.data.bo.bytes);
+        return Value(bytes != nullptr ? Bytes(bytes, bytes + v.data.bo.size) : Bytes());
     }
+    case PMIX_COORD:
+        if (v.data.coord == nullptr) {
+            return Value(std::vector<Coordinate>());
+        }
+        return Value(std::vector<Coordinate>{coordinate_of(*v.data.coord)});
+    case PMIX_DATA_ARRAY:
+        if (v.data.darray == nullptr) {
+            return unreadable(key, "an array with no contents");
+        }
+        return from_array(*v.data.darray, key, depth);
     default:
-        return make_error(MERIDIAN_ERR_NOT_SUPPORTED,
-                          "datastore: the value of " + util::quoted(key) + " has PMIx type " +
-                              PMIx_Data_type_string(v.type) + ", which Meridian does not read");
+        return unreadable(key, std::string("of PMIx type ") + PMIx_Data_type_string(v.type));
     }
 }
 
@@ -505,10 +364,14 @@ class PmixStore final : public Store
         if (const auto bad = check_key(key); !bad) {
             return bad;
         }
-        Bytes scratch;
-        pmix_value_t v = to_pmix(value, scratch);
+        PmixValue v;
+        if (auto loaded = load(v.get(), value, 0); !loaded) {
+            return make_error(loaded.error().status, "datastore: PMIx_Put of " + util::quoted(key) +
+                                                         ": " + loaded.error().message);
+        }
         const std::string k(key);
-        if (const pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, k.c_str(), &v); rc != PMIX_SUCCESS) {
+        if (const pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, k.c_str(), &v.get());
+            rc != PMIX_SUCCESS) {
             return make_error(MERIDIAN_ERROR, "datastore: PMIx_Put of " + util::quoted(key) +
                                                   " failed: " + pmix_reason(rc));
         }

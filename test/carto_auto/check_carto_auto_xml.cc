@@ -259,6 +259,47 @@ START_TEST(selected_by_name)
 }
 END_TEST
 
+// The carto requirements' name for it: "carto autodetect" (an alias the
+// component declares) selects it, "^autodetect" leaves it out.
+START_TEST(selected_as_autodetect)
+{
+    const std::string file = write_scratch_file("host.carto", "Slot0 MEM0:1\nMEM0 Slot0:1\n");
+    init_with({{"carto", "autodetect"},
+               {"carto_file_path", file},
+               {"carto_auto_xml", test_xml("nopackage.xml")}});
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "auto");
+    ck_assert_uint_eq(meridian_mca_carto_graph_vertex_count(host_graph_c(all).get()), 3);
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(excluded_as_autodetect)
+{
+    const std::string file = write_scratch_file("host.carto", "Slot0 MEM0:1\nMEM0 Slot0:1\n");
+    init_with({{"carto", "^autodetect"},
+               {"carto_file_path", file},
+               {"carto_auto_priority", "90"},
+               {"carto_auto_xml", test_xml("nopackage.xml")}});
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "file");
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(a_misspelt_name_lists_the_alias)
+{
+    init_with({{"carto", "autodetct"}, {"carto_auto_xml", test_xml("nopackage.xml")}});
+    ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_ptr_null(meridian_mca_carto_base_selected_component());
+    const std::string variable = meridian_test::env_name("carto");
+    ck_assert_messages(
+        ERROR_MSG("MCA parameter carto (from environment variable " + variable +
+                  ") names component \"autodetct\", which is not available; available carto "
+                  "components: auto (also: autodetect), file (did you mean autodetect?)"));
+}
+END_TEST
+
 START_TEST(priority_outranks_a_carto_file)
 {
     const std::string file = write_scratch_file("host.carto", "Slot0 MEM0:1\nMEM0 Slot0:1\n");
@@ -297,6 +338,9 @@ int main()
     TCase *selection = make_tcase("selection");
     tcase_add_test(selection, selected_by_default);
     tcase_add_test(selection, selected_by_name);
+    tcase_add_test(selection, selected_as_autodetect);
+    tcase_add_test(selection, excluded_as_autodetect);
+    tcase_add_test(selection, a_misspelt_name_lists_the_alias);
     tcase_add_test(selection, priority_outranks_a_carto_file);
     tcase_add_test(selection, a_carto_file_outranks_it_by_default);
     suite_add_tcase(suite, selection);

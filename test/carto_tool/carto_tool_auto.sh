@@ -30,6 +30,18 @@ expect_status 0
 expect_err_empty
 expect_out_line '  "component": "auto",'
 
+# The carto requirements' name for it, on the command line: "autodetect"
+# selects auto even when a carto file would win, "^autodetect" leaves it out.
+printf 'Slot0 MEM0:1\nMEM0 Slot0:1\n' >"$scratch/tiny.carto"
+run_carto --mca carto autodetect --mca carto_file_path "$scratch/tiny.carto" graph --format json
+expect_status 0
+expect_err_empty
+expect_out_line '  "component": "auto",'
+run_carto --mca carto ^autodetect --mca carto_file_path "$scratch/tiny.carto" graph --format json
+expect_status 0
+expect_err_empty
+expect_out_line '  "component": "file",'
+
 # Every memory node is listed from a processor, each with a distance or
 # "unreachable".
 run_carto distance "$slot" --type MEM

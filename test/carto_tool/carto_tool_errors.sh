@@ -103,7 +103,7 @@ EOF
 
 # A selection naming a component that does not exist.
 if [ "$CARTO_AUTO_BUILT" = yes ]; then
-    available='auto, file'
+    available='auto (also: autodetect), file'
 else
     available=file
 fi

@@ -2,12 +2,14 @@
  * carto/infotest: a component for meridian_info's tests.  It registers one
  * parameter of nearly every type, with the features meridian_info shows
  * (named values, bounds, a deprecated synonym, a deprecated parameter, help
- * with a newline and a colon, an unset string), and does nothing else.
+ * with a newline and a colon, an unset string) and an alias the selection
+ * parameter takes ("infoalias"), and does nothing else.
  */
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <meridian/mca/carto/carto.h>
+#include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/util/error.h>
 
@@ -64,7 +66,7 @@ static int infotest_register_params(const mca_base_component_t *self)
                                                    &infotest_legacy) < 0) {
         return MERIDIAN_ERR_BAD_PARAM;
     }
-    return MERIDIAN_SUCCESS;
+    return meridian_mca_base_component_alias(self, "infoalias");
 }
 
 const mca_carto_base_component_t mca_carto_infotest_component = {

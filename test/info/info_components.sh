@@ -25,7 +25,9 @@ expect_line "mca:carto:infotest:version:mca:1.0"
 expect_line "mca:carto:infotest:version:api:2.0.0"
 expect_line "mca:carto:infotest:version:component:1.2.3"
 expect_line "mca:carto:infotest:path:$dir/mca_carto_infotest.so"
+expect_line "mca:carto:infotest:aliases:infoalias"
 expect_match '^mca:carto:base:components:(.*,)?infotest(,.*)?$'
+expect_no_match '^mca:pnet:infoquiet:aliases:'
 # A component without parameters is listed all the same.
 expect_line "mca:pnet:infoquiet:version:mca:1.0"
 expect_line "mca:pnet:infoquiet:version:component:0.9.1"
@@ -111,10 +113,14 @@ expect_err_line "meridian: warning: MCA parameter carto_infotest_style (set in t
 expect_line "$p:carto_infotest_mode:value:off"
 expect_line "$p:carto_infotest_mode:source:command line"
 
-# Selecting: the error open would give names the available components.
+# Selecting: the error open would give names the available components, with
+# their aliases; an alias is a valid selection.
 run_info --mca carto nosuch --mca mca_base_component_show_load_errors none --parsable
 expect_status 1
-expect_err_match '^meridian: error: MCA parameter carto (\(from the command line\) )?names component "nosuch", which is not available; available carto components: (.*, )?infotest(, .*)?$'
+expect_err_match '^meridian: error: MCA parameter carto (\(from the command line\) )?names component "nosuch", which is not available; available carto components: (.*, )?infotest \(also: infoalias\)(, .*)?$'
+run_info --mca carto infoalias --mca mca_base_component_show_load_errors none --parsable
+expect_status 0
+expect_err_empty
 
 # --param takes the loaded components' names; another is a mistake in the
 # command line.
@@ -130,7 +136,7 @@ expect_no_match '^mca:pnet:infoquiet:'
 # For people: one line per component, and frameworks without any.
 run_info --mca mca_base_component_show_load_errors none --show-failed
 expect_status 0
-expect_line "  infotest: MCA 1.0, API 2.0.0, component 1.2.3, $dir/mca_carto_infotest.so"
+expect_line "  infotest (also: infoalias): MCA 1.0, API 2.0.0, component 1.2.3, $dir/mca_carto_infotest.so"
 expect_line "  infoquiet: MCA 1.0, API 2.0.0, component 0.9.1, $dir/mca_pnet_infoquiet.so"
 expect_line "  infobad could not be loaded: $dir/mca_carto_infobad.so: $bad_reason"
 expect_match '^Framework msg, interface [0-9.]+: '

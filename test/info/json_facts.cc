@@ -123,6 +123,13 @@ void convert(const Json &doc)
             fact(prefix, "version:api", c.at("api_version").get<std::string>());
             fact(prefix, "version:component", c.at("version").get<std::string>());
             fact(prefix, "path", c.at("path").get<std::string>());
+            std::string aliases;
+            for (const auto &a : c.value("aliases", Json::array())) {
+                aliases += (aliases.empty() ? "" : ",") + a.get<std::string>();
+            }
+            if (!aliases.empty()) {
+                fact(prefix, "aliases", aliases);
+            }
             params(name, component, c.value("params", Json::array()));
         }
         for (const auto &f : fw.value("failed", Json::array())) {

@@ -1,5 +1,7 @@
 // The framework lifecycle: register -> open (the selection parameter) ->
 // select (single and multi) -> close, reference-counted and idempotent.
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -350,6 +352,147 @@ START_TEST(test_selection_error_names_environment)
 }
 END_TEST
 
+// ---------------------------------------------------------------- aliases
+
+namespace
+{
+
+// alpha (10), beta (20) and aliased (15), which the selection also takes as
+// "nick".
+void use_aliased_components()
+{
+    ComponentDir dir("components");
+    for (const char *name : {"alpha", "beta", "aliased"}) {
+        dir.add("mca_testfw_" + std::string(name) + ".so");
+    }
+    use_component_path({dir.path()});
+}
+
+} // namespace
+
+START_TEST(test_alias_selects_its_component)
+{
+    use_aliased_components();
+    select_components(testfw, "nick");
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(opened_of(testfw), "aliased");
+    ck_assert_text_eq(selected_name(testfw), "aliased");
+    ck_assert_no_messages();
+    // The C++ view lists the alias with its component.
+    for (const auto &view : meridian::mca::framework_components(testfw)) {
+        const std::string name = view.component->component_name;
+        ck_assert_uint_eq(view.aliases.size(), name == "aliased" ? 1 : 0);
+        if (name == "aliased") {
+            ck_assert_text_eq(view.aliases.front(), "nick");
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_alias_in_a_list_and_excluded)
+{
+    use_aliased_components();
+    select_components(testfw, "alpha,nick");
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(opened_of(testfw), "aliased, alpha");
+    ck_assert_text_eq(selected_name(testfw), "aliased");
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+
+    select_components(testfw, "^nick,beta");
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(opened_of(testfw), "alpha");
+    ck_assert_text_eq(selected_name(testfw), "alpha");
+    ck_assert_no_messages();
+}
+END_TEST
+
+// Set in the environment and in a param file, as users do (both are read
+// when the MCA base opens).
+START_TEST(test_alias_from_environment)
+{
+    const std::string variable = std::string(meridian_mca_base_env_prefix()) + "testfw";
+    ck_assert_int_eq(::setenv(variable.c_str(), "^nick", 1), 0);
+    use_aliased_components();
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(opened_of(testfw), "alpha, beta");
+    ck_assert_text_eq(selected_name(testfw), "beta");
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(test_alias_from_param_file)
+{
+    const std::string file = scratch() + "/params.conf";
+    FILE *out = std::fopen(file.c_str(), "w");
+    ck_assert_ptr_nonnull(out);
+    std::fputs("testfw = nick\n", out);
+    std::fclose(out);
+    set_param_env("mca_base_param_files", file);
+    use_aliased_components();
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(opened_of(testfw), "aliased");
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(test_alias_typo_lists_aliases)
+{
+    use_aliased_components();
+    select_components(testfw, "nik");
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_ERR_NOT_FOUND);
+    ck_assert_messages(ERROR_MSG(std::string("MCA parameter testfw (from ") + from_api +
+                                 ") names component \"nik\", which is not available; available "
+                                 "testfw components: aliased (also: nick), alpha, beta (did you "
+                                 "mean nick?)"));
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(count_events("testfw/aliased open"), 0);
+}
+END_TEST
+
+START_TEST(test_alias_refusals)
+{
+    ComponentDir dir("components");
+    for (const char *name : {"alpha", "aliased", "aliasclash"}) {
+        dir.add("mca_testfw_" + std::string(name) + ".so");
+    }
+    use_component_path({dir.path()});
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    // aliasclash registers first (file name order) and takes "nick".
+    ck_assert_int_eq(count_events("testfw/aliasclash alias alpha -> -9"), 1);
+    ck_assert_int_eq(count_events("testfw/aliasclash alias bad name -> -3"), 1);
+    ck_assert_int_eq(count_events("testfw/aliasclash alias nick -> 0"), 1);
+    ck_assert_int_eq(count_events("testfw/aliasclash alias nick -> -9"), 1);
+    ck_assert_messages(
+        ERROR_MSG("testfw component aliasclash cannot take the alias \"alpha\": a component has "
+                  "that name"),
+        ERROR_MSG("testfw component aliasclash cannot take the alias \"bad name\": expected 1-63 "
+                  "letters, digits, '_', '-' or '.'"),
+        ERROR_MSG("testfw component aliasclash cannot take the alias \"nick\": it has it already"),
+        ERROR_MSG("testfw component aliased cannot take the alias \"nick\": it is already an "
+                  "alias of component aliasclash"));
+    // Every component stays, under its own name.
+    clear_messages();
+    set_param("testfw", "aliased,nick");
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_text_eq(opened_of(testfw), "aliasclash, aliased");
+    ck_assert_no_messages();
+}
+END_TEST
+
+START_TEST(test_alias_outside_registration)
+{
+    use_aliased_components();
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    mca_base_component_t stray{};
+    ck_assert_int_eq(meridian_mca_base_component_alias(&stray, "x"), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(meridian_mca_base_component_alias(nullptr, "x"), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_messages(
+        ERROR_MSG("meridian_mca_base_component_alias(\"x\"): the component is not one a framework "
+                  "is registering (call it from the component's register_params hook)"),
+        ERROR_MSG("meridian_mca_base_component_alias: component is NULL"));
+}
+END_TEST
+
 // ---------------------------------------------------------------- lifecycle
 
 START_TEST(test_hooks_run_in_order)
@@ -604,6 +747,16 @@ int main()
                         static_cast<int>(sizeof bad_selections / sizeof bad_selections[0]));
     tcase_add_test(selection, test_selection_error_names_environment);
     suite_add_tcase(suite, selection);
+
+    TCase *aliases = make_tcase("aliases");
+    tcase_add_test(aliases, test_alias_selects_its_component);
+    tcase_add_test(aliases, test_alias_in_a_list_and_excluded);
+    tcase_add_test(aliases, test_alias_from_environment);
+    tcase_add_test(aliases, test_alias_from_param_file);
+    tcase_add_test(aliases, test_alias_typo_lists_aliases);
+    tcase_add_test(aliases, test_alias_refusals);
+    tcase_add_test(aliases, test_alias_outside_registration);
+    suite_add_tcase(suite, aliases);
 
     TCase *lifecycle = make_tcase("lifecycle");
     tcase_add_test(lifecycle, test_hooks_run_in_order);

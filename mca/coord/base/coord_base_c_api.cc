@@ -10,6 +10,7 @@
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace
 {
@@ -82,6 +83,36 @@ int string_array(const std::vector<std::string> &values, char ***out, size_t *co
     *out = array;
     *count = values.size();
     return MERIDIAN_SUCCESS;
+}
+
+// A malloc'd copy, or null (the caller reports no_memory).
+char *c_string(const std::string &text)
+{
+    return strdup(text.c_str());
+}
+
+void free_plane_nics(meridian_coord_plane_nics_t *planes, size_t count)
+{
+    if (planes == nullptr) {
+        return;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        std::free(planes[i].plane);
+        free_strings(planes[i].nics, planes[i].count);
+    }
+    std::free(planes);
+}
+
+void free_plane_shapes(meridian_coord_plane_shape_t *shapes, size_t count)
+{
+    if (shapes == nullptr) {
+        return;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        std::free(shapes[i].plane);
+        std::free(shapes[i].shape);
+    }
+    std::free(shapes);
 }
 
 // Through the C reporter, which never throws: called before the guard.
@@ -171,13 +202,25 @@ int meridian_coord_get_nics(const char *plane, char ***nics, size_t *count)
     *nics = nullptr;
     *count = 0;
     return c_boundary(__func__, [&] {
-        coord::Qualifiers q;
-        q.plane = text_or_empty(plane);
-        auto result = coord::query(coord::key_nic, 0, q);
-        if (!result) {
-            return fail(result.error());
+        const std::string_view wanted = text_or_empty(plane);
+        auto lists = coord::nics(wanted);
+        if (!lists) {
+            return fail(lists.error());
         }
-        return string_array(std::get<std::vector<std::string>>(*result), nics, count);
+        if (!wanted.empty()) {
+            return string_array(lists->front(), nics, count);
+        }
+        if (lists->size() != 1) {
+            const auto names = coord::planes();
+            return fail(Error{MERIDIAN_ERR_BAD_PARAM,
+                              "meridian_coord_get_nics needs a plane when the fabric has " +
+                                  std::to_string(names.size()) + " (planes: " +
+                                  (names.empty() ? std::string("none") : util::join(names, ", ")) +
+                                  "); meridian_coord_get_plane_nics gives each plane's NICs"});
+        }
+        auto &only = lists->front();
+        only.erase(only.begin()); // the plane's name
+        return string_array(only, nics, count);
     });
 }
 
@@ -222,6 +265,185 @@ int meridian_coord_get_cost(uint32_t from, uint32_t to, uint64_t *cost)
         }
         *cost = *result;
         return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+int meridian_coord_get_plane_nics(meridian_coord_plane_nics_t **planes, size_t *count)
+{
+    if (planes == nullptr || count == nullptr) {
+        return missing("meridian_coord_get_plane_nics", planes == nullptr ? "planes" : "count");
+    }
+    *planes = nullptr;
+    *count = 0;
+    return c_boundary(__func__, [&] {
+        auto lists = coord::nics();
+        if (!lists) {
+            return fail(lists.error());
+        }
+        if (lists->empty()) {
+            return static_cast<int>(MERIDIAN_SUCCESS);
+        }
+        auto *array = static_cast<meridian_coord_plane_nics_t *>(
+            std::calloc(lists->size(), sizeof(meridian_coord_plane_nics_t)));
+        if (array == nullptr) {
+            return no_memory();
+        }
+        for (size_t i = 0; i < lists->size(); ++i) {
+            auto &list = (*lists)[i];
+            array[i].plane = c_string(list.front());
+            list.erase(list.begin());
+            if (array[i].plane == nullptr ||
+                string_array(list, &array[i].nics, &array[i].count) != MERIDIAN_SUCCESS) {
+                free_plane_nics(array, i + 1);
+                return no_memory();
+            }
+        }
+        *planes = array;
+        *count = lists->size();
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+void meridian_coord_plane_nics_free(meridian_coord_plane_nics_t *planes, size_t count)
+{
+    free_plane_nics(planes, count);
+}
+
+int meridian_coord_get_shapes(meridian_coord_view_t view, meridian_coord_plane_shape_t **shapes,
+                              size_t *count)
+{
+    if (shapes == nullptr || count == nullptr) {
+        return missing("meridian_coord_get_shapes", shapes == nullptr ? "shapes" : "count");
+    }
+    *shapes = nullptr;
+    *count = 0;
+    return c_boundary(__func__, [&] {
+        auto all = coord::shapes(view);
+        if (!all) {
+            return fail(all.error());
+        }
+        const auto names = coord::planes();
+        if (all->empty() || names.size() != all->size()) {
+            return static_cast<int>(MERIDIAN_SUCCESS);
+        }
+        auto *array = static_cast<meridian_coord_plane_shape_t *>(
+            std::calloc(all->size(), sizeof(meridian_coord_plane_shape_t)));
+        if (array == nullptr) {
+            return no_memory();
+        }
+        for (size_t i = 0; i < all->size(); ++i) {
+            array[i].plane = c_string(names[i]);
+            if (array[i].plane == nullptr ||
+                uint32_array((*all)[i], &array[i].shape, &array[i].dims) != MERIDIAN_SUCCESS) {
+                free_plane_shapes(array, i + 1);
+                return no_memory();
+            }
+        }
+        *shapes = array;
+        *count = all->size();
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+void meridian_coord_plane_shapes_free(meridian_coord_plane_shape_t *shapes, size_t count)
+{
+    free_plane_shapes(shapes, count);
+}
+
+int meridian_coord_get_nic(uint32_t rank, const char *nic, char **name, char **plane)
+{
+    if (nic == nullptr) {
+        return missing("meridian_coord_get_nic", "nic");
+    }
+    if (name != nullptr) {
+        *name = nullptr;
+    }
+    if (plane != nullptr) {
+        *plane = nullptr;
+    }
+    return c_boundary(__func__, [&] {
+        auto found = coord::find_nic(nic, rank);
+        if (!found) {
+            return fail(found.error());
+        }
+        const auto &fab = *coord::context()->fabric;
+        char *full = name != nullptr ? c_string(coord::nic_name(fab, *found)) : nullptr;
+        char *on =
+            plane != nullptr ? c_string(fab.planes()[fab.nics()[*found].plane].name) : nullptr;
+        if ((name != nullptr && full == nullptr) || (plane != nullptr && on == nullptr)) {
+            std::free(full);
+            std::free(on);
+            return no_memory();
+        }
+        if (name != nullptr) {
+            *name = full;
+        }
+        if (plane != nullptr) {
+            *plane = on;
+        }
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+int meridian_coord_get_nic_coordinate(uint32_t rank, const char *nic, meridian_coord_view_t view,
+                                      meridian_coord_t **coord)
+{
+    if (nic == nullptr || coord == nullptr) {
+        return missing("meridian_coord_get_nic_coordinate", nic == nullptr ? "nic" : "coord");
+    }
+    *coord = nullptr;
+    return c_boundary(__func__, [&] {
+        auto result = coord::coordinate_of_nic(nic, rank, view);
+        if (!result) {
+            return fail(result.error());
+        }
+        meridian_coord_t *one = meridian_coord_create(1);
+        if (one == nullptr) {
+            return no_memory();
+        }
+        if (to_c(*result, one) != MERIDIAN_SUCCESS) {
+            meridian_coord_free(one, 1);
+            return no_memory();
+        }
+        *coord = one;
+        return static_cast<int>(MERIDIAN_SUCCESS);
+    });
+}
+
+int meridian_coord_get_nic_shape(uint32_t rank, const char *nic, meridian_coord_view_t view,
+                                 uint32_t **shape, size_t *dims)
+{
+    if (nic == nullptr || shape == nullptr || dims == nullptr) {
+        return missing("meridian_coord_get_nic_shape", nic == nullptr     ? "nic"
+                                                       : shape == nullptr ? "shape"
+                                                                          : "dims");
+    }
+    *shape = nullptr;
+    *dims = 0;
+    return c_boundary(__func__, [&] {
+        auto found = coord::find_nic(nic, rank);
+        if (!found) {
+            return fail(found.error());
+        }
+        const auto &fab = *coord::context()->fabric;
+        auto result = coord::shape(fab.planes()[fab.nics()[*found].plane].name, view);
+        return result ? uint32_array(*result, shape, dims) : fail(result.error());
+    });
+}
+
+int meridian_coord_get_nic_endpoints(uint32_t rank, const char *nic, char ***endpoints,
+                                     size_t *count)
+{
+    if (nic == nullptr || endpoints == nullptr || count == nullptr) {
+        return missing("meridian_coord_get_nic_endpoints", nic == nullptr         ? "nic"
+                                                           : endpoints == nullptr ? "endpoints"
+                                                                                  : "count");
+    }
+    *endpoints = nullptr;
+    *count = 0;
+    return c_boundary(__func__, [&] {
+        auto result = coord::endpoints_on_nic(rank, nic);
+        return result ? string_array(*result, endpoints, count) : fail(result.error());
     });
 }
 

@@ -5,13 +5,19 @@
 //
 // Views: UNDEF means logical.  One plane asked for: a view its module does
 // not give is MERIDIAN_ERR_NOT_SUPPORTED.  Every plane: the planes that give
-// the view answer (dims: 0 for the others); NOT_SUPPORTED only when none does.
+// the view answer (dims: 0 for the others, shapes: empty); NOT_SUPPORTED only
+// when none does.
+//
+// A NIC qualifier is looked up by name in O(1) (the fabric's node and NIC
+// indexes); only the message for an unknown one looks further.
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/class/fabric_address.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/strings.hpp>
 
@@ -129,8 +135,117 @@ plane_shape(const mca_coord_context &ctx, fabric::Index plane, meridian_coord_vi
 
 std::string nic_label(const fabric::Fabric &fabric, fabric::Index nic)
 {
-    const fabric::Nic &n = fabric.nics()[nic];
-    return fabric.nodes()[n.node].name + ":" + n.name;
+    return nic_name(fabric, nic);
+}
+
+// The NICs a name could have meant, for the message about an unknown one:
+// those of every node its node part names or nearly names, and those of the
+// process's node (for a name given alone), nearest spelling first.
+std::vector<std::string> close_nics(const fabric::Fabric &fab, std::string_view text,
+                                    std::optional<fabric::Index> own_node)
+{
+    constexpr std::size_t shown = 8;
+    std::set<fabric::Index> nodes;
+    std::vector<std::string> node_names;
+    for (std::size_t colon = text.find(':'); colon != std::string_view::npos;
+         colon = text.find(':', colon + 1)) {
+        const std::string_view node = text.substr(0, colon);
+        if (const auto found = fab.find_node(node)) {
+            nodes.insert(*found);
+            continue;
+        }
+        if (node_names.empty()) {
+            for (const auto &n : fab.nodes()) {
+                node_names.push_back(n.name);
+            }
+        }
+        if (const auto guess = util::closest_match(node, node_names)) {
+            nodes.insert(*fab.find_node(*guess));
+        }
+    }
+    if (own_node) {
+        nodes.insert(*own_node);
+    }
+    std::vector<std::pair<std::size_t, std::string>> ranked;
+    for (const fabric::Index node : nodes) {
+        for (const fabric::Index nic : fab.nodes()[node].nics) {
+            std::string label = nic_name(fab, nic);
+            std::size_t distance = util::edit_distance(text, label);
+            if (own_node && node == *own_node) {
+                distance = std::min(distance, util::edit_distance(text, fab.nics()[nic].name));
+            }
+            ranked.emplace_back(distance, std::move(label));
+        }
+    }
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < ranked.size() && i < shown; ++i) {
+        out.push_back(std::move(ranked[i].second));
+    }
+    return out;
+}
+
+Result<fabric::Index> resolve_nic(const mca_coord_context &ctx, std::string_view text,
+                                  std::uint32_t rank)
+{
+    const auto &fab = *ctx.fabric;
+    // "node:nic", split at each ':' in turn: either name may hold one.
+    std::vector<fabric::Index> matches;
+    for (std::size_t colon = text.find(':'); colon != std::string_view::npos;
+         colon = text.find(':', colon + 1)) {
+        if (const auto node = fab.find_node(text.substr(0, colon))) {
+            if (const auto nic = fab.find_nic(*node, text.substr(colon + 1))) {
+                matches.push_back(*nic);
+            }
+        }
+    }
+    if (matches.size() > 1) {
+        std::vector<std::string> readings;
+        for (const fabric::Index nic : matches) {
+            readings.push_back("NIC " + util::quoted(fab.nics()[nic].name) + " of node " +
+                               util::quoted(fab.nodes()[fab.nics()[nic].node].name));
+        }
+        return make_error(MERIDIAN_ERR_BAD_PARAM, "NIC name " + util::quoted(text) +
+                                                      " is ambiguous: it names " +
+                                                      util::join(readings, " and "));
+    }
+    if (matches.size() == 1) {
+        return matches.front();
+    }
+    // The name alone: a NIC of the process's node.
+    std::optional<fabric::Index> own_node;
+    if (rank < ctx.job->procs.size()) {
+        own_node = ctx.job->procs[rank].node;
+        if (const auto nic = fab.find_nic(*own_node, text)) {
+            return *nic;
+        }
+    }
+    const auto close = close_nics(fab, text, own_node);
+    return make_error(MERIDIAN_ERR_NOT_FOUND,
+                      "unknown NIC " + util::quoted(text) +
+                          (close.empty() ? std::string(" (no NIC is named like it; NICs are "
+                                                       "named NODE:NIC as pmix.net.nic lists them)")
+                                         : " (close: " + util::join(close, ", ") + ")"));
+}
+
+// The NIC's plane checked against a plane qualifier given with it.
+Status nic_on_plane(const mca_coord_context &ctx, fabric::Index nic, std::string_view plane)
+{
+    if (plane.empty()) {
+        return success();
+    }
+    auto found = find_plane(ctx, plane);
+    if (!found) {
+        return found.error();
+    }
+    const fabric::Index on = ctx.fabric->nics()[nic].plane;
+    if (*found == on) {
+        return success();
+    }
+    return make_error(MERIDIAN_ERR_BAD_PARAM,
+                      "NIC " + nic_name(*ctx.fabric, nic) + " is on plane " +
+                          util::quoted(ctx.fabric->planes()[on].name) + ", not on plane " +
+                          util::quoted(ctx.fabric->planes()[*found].name));
 }
 
 // A process's nearest NIC on each plane it has one on, as (plane, nic)
@@ -272,6 +387,96 @@ Result<std::vector<std::vector<std::string>>> nics(std::string_view plane)
     return out;
 }
 
+std::string nic_name(const fabric::Fabric &fabric, fabric::Index nic)
+{
+    const fabric::Nic &n = fabric.nics()[nic];
+    return fabric.nodes()[n.node].name + ":" + n.name;
+}
+
+Result<fabric::Index> find_nic(std::string_view nic, std::uint32_t rank)
+{
+    auto ctx = current();
+    if (!ctx) {
+        return ctx.error();
+    }
+    return resolve_nic(**ctx, nic, rank);
+}
+
+namespace
+{
+
+Result<Coordinate> coordinate_at(const mca_coord_context &c, fabric::Index nic,
+                                 meridian_coord_view_t view)
+{
+    view = effective(view);
+    const fabric::Index plane = c.fabric->nics()[nic].plane;
+    const auto value = nic_coordinate(c, nic, view);
+    if (value.empty()) {
+        return no_view(c, plane, view);
+    }
+    const fabric::Plane &info = c.fabric->planes()[plane];
+    return Coordinate{info.type, info.name, view,
+                      std::vector<std::uint32_t>(value.begin(), value.end())};
+}
+
+// The endpoints of a process (placed at `where`) on one NIC.
+Result<std::vector<std::string>> endpoints_at(const mca_coord_context &c, std::uint32_t rank,
+                                              const fabric::ProcPlacement &where, fabric::Index nic)
+{
+    const auto &fab = *c.fabric;
+    const fabric::Nic &n = fab.nics()[nic];
+    const std::string name = nic_name(fab, nic);
+    const std::string who = "rank " + std::to_string(rank);
+    if (n.node != where.node) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          "NIC " + name + " is not on " + who + "'s node " +
+                              fab.nodes()[where.node].name +
+                              ": a process has endpoints only on its own node's NICs");
+    }
+    auto all = endpoints(rank);
+    if (!all || all->empty()) {
+        return all;
+    }
+    if (!n.address) {
+        return make_error(MERIDIAN_ERR_NOT_SUPPORTED,
+                          "which endpoints of " + who + " are on NIC " + name +
+                              " cannot be known: endpoints are ADDRESS:PORT, and the NIC has no "
+                              "address in the fabric");
+    }
+    std::vector<std::string> out;
+    for (auto &endpoint : *all) {
+        const auto colon = endpoint.rfind(':');
+        const auto address = colon == std::string::npos
+                                 ? std::nullopt
+                                 : fabric::parse_ipv4(std::string_view(endpoint).substr(0, colon));
+        if (!address) {
+            return make_error(MERIDIAN_ERR_NOT_SUPPORTED,
+                              "which NIC the endpoint " + util::quoted(endpoint) + " of " + who +
+                                  " is on cannot be known: it is not IPV4-ADDRESS:PORT");
+        }
+        if (*address == *n.address) {
+            out.push_back(std::move(endpoint));
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+Result<Coordinate> coordinate_of_nic(std::string_view nic, std::uint32_t rank,
+                                     meridian_coord_view_t view)
+{
+    auto ctx = current();
+    if (!ctx) {
+        return ctx.error();
+    }
+    auto index = resolve_nic(**ctx, nic, rank);
+    if (!index) {
+        return index.error();
+    }
+    return coordinate_at(**ctx, *index, view);
+}
+
 Result<std::vector<std::string>> endpoints(std::uint32_t rank)
 {
     auto ctx = current();
@@ -305,6 +510,24 @@ Result<std::vector<std::string>> endpoints(std::uint32_t rank)
                                                   ", expected a string array");
 }
 
+Result<std::vector<std::string>> endpoints_on_nic(std::uint32_t rank, std::string_view nic)
+{
+    auto ctx = current();
+    if (!ctx) {
+        return ctx.error();
+    }
+    const mca_coord_context &c = **ctx;
+    auto where = placement(c, rank);
+    if (!where) {
+        return where.error();
+    }
+    auto index = resolve_nic(c, nic, rank);
+    if (!index) {
+        return index.error();
+    }
+    return endpoints_at(c, rank, *where, *index);
+}
+
 Result<std::vector<std::uint32_t>> shape(std::string_view plane, meridian_coord_view_t view)
 {
     auto ctx = current();
@@ -320,6 +543,27 @@ Result<std::vector<std::uint32_t>> shape(std::string_view plane, meridian_coord_
         return result.error();
     }
     return **result;
+}
+
+Result<std::vector<std::vector<std::uint32_t>>> shapes(meridian_coord_view_t view)
+{
+    auto ctx = current();
+    if (!ctx) {
+        return ctx.error();
+    }
+    view = effective(view);
+    std::vector<std::vector<std::uint32_t>> out;
+    bool any = false;
+    for (const auto &table : (*ctx)->planes) {
+        const auto *found = shape_in(table, view);
+        out.push_back(found == nullptr ? std::vector<std::uint32_t>{} : *found);
+        any = any || found != nullptr;
+    }
+    if (!any && !(*ctx)->planes.empty()) {
+        return make_error(MERIDIAN_ERR_NOT_SUPPORTED,
+                          "no plane has coordinates in view " + view_name(view));
+    }
+    return out;
 }
 
 Result<bool> is_grid(std::string_view plane)
@@ -389,58 +633,161 @@ Result<std::uint64_t> cost(std::uint32_t from, std::uint32_t to)
     return *best;
 }
 
-Result<datastore::Value> query(std::string_view key, std::uint32_t rank, const Qualifiers &q)
+namespace
 {
-    auto wrap = [](auto result) -> Result<datastore::Value> {
-        if (!result) {
-            return result.error();
-        }
-        return datastore::Value(std::move(*result));
-    };
-    if (key == key_coordinate) {
-        return wrap(coordinates(rank, q.plane, q.view));
+
+Result<datastore::Value> as_value(auto result)
+{
+    if (!result) {
+        return result.error();
     }
-    if (key == key_view) {
-        return datastore::Value(std::uint64_t{effective(q.view)});
+    return datastore::Value(std::move(*result));
+}
+
+// One entry per plane, in plane order, keyed by the plane's name.
+template <typename Each>
+datastore::InfoList per_plane(const fabric::Fabric &fab, std::vector<Each> values)
+{
+    datastore::InfoList out;
+    for (std::size_t i = 0; i < values.size() && i < fab.planes().size(); ++i) {
+        out.push_back(datastore::Info{fab.planes()[i].name, std::move(values[i])});
     }
-    if (key == key_dims) {
-        return wrap(dims(q.plane, q.view));
-    }
-    if (key == key_plane) {
-        return datastore::Value(planes());
-    }
-    if (key == key_nic) {
-        auto ctx = current();
-        if (!ctx) {
-            return ctx.error();
-        }
-        auto found = one_plane(**ctx, q.plane, key_nic);
-        if (!found) {
-            return found.error();
-        }
-        auto lists = nics((*ctx)->fabric->planes()[*found].name);
+    return out;
+}
+
+Result<datastore::Value> nics_value(const Qualifiers &q)
+{
+    if (!q.plane.empty()) {
+        auto lists = nics(q.plane);
         if (!lists) {
             return lists.error();
         }
         return datastore::Value(std::move(lists->front()));
     }
+    auto ctx = current();
+    if (!ctx) {
+        return ctx.error();
+    }
+    auto lists = nics();
+    if (!lists) {
+        return lists.error();
+    }
+    for (auto &list : *lists) {
+        list.erase(list.begin()); // the plane's name, the entry's key
+    }
+    return datastore::Value(per_plane(*(*ctx)->fabric, std::move(*lists)));
+}
+
+Result<datastore::Value> shape_value(const Qualifiers &q)
+{
+    if (!q.plane.empty()) {
+        return as_value(shape(q.plane, q.view));
+    }
+    auto ctx = current();
+    if (!ctx) {
+        return ctx.error();
+    }
+    auto all = shapes(q.view);
+    if (!all) {
+        return all.error();
+    }
+    return datastore::Value(per_plane(*(*ctx)->fabric, std::move(*all)));
+}
+
+// query() about one NIC.
+Result<datastore::Value> nic_value(std::string_view key, std::uint32_t rank, const Qualifiers &q)
+{
+    if (key == key_cost) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          std::string(key_cost) + " takes no NIC (" + util::quoted(q.nic) +
+                              "): the cost is over each process's nearest NIC on each plane "
+                              "both have one on");
+    }
+    auto ctx = current();
+    if (!ctx) {
+        return ctx.error();
+    }
+    const mca_coord_context &c = **ctx;
+    // The query is about a process, even where the answer is the NIC's.
+    auto where = placement(c, rank);
+    if (!where) {
+        return where.error();
+    }
+    auto nic = resolve_nic(c, q.nic, rank);
+    if (!nic) {
+        return nic.error();
+    }
+    if (auto on = nic_on_plane(c, *nic, q.plane); !on) {
+        return on.error();
+    }
+    const auto view = effective(q.view);
+    const fabric::Index plane = c.fabric->nics()[*nic].plane;
+    if (key == key_coordinate) {
+        auto coordinate = coordinate_at(c, *nic, view);
+        if (!coordinate) {
+            return coordinate.error();
+        }
+        return datastore::Value(std::vector<Coordinate>{std::move(*coordinate)});
+    }
+    if (key == key_view) {
+        return datastore::Value(std::uint64_t{view});
+    }
+    if (key == key_dims || key == key_shape) {
+        auto found = plane_shape(c, plane, view);
+        if (!found) {
+            return found.error();
+        }
+        if (key == key_dims) {
+            return datastore::Value(
+                std::vector<std::uint32_t>{static_cast<std::uint32_t>((*found)->size())});
+        }
+        return datastore::Value(**found);
+    }
+    if (key == key_plane) {
+        return datastore::Value(std::vector<std::string>{c.fabric->planes()[plane].name});
+    }
+    if (key == key_nic) {
+        return datastore::Value(std::vector<std::string>{nic_name(*c.fabric, *nic)});
+    }
+    return as_value(endpoints_at(c, rank, *where, *nic));
+}
+
+} // namespace
+
+Result<datastore::Value> query(std::string_view key, std::uint32_t rank, const Qualifiers &q)
+{
+    const std::vector<std::string_view> keys = {key_coordinate, key_view,     key_dims,  key_plane,
+                                                key_nic,        key_endpoint, key_shape, key_cost};
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        std::vector<std::string> names(keys.begin(), keys.end());
+        return make_error(MERIDIAN_ERR_NOT_FOUND, "unknown coord key " + util::quoted(key) +
+                                                      " (keys: " + util::join(names, ", ") + ")");
+    }
+    if (!q.nic.empty()) {
+        return nic_value(key, rank, q);
+    }
+    if (key == key_coordinate) {
+        return as_value(coordinates(rank, q.plane, q.view));
+    }
+    if (key == key_view) {
+        return datastore::Value(std::uint64_t{effective(q.view)});
+    }
+    if (key == key_dims) {
+        return as_value(dims(q.plane, q.view));
+    }
+    if (key == key_plane) {
+        return datastore::Value(planes());
+    }
+    if (key == key_nic) {
+        return nics_value(q);
+    }
     if (key == key_endpoint) {
-        return wrap(endpoints(rank));
+        return as_value(endpoints(rank));
     }
     if (key == key_shape) {
-        return wrap(shape(q.plane, q.view));
+        return shape_value(q);
     }
-    if (key == key_cost) {
-        return wrap(cost(rank, q.peer));
-    }
-    return make_error(
-        MERIDIAN_ERR_NOT_FOUND,
-        "unknown coord key " + util::quoted(key) + " (keys: " +
-            util::join({std::string(key_coordinate), std::string(key_view), std::string(key_dims),
-                        std::string(key_plane), std::string(key_nic), std::string(key_endpoint),
-                        std::string(key_shape), std::string(key_cost)},
-                       ", ") +
-            ")");
+    return as_value(cost(rank, q.peer));
 }
 
 } // namespace meridian::coord

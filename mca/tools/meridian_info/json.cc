@@ -96,6 +96,9 @@ Json framework_json(const Report &report, const FrameworkReport &framework)
         c["api_version"] = version_text(component.component->framework_version);
         c["version"] = version_text(component.component->component_version);
         c["path"] = component.path.empty() ? std::string("static") : component.path;
+        if (!component.aliases.empty()) {
+            c["aliases"] = component.aliases;
+        }
         if (report.show_params) {
             c["params"] = params_json(component.params);
         }

@@ -4,6 +4,7 @@
 #include "mca/tools/meridian_info/formats.hpp"
 #include <meridian/opal/mca/base/mca_base_param.h>
 #include <meridian/opal/mca/base/param_value.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::info
 {
@@ -137,6 +138,9 @@ void write_framework(Lines &lines, const FrameworkReport &framework)
         lines.fact(prefix, "version:component",
                    version_text(component.component->component_version));
         lines.fact(prefix, "path", component.path.empty() ? "static" : component.path);
+        if (!component.aliases.empty()) {
+            lines.fact(prefix, "aliases", util::join(component.aliases, ","));
+        }
         write_group(lines, component.params);
     }
     for (const auto &failure : framework.failures) {

@@ -227,8 +227,9 @@ Report build_report(const Options &options, mca_base_framework_t *const *framewo
                 continue;
             }
             component_at[{framework.name, name}] = framework.components.size();
-            framework.components.push_back(ComponentReport{
-                view.component, name, std::move(view.path), ParamGroup{framework.name, name, {}}});
+            framework.components.push_back(
+                ComponentReport{view.component, name, std::move(view.path),
+                                ParamGroup{framework.name, name, {}}, std::move(view.aliases)});
         }
         if (report.show_failed) {
             for (auto &failure : mca::framework_failures(**fw)) {

@@ -32,6 +32,7 @@ struct ComponentReport {
     std::string name;
     std::string path; // empty: built into the library
     ParamGroup params;
+    std::vector<std::string> aliases; // other names its framework's selection takes
 };
 
 struct FrameworkReport {

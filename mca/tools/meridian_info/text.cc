@@ -149,9 +149,12 @@ void write_framework(std::string &out, const FrameworkReport &framework)
     }
     for (const auto &component : framework.components) {
         const auto &c = *component.component;
-        out += "  " + component.name + ": MCA " + abi_version_text(c) + ", API " +
-               version_text(c.framework_version) + ", component " +
-               version_text(c.component_version) + ", " +
+        out += "  " + component.name;
+        if (!component.aliases.empty()) {
+            out += " (also: " + util::join(component.aliases, ", ") + ")";
+        }
+        out += ": MCA " + abi_version_text(c) + ", API " + version_text(c.framework_version) +
+               ", component " + version_text(c.component_version) + ", " +
                (component.path.empty() ? std::string("static") : component.path) + "\n";
         write_group(out, component.params, 4);
     }

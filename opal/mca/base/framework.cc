@@ -28,6 +28,8 @@ struct ComponentEntry {
     // Why it offers no module, for the error when no component does
     // ("did not open (...)", "declined (...)"); empty while it may offer.
     std::string outcome;
+    // Other names the selection parameter takes for it, as it declared them.
+    std::vector<std::string> aliases;
 
     const mca_base_component_t &component() const { return *loaded.component; }
     std::string name() const { return loaded.component->component_name; }
@@ -213,6 +215,47 @@ std::vector<std::string> component_names(const FrameworkState &state)
     return names;
 }
 
+std::vector<ComponentAlias> component_aliases(const FrameworkState &state)
+{
+    std::vector<ComponentAlias> aliases;
+    for (const auto &entry : state.components) {
+        for (const auto &alias : entry.aliases) {
+            aliases.push_back(ComponentAlias{alias, entry.name()});
+        }
+    }
+    return aliases;
+}
+
+// An alias the selection parameter can hold and nobody else answers to;
+// the reason otherwise.
+Status check_alias(const FrameworkState &state, const ComponentEntry &owner, std::string_view alias)
+{
+    const std::string head = std::string(owner.component().framework_name) + " component " +
+                             owner.name() + " cannot take the alias " + util::quoted(alias) + ": ";
+    const bool well_formed = !alias.empty() && alias.size() <= MCA_BASE_MAX_NAME_LEN &&
+                             std::all_of(alias.begin(), alias.end(), [](char c) {
+                                 return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                        (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+                             });
+    if (!well_formed) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM, head + "expected 1-" +
+                                                      std::to_string(MCA_BASE_MAX_NAME_LEN) +
+                                                      " letters, digits, '_', '-' or '.'");
+    }
+    for (const auto &entry : state.components) {
+        if (entry.name() == alias) {
+            return make_error(MERIDIAN_ERR_EXISTS, head + "a component has that name");
+        }
+        if (std::find(entry.aliases.begin(), entry.aliases.end(), alias) != entry.aliases.end()) {
+            return make_error(MERIDIAN_ERR_EXISTS,
+                              &entry == &owner
+                                  ? head + "it has it already"
+                                  : head + "it is already an alias of component " + entry.name());
+        }
+    }
+    return success();
+}
+
 // Where the selection parameter's value came from, for its error messages.
 std::string selection_source(const mca_base_framework_t &framework)
 {
@@ -231,7 +274,9 @@ Result<Selection> current_selection(const mca_base_framework_t &framework,
     if (!selection) {
         return selection;
     }
-    if (auto checked = check_selection(framework.name, *selection, component_names(state), where);
+    const auto aliases = component_aliases(state);
+    if (auto checked =
+            check_selection(framework.name, *selection, component_names(state), where, aliases);
         !checked) {
         // A named component that exists but did not load: say why, which is
         // what the user has to fix.
@@ -244,7 +289,7 @@ Result<Selection> current_selection(const mca_base_framework_t &framework,
         }
         return error;
     }
-    return selection;
+    return resolve_aliases(std::move(*selection), aliases);
 }
 
 struct Offer {
@@ -353,7 +398,8 @@ std::vector<ComponentView> framework_components(const mca_base_framework_t &fram
     std::vector<ComponentView> views;
     if (const auto *state = find_state(framework)) {
         for (const auto &entry : state->components) {
-            views.push_back(ComponentView{entry.loaded.component, entry.loaded.path, entry.opened});
+            views.push_back(ComponentView{entry.loaded.component, entry.loaded.path, entry.opened,
+                                          entry.aliases});
         }
     }
     return views;
@@ -594,6 +640,38 @@ extern "C" int meridian_mca_base_select_all(mca_base_framework_t *framework,
                 mca_base_selected_t{offers[i].component, offers[i].module, offers[i].priority};
         }
         return MERIDIAN_SUCCESS;
+    });
+}
+
+extern "C" int meridian_mca_base_component_alias(const mca_base_component_t *component,
+                                                 const char *alias)
+{
+    return meridian::c_boundary("meridian_mca_base_component_alias", [&]() -> int {
+        if (component == nullptr || alias == nullptr) {
+            report_error(std::string("meridian_mca_base_component_alias: ") +
+                         (component == nullptr ? "component" : "alias") + " is NULL");
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        // The component's entry in the framework registering it.
+        for (auto &[framework, state] : states()) {
+            for (auto &entry : state->components) {
+                if (entry.loaded.component != component) {
+                    continue;
+                }
+                if (auto fits = check_alias(*state, entry, alias); !fits) {
+                    report_error(fits.error().message);
+                    return fits.error().status;
+                }
+                entry.aliases.emplace_back(alias);
+                verbose(*framework, MCA_BASE_VERBOSE_DEBUG,
+                        "component " + entry.name() + " is also selected as " + alias);
+                return MERIDIAN_SUCCESS;
+            }
+        }
+        report_error("meridian_mca_base_component_alias(" + util::quoted(alias) +
+                     "): the component is not one a framework is registering (call it from "
+                     "the component's register_params hook)");
+        return MERIDIAN_ERR_BAD_PARAM;
     });
 }
 

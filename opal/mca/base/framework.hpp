@@ -30,15 +30,28 @@ struct Selection {
 Result<Selection> parse_selection(std::string_view framework, std::string_view text,
                                   std::string_view where = {});
 
-// A selection naming a component that is not among the available ones is an
-// error that lists those (and the closest name).
+// Another name a component answers to in the selection parameter
+// (meridian_mca_base_component_alias).
+struct ComponentAlias {
+    std::string alias;
+    std::string component;
+};
+
+// A selection naming a component that is not among the available ones (nor
+// an alias of one) is an error that lists those, each with its aliases
+// ("auto (also: autodetect)"), and the closest name.
 Status check_selection(std::string_view framework, const Selection &selection,
-                       const std::vector<std::string> &available, std::string_view where = {});
+                       const std::vector<std::string> &available, std::string_view where = {},
+                       const std::vector<ComponentAlias> &aliases = {});
+
+// The selection with each alias replaced by its component's name.
+Selection resolve_aliases(Selection selection, const std::vector<ComponentAlias> &aliases);
 
 struct ComponentView {
     const mca_base_component_t *component = nullptr;
     std::string path; // empty: built in
     bool opened = false;
+    std::vector<std::string> aliases; // in the order the component declared them
 };
 
 // Components of a registered framework, in the order they were found.

@@ -112,6 +112,18 @@ int meridian_mca_base_select(mca_base_framework_t *framework, mca_base_module_t 
 int meridian_mca_base_select_all(mca_base_framework_t *framework, mca_base_selected_t *selected,
                                  size_t capacity, size_t *count);
 
+/* Another name under which the framework's selection parameter takes the
+ * component: with alias "autodetect" for carto's "auto", "--mca carto
+ * autodetect" selects it and "^autodetect" leaves it out; meridian_info lists
+ * it ("auto (also: autodetect)").  Call it from the component's
+ * register_params hook: the alias lasts while the component is registered.
+ * An alias is letters, digits, '_', '-' and '.' (at most
+ * MCA_BASE_MAX_NAME_LEN); MERIDIAN_ERR_BAD_PARAM for another, or when the
+ * component is not being registered; MERIDIAN_ERR_EXISTS when a component of
+ * the framework has that name or alias.  Errors are reported, and leave the
+ * component selectable under its own name. */
+int meridian_mca_base_component_alias(const mca_base_component_t *component, const char *alias);
+
 /* Verbose output when the framework's verbosity is at least level. */
 void meridian_mca_base_framework_verbose(const mca_base_framework_t *framework, int level,
                                          const char *format, ...)
