@@ -23,6 +23,7 @@
 #include <meridian/mca/coord/coord.h>
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/msg/msg.h>
+#include <meridian/mca/pnet/base/base.h>
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/class/coordinate.h>
