@@ -4,6 +4,7 @@
 // per-process data lives in flat arrays (the NIC and pool each process uses),
 // and a node's pools are made the first time a job touches the node.
 #include "components/pnet_tcp/pnet_tcp_allocate.hpp"
+#include "components/pnet_tcp/pnet_tcp_claim.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -79,7 +80,9 @@ Result<NodePools *> pools_of(const fabric::Fabric &fab, std::vector<NodePools *>
         return index[node] = &found->second;
     }
     std::vector<fabric::PortPoolSpec> specs = host.ports;
-    if (specs.empty()) {
+    // A host whose inventory was its claim in its port ledger has those
+    // ports only (pnet_tcp_claim.hpp).
+    if (specs.empty() && !ports_are_claimed(host.name)) {
         auto defaults = static_pools();
         if (!defaults) {
             return defaults.error();
@@ -332,6 +335,176 @@ void pick_nic(Serving &s, std::uint32_t rank, std::uint32_t slot, std::optional<
     }
 }
 
+// How many processes a NIC of `speed` Mbit/s carries at `asked` each, at most
+// `limit`: the largest n with speed / n >= asked, the division
+// check_bandwidth makes.
+std::uint32_t carries(std::uint64_t speed, double asked, std::uint32_t limit)
+{
+    const auto rate = static_cast<double>(speed);
+    const double whole = std::floor(rate / asked);
+    std::uint32_t n = !(whole < limit) ? limit : static_cast<std::uint32_t>(whole);
+    while (n > 0 && rate / n < asked) {
+        --n;
+    }
+    while (n < limit && rate / (n + 1) >= asked) {
+        ++n;
+    }
+    return n;
+}
+
+// The processes of one node on one plane, and the rails they may share: the
+// node's NICs on that plane with an address, a pool for the protocol and a
+// known speed, in the node's NIC order.
+struct RailGroup {
+    Index node = fabric::no_index;
+    Index plane = fabric::no_index;
+    std::uint32_t slot = none;
+    std::vector<Index> rails;
+    std::vector<std::uint32_t> members; // ranks, ascending
+};
+
+std::uint32_t rail_index(const RailGroup &group, Index nic)
+{
+    const auto at = std::find(group.rails.begin(), group.rails.end(), nic);
+    return at == group.rails.end() ? none : static_cast<std::uint32_t>(at - group.rails.begin());
+}
+
+// The most even spread of `count` processes over rails of these speeds: each
+// process goes where it gets most (ties: the rail first in node order), which
+// makes the least share as large as it can be.
+std::vector<std::uint32_t> even_spread(const std::vector<double> &speeds, std::uint32_t count)
+{
+    std::vector<std::uint32_t> taken(speeds.size(), 0);
+    for (std::uint32_t k = 0; k < count; ++k) {
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < speeds.size(); ++i) {
+            if (speeds[i] / (taken[i] + 1) > speeds[best] / (taken[best] + 1)) {
+                best = i;
+            }
+        }
+        ++taken[best];
+    }
+    return taken;
+}
+
+// One group: every process stays on its nearest rail while that rail carries
+// the bandwidth asked; the others, in rank order, take the next-nearest rail
+// with room.  When all rails together cannot carry every process: required
+// fails, naming the rails; best effort spreads the processes as evenly as the
+// speeds allow (check_bandwidth then assigns the least share).
+std::optional<Failure> spread_group(Serving &s, const RailGroup &group, double asked)
+{
+    const auto count = static_cast<std::uint32_t>(group.members.size());
+    std::vector<std::uint32_t> room(group.rails.size(), 0);
+    std::vector<double> speeds;
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < group.rails.size(); ++i) {
+        const std::uint64_t speed = s.fab.nics()[group.rails[i]].speed_mbps;
+        speeds.push_back(static_cast<double>(speed));
+        room[i] = carries(speed, asked, count);
+        total += room[i];
+    }
+    if (total < count) {
+        if (s.request.bandwidth_mbps->required) {
+            std::vector<std::string> rails;
+            for (std::size_t i = 0; i < group.rails.size(); ++i) {
+                rails.push_back(s.fab.nics()[group.rails[i]].name + " " +
+                                fabric::format_rate_mbps(speeds[i]));
+            }
+            return Failure{MERIDIAN_ERR_OUT_OF_RESOURCE,
+                           quote_id(s.grant) + "BANDWIDTH " + fabric::format_rate_mbps(asked) +
+                               " is required but " + s.fab.nodes()[group.node].name +
+                               "'s rails on plane " + s.fab.planes()[group.plane].name + " (" +
+                               util::join(rails, ", ") + ") carry at most " +
+                               std::to_string(total) + " of its " + processes(count) +
+                               " at that rate"};
+        }
+        room = even_spread(speeds, count);
+    }
+    std::vector<std::uint32_t> moving;
+    for (const std::uint32_t rank : group.members) {
+        std::uint32_t &left = room[rail_index(group, s.nic_of[rank])];
+        if (left > 0) {
+            --left;
+        } else {
+            moving.push_back(rank);
+        }
+    }
+    const NodePools &pools = s.nodes.pools(group.slot);
+    for (const std::uint32_t rank : moving) {
+        for (const Index nic : s.job.nics_of(rank)) {
+            const std::uint32_t rail = rail_index(group, nic);
+            if (rail == none || room[rail] == 0) {
+                continue;
+            }
+            --room[rail];
+            --s.users[s.pool_of[rank]];
+            s.nic_of[rank] = nic;
+            s.pool_of[rank] = s.nodes.first_pool(group.slot) +
+                              find_pool(pools, s.protocol, *s.fab.nics()[nic].address);
+            ++s.users[s.pool_of[rank]];
+            break;
+        }
+    }
+    return std::nullopt;
+}
+
+// A request with a bandwidth: where a NIC cannot carry the processes that
+// chose it, its node's processes on that plane are spread over the plane's
+// rails there (README.md, rule 5).  Nothing moves when every NIC carries its
+// processes, or when its speed is unknown.
+std::optional<Failure> spread_over_rails(Serving &s)
+{
+    if (!s.request.bandwidth_mbps) {
+        return std::nullopt;
+    }
+    const double asked = s.request.bandwidth_mbps->value;
+    std::vector<std::uint32_t> load(s.fab.nics().size(), 0); // per NIC: processes
+    for (std::uint32_t rank = 0; rank < s.ranks; ++rank) {
+        if (s.nic_of[rank] != fabric::no_index) {
+            ++load[s.nic_of[rank]];
+        }
+    }
+    std::vector<std::uint32_t> group_of_nic(s.fab.nics().size(), none);
+    std::vector<RailGroup> groups;
+    for (Index nic = 0; nic < load.size(); ++nic) {
+        const fabric::Nic &overloaded = s.fab.nics()[nic];
+        if (load[nic] == 0 || overloaded.speed_mbps == 0 || group_of_nic[nic] != none ||
+            carries(overloaded.speed_mbps, asked, load[nic]) >= load[nic]) {
+            continue;
+        }
+        RailGroup group;
+        group.node = overloaded.node;
+        group.plane = overloaded.plane;
+        group.slot = s.nodes.slot(group.node).value(); // made by choose_nics
+        for (const Index rail : s.fab.nodes()[group.node].nics) {
+            const fabric::Nic &n = s.fab.nics()[rail];
+            if (n.plane == group.plane && n.address && n.speed_mbps > 0 &&
+                find_pool(s.nodes.pools(group.slot), s.protocol, *n.address) != none) {
+                group.rails.push_back(rail);
+                group_of_nic[rail] = static_cast<std::uint32_t>(groups.size());
+            }
+        }
+        groups.push_back(std::move(group));
+    }
+    for (std::uint32_t rank = 0; rank < s.ranks; ++rank) {
+        const Index nic = s.nic_of[rank];
+        if (nic != fabric::no_index && group_of_nic[nic] != none) {
+            groups[group_of_nic[nic]].members.push_back(rank);
+        }
+    }
+    for (const RailGroup &group : groups) {
+        // One rail: nothing to spread over; check_bandwidth says what it gives.
+        if (group.rails.size() < 2) {
+            continue;
+        }
+        if (auto failure = spread_group(s, group, asked)) {
+            return failure;
+        }
+    }
+    return std::nullopt;
+}
+
 // Each process's NIC and pool.
 std::optional<Failure> choose_nics(Serving &s)
 {
@@ -382,7 +555,7 @@ std::optional<Failure> choose_nics(Serving &s)
                        " is not available on " + *plane_fallback +
                        "; using its nearest NIC with a " + s.proto + " port pool");
     }
-    return std::nullopt;
+    return spread_over_rails(s);
 }
 
 // Enough ports in every pool used?
@@ -634,6 +807,8 @@ int deregister(pnet::Job &job)
             release(job, grant);
         }
     }
+    // This process's job gives its ports on this host back to the host.
+    leave_ledger(job.map.nspace);
     return MERIDIAN_SUCCESS;
 }
 
@@ -652,19 +827,18 @@ int setup_local_network(pnet::Job &job, std::string_view node)
     if (!node_index) {
         return MERIDIAN_ERR_TAKE_NEXT_OPTION;
     }
+    // The job's claim in the host's port ledger shrinks to what it was
+    // assigned here (pnet_tcp_claim.hpp).
+    hold_assigned_ports(job, *node_index);
     auto store = datastore::store();
     if (!store) {
         report_error(store.error().message);
         return store.error().status;
     }
-    // Endpoints come from the first tcp request (README.md).
-    const pnet::Grant *first_tcp = nullptr;
-    for (const auto &grant : job.grants) {
-        if (is_mine(grant) && grant.type == "tcp") {
-            first_tcp = &grant;
-            break;
-        }
-    }
+    // Each request's entry gets the process's endpoints (ADDRESS:PORT on the
+    // NIC its ports were assigned on) and, when the processes of the request
+    // ended up on different planes, the plane of this one.  The base then
+    // gathers every request's endpoints into the process's pmix.net.endpt.
     const auto ranks = static_cast<std::uint32_t>(job.map.procs.size());
     for (std::uint32_t rank = 0; rank < ranks; ++rank) {
         if (job.map.procs[rank].node != *node_index) {
@@ -681,23 +855,15 @@ int setup_local_network(pnet::Job &job, std::string_view node)
                 nic = fab.find_nic(*node_index, grant.device_names[devices[0]])
                           .value_or(fabric::no_index);
             }
-            if (&grant == first_tcp && nic != fabric::no_index && fab.nics()[nic].address) {
+            std::vector<std::string> endpoints;
+            if (nic != fabric::no_index && fab.nics()[nic].address) {
                 const std::string address = fabric::format_ipv4(*fab.nics()[nic].address);
-                std::vector<std::string> endpoints;
                 for (const auto port : grant.ports_of(rank)) {
                     endpoints.push_back(address + ":" + std::to_string(port));
                 }
-                if (!endpoints.empty()) {
-                    if (auto stored =
-                            (*store)->store(proc, coord::key_endpoint, std::move(endpoints));
-                        !stored) {
-                        report_error(stored.error().message);
-                        return stored.error().status;
-                    }
-                }
             }
-            // Processes on different planes: each one's entry names its own.
-            if (grant.plane.find(',') == std::string::npos) {
+            const bool split = grant.plane.find(',') != std::string::npos;
+            if (endpoints.empty() && !split) {
                 continue;
             }
             auto value = (*store)->get(proc, grant.id);
@@ -705,16 +871,23 @@ int setup_local_network(pnet::Job &job, std::string_view node)
                 continue;
             }
             auto info = std::get<datastore::InfoList>(std::move(*value));
-            std::erase_if(
-                info, [](const datastore::Info &entry) { return entry.key == pnet::key_plane; });
-            if (nic != fabric::no_index) {
-                // After the type, where the base puts the plane.
-                const auto at = std::find_if(info.begin(), info.end(), [](const auto &entry) {
-                    return entry.key == pnet::key_type;
+            if (split) {
+                // Processes on different planes: each one's entry names its own.
+                std::erase_if(info, [](const datastore::Info &entry) {
+                    return entry.key == pnet::key_plane;
                 });
-                info.insert(at == info.end() ? info.end() : at + 1,
-                            datastore::Info{std::string(pnet::key_plane),
-                                            fab.planes()[fab.nics()[nic].plane].name});
+                if (nic != fabric::no_index) {
+                    // After the type, where the base puts the plane.
+                    const auto at = std::find_if(info.begin(), info.end(), [](const auto &entry) {
+                        return entry.key == pnet::key_type;
+                    });
+                    info.insert(at == info.end() ? info.end() : at + 1,
+                                datastore::Info{std::string(pnet::key_plane),
+                                                fab.planes()[fab.nics()[nic].plane].name});
+                }
+            }
+            if (!endpoints.empty()) {
+                info.push_back({std::string(coord::key_endpoint), std::move(endpoints)});
             }
             if (auto stored = (*store)->store(proc, grant.id, std::move(info)); !stored) {
                 report_error(stored.error().message);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "components/pnet_tcp/pnet_tcp_allocate.hpp"
+#include "components/pnet_tcp/pnet_tcp_claim.hpp"
 #include "components/pnet_tcp/pnet_tcp_inventory.hpp"
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/mca/pnet/pnet.h>
@@ -22,6 +23,7 @@ namespace
 // Parameter storage: the initial values are the defaults.
 const char *static_ports = nullptr; // owned by Meridian
 const char *fabric_file = nullptr;  // owned by Meridian
+const char *ledger = nullptr;       // owned by Meridian
 int priority = 20;
 
 // static_pools() parses once per open.
@@ -47,6 +49,17 @@ int register_params(const mca_base_component_t *self)
             "inventory where no fabric manager is present; empty: this host's interfaces",
             MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL,
             MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &fabric_file);
+        if (index < 0) {
+            return index;
+        }
+        index = meridian_mca_base_component_param_register(
+            self, "ledger",
+            "The port ledger the jobs on this host share, so that a static port is held by one "
+            "job at a time (in-job mode): an absolute file path (its directory is made when "
+            "missing); empty: /tmp/meridian-UID/ports; none: no ledger (ports are unique within "
+            "a job only)",
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &ledger);
         if (index < 0) {
             return index;
         }
@@ -153,6 +166,10 @@ int open_component(const mca_base_component_t *)
             meridian::report_error(pools.error().message);
             return pools.error().status;
         }
+        if (auto checked = meridian::pnet_tcp::check_ledger_param(); !checked) {
+            meridian::report_error(checked.error().message);
+            return checked.error().status;
+        }
         return static_cast<int>(MERIDIAN_SUCCESS);
     });
 }
@@ -162,6 +179,7 @@ int close_component(const mca_base_component_t *)
     return meridian::c_boundary("pnet_tcp close", [&]() -> int {
         parsed_pools.reset();
         meridian::pnet_tcp::forget_pools();
+        meridian::pnet_tcp::forget_claims();
         return MERIDIAN_SUCCESS;
     });
 }
@@ -189,6 +207,11 @@ const char *static_ports_text()
 const char *fabric_file_path()
 {
     return fabric_file;
+}
+
+const char *ledger_param()
+{
+    return ledger;
 }
 
 std::string param_where(const std::string &full_name)

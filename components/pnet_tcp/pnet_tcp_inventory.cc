@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "components/pnet_tcp/pnet_tcp_allocate.hpp"
+#include "components/pnet_tcp/pnet_tcp_claim.hpp"
 #include <meridian/mca/carto/base/base.hpp>
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
@@ -162,15 +163,11 @@ std::string rename_node(std::string_view text, const std::string &from, const st
 
 } // namespace
 
-Result<fabric::Fabric> host_fabric()
+Result<fabric::Fabric> host_fabric(std::vector<fabric::PortPoolSpec> ports)
 {
     auto interfaces = up_interfaces();
     if (!interfaces) {
         return interfaces.error();
-    }
-    auto pools = static_pools();
-    if (!pools) {
-        return pools.error();
     }
     // carto places each NIC; without a map the NICs are simply unplaced.
     const WeightedGraph *graph = nullptr;
@@ -187,7 +184,7 @@ Result<fabric::Fabric> host_fabric()
     node.name = host_name();
     node.packages = packages_in(graph);
     node.cores = node.packages;
-    node.ports = *pools;
+    node.ports = std::move(ports);
     auto node_index = host.add_node(std::move(node));
     if (!node_index) {
         return make_error(node_index.error().status,
@@ -235,9 +232,23 @@ Result<std::string> inventory_text()
         }
         return fabric::format_fabric(*described);
     }
-    auto host = host_fabric();
+    auto pools = static_pools();
+    if (!pools) {
+        return pools.error();
+    }
+    // In a job, the ports this host offers are the job's claim in the host's
+    // port ledger (pnet_tcp_claim.hpp), marked so that no reader falls back
+    // to pnet_tcp_static_ports when the claim is empty.
+    auto claimed = claim_host_ports(*pools);
+    if (!claimed) {
+        return claimed.error();
+    }
+    auto host = host_fabric(*claimed ? std::move(**claimed) : std::move(*pools));
     if (!host) {
         return host.error();
+    }
+    if (*claimed) {
+        return std::string(claim_marker) + "\n" + fabric::format_fabric(*host);
     }
     return fabric::format_fabric(*host);
 }
@@ -260,6 +271,9 @@ Status deliver(std::string_view node, std::span<const std::uint8_t> blob, fabric
     }
     if (auto merged = fabric.merge(*parsed); !merged) {
         return make_error(merged.error().status, "pnet_tcp: " + merged.error().message);
+    }
+    if (parsed->nodes().size() == 1 && util::starts_with(text, claim_marker)) {
+        note_claimed_node(node);
     }
     return success();
 }

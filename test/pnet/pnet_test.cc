@@ -370,6 +370,181 @@ START_TEST(bandwidth_required_and_best_effort)
 }
 END_TEST
 
+// ---------------------------------------------------------------- bandwidth over rails
+
+// Nodes with two rails on one plane: r1 two 25G NICs, r2 a 25G and a 10G
+// one (both near package 0, so eth0 is every process's nearest), r3 a 25G
+// NIC on package 0 and a 40G one on package 1.
+const char *const rails_fabric_text =
+    "fabric rails\n"
+    "plane 10.30.0.0/16 cidr=10.30.0.0/16\n"
+    "node r1 packages=1 cores=4 ports=tcp:10.30.0.0/16:33000-33099\n"
+    "node r2 packages=1 cores=4 ports=tcp:10.30.0.0/16:33000-33099\n"
+    "node r3 packages=2 cores=8 ports=tcp:10.30.0.0/16:33000-33099\n"
+    "nic r1 eth0 plane=10.30.0.0/16 address=10.30.1.1 speed=25G package=0\n"
+    "nic r1 eth1 plane=10.30.0.0/16 address=10.30.2.1 speed=25G package=0\n"
+    "nic r2 eth0 plane=10.30.0.0/16 address=10.30.1.2 speed=25G package=0\n"
+    "nic r2 eth1 plane=10.30.0.0/16 address=10.30.2.2 speed=10G package=0\n"
+    "nic r3 eth0 plane=10.30.0.0/16 address=10.30.1.3 speed=25G package=0\n"
+    "nic r3 eth1 plane=10.30.0.0/16 address=10.30.2.3 speed=40G package=1\n";
+
+std::shared_ptr<const fabric::Fabric> rails()
+{
+    auto parsed = fabric::parse_fabric(rails_fabric_text, "rails.fabric");
+    ck_assert_msg(parsed.ok(), "%s", parsed.ok() ? "" : parsed.error().message.c_str());
+    return std::make_shared<const fabric::Fabric>(std::move(*parsed));
+}
+
+// Each process's NIC, by rank.
+std::vector<std::string> nics(const pnet::Grant &grant, std::uint32_t ranks)
+{
+    std::vector<std::string> names;
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+        const auto devices = grant.devices_of(rank);
+        names.push_back(devices.empty() ? "-" : grant.device_names[devices[0]]);
+    }
+    return names;
+}
+
+std::string nic_list(const std::vector<std::string> &names)
+{
+    std::string text;
+    for (const auto &name : names) {
+        text += (text.empty() ? "" : ",") + name;
+    }
+    return text;
+}
+
+#define ck_assert_nics(grant, ranks, expected)                                                     \
+    ck_assert_text_eq(nic_list(nics((grant), (ranks))), (expected))
+
+// 4 x 10G on one 25G NIC does not fit; two 25G rails carry 2 each: the first
+// two processes stay on their nearest NIC, the others move to the next rail,
+// with their endpoints on it.
+START_TEST(bandwidth_spreads_over_rails)
+{
+    use_components(nullptr);
+    auto job = job_of(rails(), "r1:4", "id=data,type=tcp,bw=10G,required");
+    allocate_ok(*job);
+    const pnet::Grant &grant = job->job.grants[0];
+    ck_assert_nics(grant, 4, "eth0,eth0,eth1,eth1");
+    ck_assert(*grant.bandwidth_mbps == 10000.0);
+    ck_assert_text_eq(grant.plane, "10.30.0.0/16");
+    ck_assert(ports(grant, 0) == (std::vector<std::uint16_t>{33000}));
+    ck_assert(ports(grant, 3) == (std::vector<std::uint16_t>{33003}));
+    ck_assert(pnet::setup_local_network(*job, "r1").ok());
+    ck_assert(std::get<std::vector<std::string>>(stored("job1", 1, "pmix.net.endpt")) ==
+              (std::vector<std::string>{"10.30.1.1:33001"}));
+    ck_assert(std::get<std::vector<std::string>>(stored("job1", 2, "pmix.net.endpt")) ==
+              (std::vector<std::string>{"10.30.2.1:33002"}));
+    ck_assert_no_messages();
+    // Given back to the pools they came from: the same ports again.
+    ck_assert(pnet::deregister(*job).ok());
+    auto again = job_of(rails(), "r1:4", "id=data,type=tcp,bw=10G,required", "job2");
+    allocate_ok(*again);
+    ck_assert(ports(again->job.grants[0], 0) == (std::vector<std::uint16_t>{33000}));
+    ck_assert_nics(again->job.grants[0], 4, "eth0,eth0,eth1,eth1");
+}
+END_TEST
+
+// Even both rails cannot give 4 processes 15 Gb/s each: required fails with
+// the node, its rails and their speeds; nothing is taken.
+START_TEST(bandwidth_required_beyond_all_rails)
+{
+    use_components(nullptr);
+    auto fabric = rails();
+    auto job = job_of(fabric, "r1:4", "id=data,type=tcp,bw=15G,required");
+    allocate_error(*job);
+    ck_assert_messages(ERROR_MSG("request \"data\": BANDWIDTH 15 Gb/s is required but r1's rails "
+                                 "on plane 10.30.0.0/16 (eth0 25 Gb/s, eth1 25 Gb/s) carry at "
+                                 "most 2 of its 4 processes at that rate"));
+    meridian_test::clear_messages();
+    auto all = job_of(fabric, "r1:1", "id=data,type=tcp,endpts=100,required", "all");
+    allocate_ok(*all);
+}
+END_TEST
+
+// Best effort: the most even spread, and the least share assigned.
+START_TEST(bandwidth_best_effort_over_rails)
+{
+    use_components(nullptr);
+    auto job = job_of(rails(), "r1:4", "id=data,type=tcp,bw=15G");
+    allocate_ok(*job);
+    ck_assert_nics(job->job.grants[0], 4, "eth0,eth0,eth1,eth1");
+    ck_assert(*job->job.grants[0].bandwidth_mbps == 12500.0);
+    ck_assert_messages(WARNING_MSG("request \"data\": BANDWIDTH 15 Gb/s is not met: r1's eth0 "
+                                   "gives 12.5 Gb/s per process (25 Gb/s shared by 2 processes); "
+                                   "assigned 12.5 Gb/s"));
+}
+END_TEST
+
+// A 25G and a 10G rail: 8G fits 3 + 1; 10G best effort puts 3 on the 25G
+// rail (8.33 Gb/s each) rather than 2 + 2 (5 Gb/s on the 10G one); required,
+// the rails carry 3 of the 4.
+START_TEST(bandwidth_over_rails_of_mixed_speeds)
+{
+    use_components(nullptr);
+    auto fabric = rails();
+    auto fits = job_of(fabric, "r2:4", "id=data,type=tcp,bw=8G,required", "fits");
+    allocate_ok(*fits);
+    ck_assert_nics(fits->job.grants[0], 4, "eth0,eth0,eth0,eth1");
+    ck_assert(*fits->job.grants[0].bandwidth_mbps == 8000.0);
+    ck_assert_no_messages();
+    ck_assert(pnet::deregister(*fits).ok());
+
+    auto loose = job_of(fabric, "r2:4", "id=data,type=tcp,bw=10G", "loose");
+    allocate_ok(*loose);
+    ck_assert_nics(loose->job.grants[0], 4, "eth0,eth0,eth0,eth1");
+    ck_assert(*loose->job.grants[0].bandwidth_mbps == 25000.0 / 3);
+    ck_assert_messages(
+        WARNING_MSG("request \"data\": BANDWIDTH 10 Gb/s is not met: r2's eth0 "
+                    "gives 8.33333 Gb/s per process (25 Gb/s shared by 3 processes); "
+                    "assigned 8.33333 Gb/s"));
+    ck_assert(pnet::deregister(*loose).ok());
+    meridian_test::clear_messages();
+
+    auto strict = job_of(fabric, "r2:4", "id=data,type=tcp,bw=10G,required", "strict");
+    allocate_error(*strict);
+    ck_assert_messages(ERROR_MSG("request \"data\": BANDWIDTH 10 Gb/s is required but r2's rails "
+                                 "on plane 10.30.0.0/16 (eth0 25 Gb/s, eth1 10 Gb/s) carry at "
+                                 "most 3 of its 4 processes at that rate"));
+}
+END_TEST
+
+// Nearest first: on r3 ranks 0, 2, 4 sit on package 0 (eth0, 25G: room for
+// 2 at 10G) and 1, 3, 5 on package 1 (eth1, 40G: room for 4); only rank 4,
+// the last one over, moves to eth1.
+START_TEST(bandwidth_keeps_processes_on_their_nearest_rail)
+{
+    use_components(nullptr);
+    auto job = job_of(rails(), "r3:6", "id=data,type=tcp,bw=10G,required");
+    allocate_ok(*job);
+    ck_assert_nics(job->job.grants[0], 6, "eth0,eth1,eth0,eth1,eth1,eth1");
+    ck_assert(*job->job.grants[0].bandwidth_mbps == 10000.0);
+    ck_assert_no_messages();
+}
+END_TEST
+
+// Without a bandwidth, or when the nearest NIC carries every process, each
+// process keeps its nearest NIC, as before.
+START_TEST(bandwidth_that_fits_moves_nothing)
+{
+    use_components(nullptr);
+    auto fabric = rails();
+    auto plain = job_of(fabric, "r1:4", "id=data,type=tcp", "plain");
+    allocate_ok(*plain);
+    ck_assert_nics(plain->job.grants[0], 4, "eth0,eth0,eth0,eth0");
+    ck_assert(!plain->job.grants[0].bandwidth_mbps);
+    ck_assert(ports(plain->job.grants[0], 3) == (std::vector<std::uint16_t>{33003}));
+    ck_assert(pnet::deregister(*plain).ok());
+    auto fits = job_of(fabric, "r1:4", "id=data,type=tcp,bw=6G,required", "fits");
+    allocate_ok(*fits);
+    ck_assert_nics(fits->job.grants[0], 4, "eth0,eth0,eth0,eth0");
+    ck_assert(*fits->job.grants[0].bandwidth_mbps == 6000.0);
+    ck_assert_no_messages();
+}
+END_TEST
+
 START_TEST(plane_required_and_best_effort)
 {
     use_components(nullptr);
@@ -451,6 +626,7 @@ START_TEST(setup_local_network_stores_each_grant)
         {"pmix.alloc.nsec", key},
         {"pmix.alloc.netqos", std::uint64_t{1}},
         {"pmix.alloc.bw", 1000.0},
+        {"pmix.net.endpt", std::vector<std::string>{"10.10.1.1:32002", "10.10.1.1:32003"}},
     };
     ck_assert_text_eq(datastore::format_value(stored("job1", 1, "data")),
                       datastore::format_value(data));
@@ -466,17 +642,21 @@ START_TEST(setup_local_network_stores_each_grant)
         {"pmix.alloc.nettype", std::string("udp")},
         {"pmix.alloc.netplane", std::string("10.10.0.0/16")},
         {"pmix.alloc.endpts", std::uint64_t{1}},
+        {"pmix.net.endpt", std::vector<std::string>{"10.10.1.1:40001"}},
     };
-    ck_assert(std::get<datastore::InfoList>(stored("job1", 1, "ctl")) == ctl);
-    // Endpoints: the first tcp request's ports on the NIC they belong to.
-    ck_assert(std::get<std::vector<std::string>>(stored("job1", 0, "pmix.net.endpt")) ==
-              (std::vector<std::string>{"10.10.1.1:32000", "10.10.1.1:32001"}));
+    ck_assert_text_eq(datastore::format_value(stored("job1", 1, "ctl")),
+                      datastore::format_value(ctl));
+    // The process's endpoints: every request's (tcp and udp here; the opa
+    // fixture gives none), in request order, on the NIC they belong to.
+    ck_assert_text_eq(datastore::format_value(stored("job1", 0, "pmix.net.endpt")),
+                      "[\"10.10.1.1:32000\",\"10.10.1.1:32001\",\"10.10.1.1:40000\"]");
     // Only node01's processes were set up.
     auto store = datastore::store();
     ck_assert(!(*store)->get(datastore::ProcId{"job1", 2}, "data").ok());
     ck_assert(pnet::setup_local_network(*job, "node02").ok());
-    ck_assert(std::get<std::vector<std::string>>(stored("job1", 2, "pmix.net.endpt")) ==
-              (std::vector<std::string>{"10.10.1.2:32000", "10.10.1.2:32001"}));
+    // node02 has no udp pool: its process has the tcp endpoints only.
+    ck_assert_text_eq(datastore::format_value(stored("job1", 2, "pmix.net.endpt")),
+                      "[\"10.10.1.2:32000\",\"10.10.1.2:32001\"]");
 }
 END_TEST
 
@@ -633,6 +813,12 @@ Suite *pnet_suite()
     tcase_add_test(pipeline, endpts_required_and_best_effort);
     tcase_add_test(pipeline, qos_required_and_best_effort);
     tcase_add_test(pipeline, bandwidth_required_and_best_effort);
+    tcase_add_test(pipeline, bandwidth_spreads_over_rails);
+    tcase_add_test(pipeline, bandwidth_required_beyond_all_rails);
+    tcase_add_test(pipeline, bandwidth_best_effort_over_rails);
+    tcase_add_test(pipeline, bandwidth_over_rails_of_mixed_speeds);
+    tcase_add_test(pipeline, bandwidth_keeps_processes_on_their_nearest_rail);
+    tcase_add_test(pipeline, bandwidth_that_fits_moves_nothing);
     tcase_add_test(pipeline, plane_required_and_best_effort);
     tcase_add_test(pipeline, allocation_is_all_or_nothing);
     tcase_add_test(pipeline, tcp_rolls_back_its_own_requests);

@@ -1,0 +1,3 @@
+// pnet_tcp's port ledger, compiled into the tests from the component's
+// source: its text, rules and file are tested without the framework.
+#include "components/pnet_tcp/pnet_tcp_ledger.cc"
