@@ -13,10 +13,12 @@
 
 #include "components/pnet_ucx/pnet_ucx_devices.hpp"
 #include <meridian/mca/carto/base/base.hpp>
+#include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
+#include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.hpp>
@@ -224,10 +226,6 @@ meridian::Status allocate_request(const meridian::pnet::Job &job, const Request 
     if (!assigned) {
         return assigned;
     }
-    if (grant.port_offsets.empty()) {
-        // No ports for UCX; every process's list is empty.
-        grant.port_offsets.assign(job.map.procs.size() + 1, 0);
-    }
     return meridian::success();
 }
 
@@ -337,6 +335,57 @@ int setup_fork(const mca_pnet_base_module_t *, const mca_pnet_job_t *handle, uin
     });
 }
 
+// The base has stored each grant's entry (netid: the devices); a process's
+// UCX endpoints are its devices, added to the entry as pmix.net.endpt.
+int setup_local_network(const mca_pnet_base_module_t *, mca_pnet_job_t *handle, const char *node)
+{
+    return meridian::c_boundary("pnet_ucx setup_local_network", [&]() -> int {
+        if (handle == nullptr || node == nullptr) {
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
+        const meridian::pnet::Job &job = handle->job;
+        const auto node_index = job.fabric->find_node(node);
+        if (!node_index) {
+            return MERIDIAN_ERR_TAKE_NEXT_OPTION;
+        }
+        auto store = meridian::datastore::store();
+        if (!store) {
+            meridian::report_error(store.error().message);
+            return store.error().status;
+        }
+        namespace datastore = meridian::datastore;
+        const auto ranks = static_cast<std::uint32_t>(job.map.procs.size());
+        for (std::size_t i = 0; i < job.grants.size() && i < job.requests.size(); ++i) {
+            if (!serves(job, i)) {
+                continue;
+            }
+            const Grant &grant = job.grants[i];
+            for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+                const auto devices = grant.devices_of(rank);
+                if (job.map.procs[rank].node != *node_index || devices.empty()) {
+                    continue;
+                }
+                const datastore::ProcId proc{job.map.nspace, rank};
+                auto value = (*store)->get(proc, grant.id);
+                if (!value || !std::holds_alternative<datastore::InfoList>(*value)) {
+                    continue;
+                }
+                auto info = std::get<datastore::InfoList>(std::move(*value));
+                std::vector<std::string> endpoints;
+                for (const auto device : devices) {
+                    endpoints.push_back(grant.device_names[device]);
+                }
+                info.push_back({std::string(meridian::coord::key_endpoint), std::move(endpoints)});
+                if (auto stored = (*store)->store(proc, grant.id, std::move(info)); !stored) {
+                    meridian::report_error(stored.error().message);
+                    return stored.error().status;
+                }
+            }
+        }
+        return MERIDIAN_SUCCESS;
+    });
+}
+
 // Nothing is pooled: forgetting the devices is all there is to give back.
 int deregister(const mca_pnet_base_module_t *, mca_pnet_job_t *handle)
 {
@@ -362,7 +411,7 @@ const mca_pnet_base_module_t module = {
     .collect_inventory = collect_inventory,
     .deliver_inventory = deliver_inventory,
     .allocate = allocate,
-    .setup_local_network = nullptr, // the base stores the grants
+    .setup_local_network = setup_local_network,
     .setup_fork = setup_fork,
     .deregister = deregister,
 };

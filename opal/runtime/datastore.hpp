@@ -20,6 +20,7 @@
 #include <meridian/opal/util/require_cxx20.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -78,12 +79,41 @@ class Store
     // rank among the job's processes on that node.
     virtual const std::string &node_name() const = 0;
     virtual std::uint32_t local_rank() const = 0;
+    // The number of the job's processes on this node.  A backend that
+    // cannot tell says job_size(), which is never fewer.
+    virtual std::uint32_t local_size() const { return job_size(); }
 
     // Publish a value of this process; peers see it after commit and fence.
     virtual Status put(std::string_view key, Value value) = 0;
     virtual Status commit() = 0;
     // Wait for every process of the job, exchanging what they committed.
     virtual Status fence() = 0;
+    // Events between the job's processes (PMIx_Notify_event): `code` with
+    // `info` to every process of the range, this one included.  Range node:
+    // the processes of the job on this node (what every PMIx server
+    // delivers); job: every process of the job, which needs a launcher that
+    // forwards a client's events (Open MPI 4.1's mpirun does not, and its
+    // job then hangs).  A backend without peers (local) has nobody to tell.
+    enum class EventRange { node, job };
+    // (Defined here, not out of line: Store must keep no key function, so
+    // that its type information is emitted wherever it is used -- the
+    // library hides its own, and UBSan's vptr check in a component needs it.)
+    virtual Status notify(int code, const InfoList &info, EventRange range)
+    {
+        (void)code, (void)info, (void)range;
+        return success(); // no peers
+    }
+    // Call `handler` (from the backend's own thread) for every event `code`
+    // that reaches this process, with its source and the info Meridian can
+    // read (other entries are left out).  Handlers stay until the store
+    // goes.  A backend without peers never calls it.
+    using EventHandler = std::function<void(const ProcId &source, const InfoList &info)>;
+    virtual Status on_event(int code, EventHandler handler)
+    {
+        (void)code, (void)handler;
+        return success(); // no peers, no events
+    }
+
     // Ask the launcher to end the whole job with `status` (PMIx_Abort); the
     // message is the launcher's to print.  Returns when there is no launcher
     // (a job of one) or the launcher could not be told; the caller exits.

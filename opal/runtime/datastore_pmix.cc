@@ -18,13 +18,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
 
+#include "opal/util/no_destructor.hpp"
 #include <meridian/opal/runtime/datastore.hpp>
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::datastore
@@ -133,6 +136,17 @@ Status load(pmix_value_t &out, const Value &value, int depth)
                 auto *array = start_array<std::uint32_t>(out, PMIX_UINT32, v.size());
                 std::copy(v.begin(), v.end(), array);
             } else if constexpr (std::is_same_v<T, std::vector<Coordinate>>) {
+                // PMIx 4.2 sends a pmix_coord_t of no dimensions without its
+                // (NULL) values and leaves the pointer unset when it reads it
+                // back: the receiving process frees garbage.  Refused here.
+                for (std::size_t i = 0; i < v.size(); ++i) {
+                    if (v[i].coord.empty()) {
+                        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                                          "coordinate " + std::to_string(i) +
+                                              " has no dimensions, which a PMIx coordinate "
+                                              "(pmix_coord_t) cannot carry");
+                    }
+                }
                 auto *array = start_array<pmix_coord_t>(out, PMIX_COORD, v.size());
                 for (std::size_t i = 0; i < v.size(); ++i) {
                     array[i].view = v[i].view;
@@ -312,6 +326,60 @@ pmix_proc_t to_pmix_proc(const ProcId &proc)
 
 // ------------------------------------------------------------ the store
 
+// ------------------------------------------------------------ events
+// PMIx calls one C function for every event; it finds the handlers by code.
+
+struct EventHandlers {
+    std::mutex lock;
+    std::vector<std::pair<int, Store::EventHandler>> handlers;
+};
+
+EventHandlers &event_handlers()
+{
+    // Never destroyed: PMIx's thread may still call while the process ends.
+    static util::NoDestructor<EventHandlers> instance;
+    return instance.get();
+}
+
+void on_pmix_event(std::size_t, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                   std::size_t ninfo, pmix_info_t *, std::size_t,
+                   pmix_event_notification_cbfunc_fn_t done, void *done_data)
+{
+    c_boundary_void("datastore PMIx event handler", [&] {
+        InfoList list;
+        for (std::size_t i = 0; i < ninfo; ++i) {
+            const std::string key(info[i].key, strnlen(info[i].key, PMIX_MAX_KEYLEN));
+            // PMIx adds entries of its own (and other programs theirs):
+            // what Meridian cannot read is left out.
+            if (auto value = from_pmix(info[i].value, key); value) {
+                list.push_back(Info{key, std::move(*value)});
+            }
+        }
+        ProcId from;
+        if (source != nullptr) {
+            from.nspace.assign(source->nspace, strnlen(source->nspace, PMIX_MAX_NSLEN));
+            from.rank = source->rank;
+        }
+        std::vector<Store::EventHandler> matching;
+        {
+            EventHandlers &all = event_handlers();
+            const std::lock_guard guard(all.lock);
+            for (const auto &[code, handler] : all.handlers) {
+                if (code == status) {
+                    matching.push_back(handler);
+                }
+            }
+        }
+        for (const auto &handler : matching) {
+            handler(from, list);
+        }
+    });
+    // Let the next handler (the program's own, say) see the event too.
+    if (done != nullptr) {
+        done(PMIX_SUCCESS, nullptr, 0, nullptr, nullptr, done_data);
+    }
+}
+
 class PmixStore final : public Store
 {
   public:
@@ -342,6 +410,12 @@ class PmixStore final : public Store
                 local_rank_ = static_cast<std::uint32_t>(*n);
             }
         }
+        // The job's processes on this node (job-level); unknown: job_size().
+        if (auto local = get_native(ProcId{self_.nspace, job_rank}, PMIX_LOCAL_SIZE); local) {
+            if (const auto *n = std::get_if<std::uint64_t>(&*local); n != nullptr && *n > 0) {
+                local_size_ = static_cast<std::uint32_t>(*n);
+            }
+        }
         if (auto host = get_native(self_, PMIX_HOSTNAME);
             host && std::holds_alternative<std::string>(*host)) {
             node_name_ = std::get<std::string>(*host);
@@ -358,6 +432,7 @@ class PmixStore final : public Store
     std::uint32_t job_size() const override { return job_size_; }
     const std::string &node_name() const override { return node_name_; }
     std::uint32_t local_rank() const override { return local_rank_; }
+    std::uint32_t local_size() const override { return local_size_ != 0 ? local_size_ : job_size_; }
 
     Status put(std::string_view key, Value value) override
     {
@@ -373,6 +448,60 @@ class PmixStore final : public Store
         if (const pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, k.c_str(), &v.get());
             rc != PMIX_SUCCESS) {
             return make_error(MERIDIAN_ERROR, "datastore: PMIx_Put of " + util::quoted(key) +
+                                                  " failed: " + pmix_reason(rc));
+        }
+        return success();
+    }
+
+    Status notify(int code, const InfoList &info, EventRange range) override
+    {
+        // The info array as a PMIx-owned tree, freed however this ends.
+        PmixValue tree;
+        if (auto loaded = load(tree.get(), Value(info), 0); !loaded) {
+            return make_error(loaded.error().status, "datastore: event " + std::to_string(code) +
+                                                         ": " + loaded.error().message);
+        }
+        const pmix_data_array_t *array = tree.get().data.darray;
+        pmix_proc_t me;
+        PMIX_LOAD_PROCID(&me, self_.nspace.c_str(), self_.rank);
+        // A NULL callback makes the call blocking: the array stays ours.
+        const pmix_status_t rc = PMIx_Notify_event(
+            code, &me, range == EventRange::node ? PMIX_RANGE_LOCAL : PMIX_RANGE_NAMESPACE,
+            array != nullptr ? static_cast<pmix_info_t *>(array->array) : nullptr,
+            array != nullptr ? array->size : 0, nullptr, nullptr);
+        if (rc != PMIX_SUCCESS) {
+            return make_error(MERIDIAN_ERROR, "datastore: PMIx_Notify_event of event " +
+                                                  std::to_string(code) +
+                                                  " failed: " + pmix_reason(rc));
+        }
+        return success();
+    }
+
+    Status on_event(int code, EventHandler handler) override
+    {
+        bool registered = false;
+        {
+            EventHandlers &all = event_handlers();
+            const std::lock_guard guard(all.lock);
+            for (const auto &entry : all.handlers) {
+                registered = registered || entry.first == code;
+            }
+            all.handlers.emplace_back(code, std::move(handler));
+        }
+        if (registered) {
+            return success(); // PMIx already calls us for this code
+        }
+        pmix_status_t codes[] = {code};
+        // A NULL callback makes the call blocking; it returns the handler's
+        // reference (>= 0) or an error.
+        const pmix_status_t rc =
+            PMIx_Register_event_handler(codes, 1, nullptr, 0, on_pmix_event, nullptr, nullptr);
+        if (rc < 0) {
+            EventHandlers &all = event_handlers();
+            const std::lock_guard guard(all.lock);
+            std::erase_if(all.handlers, [code](const auto &entry) { return entry.first == code; });
+            return make_error(MERIDIAN_ERROR, "datastore: PMIx_Register_event_handler for event " +
+                                                  std::to_string(code) +
                                                   " failed: " + pmix_reason(rc));
         }
         return success();
@@ -466,6 +595,7 @@ class PmixStore final : public Store
     ProcId self_;
     std::uint32_t job_size_ = 1;
     std::uint32_t local_rank_ = 0;
+    std::uint32_t local_size_ = 0; // 0: PMIx did not say
     std::string node_name_;
 };
 

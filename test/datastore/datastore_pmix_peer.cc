@@ -26,6 +26,14 @@ void check(bool ok, const std::string &what)
     }
 }
 
+Coordinate c_of(std::uint32_t rank)
+{
+    Coordinate c;
+    c.view = MERIDIAN_COORD_LOGICAL_VIEW;
+    c.coord = {rank};
+    return c;
+}
+
 InfoList values_of(std::uint32_t rank)
 {
     const auto r = static_cast<std::uint32_t>(rank);
@@ -36,6 +44,7 @@ InfoList values_of(std::uint32_t rank)
     c.coord = {r, 0, 2};
     Coordinate other;
     other.view = 9;
+    other.coord = {r};
     return {
         {"t.bool", r % 2 == 0},
         {"t.int64", std::int64_t{-1000} - r},
@@ -92,6 +101,17 @@ int main()
         auto put = store.put(info.key, info.value);
         check(put.ok(), "put " + info.key + (put ? "" : ": " + put.error().message));
     }
+    // A coordinate without values cannot travel as a pmix_coord_t (PMIx 4.2
+    // reads its values back as a wild pointer): refused, saying why.
+    Coordinate flat;
+    flat.view = MERIDIAN_COORD_LOGICAL_VIEW;
+    auto refused = store.put("t.flat", std::vector<Coordinate>{c_of(me), flat});
+    check(!refused && refused.error().status == MERIDIAN_ERR_BAD_PARAM &&
+              refused.error().message ==
+                  "datastore: PMIx_Put of \"t.flat\": coordinate 1 has no dimensions, which a "
+                  "PMIx coordinate (pmix_coord_t) cannot carry",
+          "a coordinate without values: " +
+              (refused ? std::string("accepted") : refused.error().message));
     check(store.commit().ok(), "commit");
     check(store.fence().ok(), "fence");
 

@@ -48,6 +48,25 @@ if [ $mpi = yes ]; then
     run "mpirun -np 4 (C++)" 4 "$MPIRUN" -np 4 --oversubscribe "$PEER"
     run "mpirun -np 2 (C)" 2 "$MPIRUN" -np 2 --oversubscribe "$PEER_C"
 
+    # Any PMIx client reads the results: a program that includes and links
+    # only libpmix (Meridian loaded with dlopen) reads every rank's entries
+    # under the request IDs, meridian.net.endpt and meridian.net.coord after a
+    # fence.
+    setp pnet_base_requests "id=data,type=tcp,endpts=2;id=ctl,type=udp,endpts=1"
+    setp pnet_tcp_static_ports "tcp:32000-32099;udp:33000-33099"
+    run "mpirun -np 2, read by a PMIx-only client" 2 \
+        "$MPIRUN" -np 2 --oversubscribe -x MERIDIAN_LIBRARY "$PMIX_READER" data:tcp:2 ctl:udp:1
+    run "mpirun -np 4, read by a PMIx-only client" 4 \
+        "$MPIRUN" -np 4 --oversubscribe -x MERIDIAN_LIBRARY "$PMIX_READER" data:tcp:2 ctl:udp:1
+    setp pnet_base_requests "id=data,type=tcp,endpts=2,seckey=24"
+    setp pnet_tcp_static_ports "tcp:32000-32099"
+
+    # Rank 0 changes the fabric during the job: every process hears the
+    # coordinates-updated event through PMIx and through its Meridian
+    # callback, and sees the new shape.
+    run "mpirun -np 3, coordinates changed by rank 0" 3 \
+        "$MPIRUN" -np 3 --oversubscribe "$EVENT_PEER"
+
     # A required request that cannot be met: meridian_init fails in every
     # process, saying why.
     setp pnet_base_requests "id=data,type=tcp,endpts=80,required"

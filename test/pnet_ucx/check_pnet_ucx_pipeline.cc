@@ -15,6 +15,7 @@
 #include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/class/job_map.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
 
 namespace fabric = meridian::fabric;
 namespace pnet = meridian::pnet;
@@ -142,6 +143,31 @@ START_TEST(two_endpoints_share_transports)
 }
 END_TEST
 
+// setup_local_network stores what the request got: netid lists the
+// devices (not an empty port list), endpts counts them, and pmix.net.endpt
+// holds them in the entry and in the process's own key.
+START_TEST(setup_stores_the_devices)
+{
+    auto job = job_of(true, "id=fast,type=ucx,endpts=2");
+    ck_assert(pnet::allocate(*job).ok());
+    const auto set_up = pnet::setup_local_network(*job, "node02");
+    ck_assert_msg(set_up.ok(), "%s", set_up.ok() ? "" : set_up.error().message.c_str());
+    auto store = meridian::datastore::store();
+    ck_assert(store.ok());
+    const meridian::datastore::ProcId rank3{job->job.map.nspace, 3};
+    auto entry = (*store)->get(rank3, "fast");
+    ck_assert_msg(entry.ok(), "%s", entry.ok() ? "" : entry.error().message.c_str());
+    ck_assert_text_eq(meridian::datastore::format_value(*entry),
+                      "{pmix.alloc.netid=\"mlx5_1:1,mlx5_0:1\", pmix.alloc.nettype=\"ucx\", "
+                      "pmix.alloc.endpts=2, pmix.net.endpt=[\"mlx5_1:1\",\"mlx5_0:1\"]}");
+    auto endpoints = (*store)->get(rank3, "pmix.net.endpt");
+    ck_assert(endpoints.ok());
+    ck_assert_text_eq(meridian::datastore::format_value(*endpoints), "[\"mlx5_1:1\",\"mlx5_0:1\"]");
+    // node01's processes are not this node's business.
+    ck_assert(!(*store)->get({job->job.map.nspace, 0}, "fast").ok());
+}
+END_TEST
+
 START_TEST(endpts_best_effort_and_required)
 {
     auto job = job_of(true, "id=fast,type=ucx,endpts=2,plane=ib0");
@@ -197,6 +223,7 @@ int main()
     tcase_add_checked_fixture(pipeline, setup, teardown);
     tcase_add_test(pipeline, nearest_devices_and_environment);
     tcase_add_test(pipeline, two_endpoints_share_transports);
+    tcase_add_test(pipeline, setup_stores_the_devices);
     tcase_add_test(pipeline, endpts_best_effort_and_required);
     tcase_add_test(pipeline, offline_devices_from_the_fabric);
     tcase_add_test(pipeline, bad_inventory_is_refused);

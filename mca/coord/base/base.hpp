@@ -113,9 +113,38 @@ Result<std::vector<std::vector<std::string>>> nics(std::string_view plane = {});
 // A process's endpoints as stored by pnet (pmix.net.endpt, e.g.
 // "10.10.1.1:32000"); empty when pnet assigned none.
 Result<std::vector<std::string>> endpoints(std::uint32_t rank);
-// The size of each dimension of a plane in a view.
+// The size of each dimension of a plane in a view.  Plane empty: the only
+// plane (MERIDIAN_ERR_BAD_PARAM naming the planes when there are several;
+// shapes() answers for each).
 Result<std::vector<std::uint32_t>> shape(std::string_view plane,
                                          meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
+// The shape of every plane in a view, in plane order: an empty shape for a
+// plane without that view (as dims() gives 0); MERIDIAN_ERR_NOT_SUPPORTED
+// when no plane has the view.
+Result<std::vector<std::vector<std::uint32_t>>>
+shapes(meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
+
+// A NIC named as a qualifier: "node:nic" as nics() names it, or the NIC's
+// name alone for the NIC of that name on the node of process `rank` (the
+// full form is tried first; node and NIC names may hold ':' themselves).
+// Returns its index in the context's fabric.  Errors: MERIDIAN_ERR_NOT_FOUND
+// "unknown NIC \"a:eht0\" (close: a:eth0, a:ib0)" (the NICs of the nodes
+// the name points at, nearest spelling first), MERIDIAN_ERR_BAD_PARAM when
+// the name fits two NICs.  Cost: O(1) average when found; an unknown name
+// compares its node part with every node's name.
+Result<fabric::Index> find_nic(std::string_view nic, std::uint32_t rank);
+// "node:nic", the name nics() gives a fabric NIC.
+std::string nic_name(const fabric::Fabric &fabric, fabric::Index nic);
+// A NIC's coordinate in a view (a view of its plane: MERIDIAN_ERR_NOT_SUPPORTED
+// otherwise).  rank as for find_nic.
+Result<Coordinate> coordinate_of_nic(std::string_view nic, std::uint32_t rank,
+                                     meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW);
+// A process's endpoints on one NIC of its node: those of endpoints(rank)
+// whose address is the NIC's (endpoints are ADDRESS:PORT as pnet stores
+// them).  MERIDIAN_ERR_BAD_PARAM for a NIC on another node;
+// MERIDIAN_ERR_NOT_SUPPORTED, saying why, when it cannot be known: the NIC
+// has no address in the fabric, or an endpoint is not IPv4-ADDRESS:PORT.
+Result<std::vector<std::string>> endpoints_on_nic(std::uint32_t rank, std::string_view nic);
 // Whether a plane is wired as a mesh or torus: its module places it in the
 // physical view, whose coordinates follow the cabling axis by axis (seed
 // 000); a switched plane has logical coordinates only.  The QMP layer reads
@@ -127,22 +156,48 @@ Result<bool> is_grid(std::string_view plane);
 Result<std::uint64_t> cost(std::uint32_t from, std::uint32_t to);
 
 // Any of the keys above.  Qualifiers: plane (may be empty), view, peer (for
-// key_cost).  Values: coordinates -> vector<Coordinate>; view -> uint64;
+// key_cost), nic (may be empty; named as find_nic takes it, rank being the
+// query's).  Values: coordinates -> vector<Coordinate>; view -> uint64;
 // dims -> uint32 array (one, or one per plane); plane -> string array;
 // nic -> string array; endpoint -> string array; shape -> uint32 array;
 // cost -> uint64.  Unknown key: MERIDIAN_ERR_NOT_FOUND listing the keys.
+//
+// With no plane and no NIC, as PMIx's network chapter says: nic -> the NICs
+// of each plane, and shape -> the shape of each plane in the view, each as an
+// InfoList with one entry per plane in plane order, keyed by the plane's name
+// (the array whose first string is the plane ID): a string array of
+// "node:nic" names, or a uint32 array (empty for a plane without the view).
+//
+// With a NIC: coordinate -> that NIC's coordinate (one); dims and shape ->
+// those of its plane; plane -> its plane's name (one); nic -> its "node:nic"
+// name (one); endpoint -> the process's endpoints on it (endpoints_on_nic).
+// A plane given as well must be the NIC's (MERIDIAN_ERR_BAD_PARAM);
+// key_cost takes no NIC (MERIDIAN_ERR_BAD_PARAM).
 struct Qualifiers {
     std::string plane;
     meridian_coord_view_t view = MERIDIAN_COORD_LOGICAL_VIEW;
     std::uint32_t peer = 0;
+    std::string nic{}; // {}: Qualifiers{plane, view, peer} need not name it
 };
 Result<datastore::Value> query(std::string_view key, std::uint32_t rank, const Qualifiers &q = {});
 
 // The coordinates-updated event.  plane empty: every plane.  The callback
-// gets the affected planes' names (only those it registered for).
+// gets the affected planes' names (only those it registered for), on the
+// thread that placed the new coordinates: set_context's, or for a change
+// another process of the job made (share_updates), the thread of this
+// process's next coord call.
 using UpdatedCallback = std::function<void(std::span<const std::string> planes)>;
 int on_updated(std::string plane, UpdatedCallback callback); // returns a handle >= 0
 void remove_updated(int handle);
+
+// Share changes with the job's other processes through `store` (in-job
+// mode does this once the job is placed): a set_context that changes
+// coordinates also sends MERIDIAN_NETWORK_COORDS_UPDATED (base.h) as a PMIx
+// event; an event from another process is kept, and this process's next
+// coord call places its fabric for the current job (firing the callbacks).
+// stop_sharing() ends it (forget_context and the framework's close do).
+Status share_updates(datastore::Store &store);
+void stop_sharing();
 
 } // namespace meridian::coord
 

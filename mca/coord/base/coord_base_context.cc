@@ -471,6 +471,7 @@ Status place(std::shared_ptr<const fabric::Fabric> fabric,
     s.current = std::move(context);
     if (!names.empty()) {
         detail::fire_updated(names, cidrs);
+        detail::broadcast_updated(*s.current, names);
     }
     return success();
 }
@@ -499,8 +500,18 @@ const Error *placement_failure()
     return s.current == nullptr && s.failure ? &*s.failure : nullptr;
 }
 
+namespace detail
+{
+const mca_coord_context *current_context()
+{
+    return state().current.get();
+}
+} // namespace detail
+
 const mca_coord_context *context()
 {
+    // What another process of the job changed, first.
+    detail::apply_pending();
     State &s = state();
     if (!s.current && s.provider != nullptr) {
         // Once: the provider sets the context (or reports why it could not).
@@ -516,6 +527,7 @@ void set_context_provider(void (*provider)())
 
 void forget_context()
 {
+    stop_sharing();
     State &s = state();
     s.current.reset();
     s.failure.reset();
@@ -558,6 +570,7 @@ namespace detail
 int framework_closing()
 {
     // The modules the context points at may be unloaded now.
+    stop_sharing();
     State &s = state();
     s.current.reset();
     s.opened_here = false;

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
+
 namespace meridian::coord::detail
 {
 
@@ -12,6 +15,20 @@ namespace meridian::coord::detail
 // (names; cidrs[i] is plane i's CIDR text or empty, for registrations by
 // CIDR).
 void fire_updated(const std::vector<std::string> &names, const std::vector<std::string> &cidrs);
+
+// coord_base_event.cc: send the coordinates-updated event to the job's
+// other processes (when sharing, and not while placing what one of them
+// sent); place the fabric another process sent, if any (the start of every
+// coord call, on the caller's thread).
+void broadcast_updated(const mca_coord_context &context, const std::vector<std::string> &names);
+void apply_pending();
+
+// coord_base_frame.cc: coord_base_event_range.
+datastore::Store::EventRange event_range();
+
+// coord_base_context.cc: the context placed now, without running the
+// provider or applying anything pending.
+const mca_coord_context *current_context();
 
 // coord_base_context.cc: the framework's close hook forgets the context (the
 // modules it points at may be unloaded).

@@ -142,6 +142,16 @@ InJobMode in_job_mode();
 // when the datastore is PMIx, or for a singleton): the whole pipeline inside
 // the job, so every process can ask for its assignment, NICs, coordinates
 // and cost to any peer.  The job it made, or null before it ran.
+//
+// Each process then puts its results for any PMIx client of the job (global
+// scope, committed before meridian_init returns; readable after the job's
+// next fence): every request's entry under the request ID (an array of
+// pmix_info_t), its endpoints under key_published_endpoints (an array of
+// strings) and its coordinates under key_published_coordinates (an array of
+// pmix_coord_t).  PMIx keeps "pmix*" keys for the launcher, so these two are
+// the process's pmix.net.endpt and pmix.net.coord under Meridian's names.
+inline constexpr std::string_view key_published_endpoints = "meridian.net.endpt";
+inline constexpr std::string_view key_published_coordinates = "meridian.net.coord";
 Status run_in_job();
 const mca_pnet_job *in_job();
 void forget_in_job();

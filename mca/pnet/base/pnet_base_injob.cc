@@ -12,6 +12,10 @@
 //                       allocates the job -- the same inputs everywhere give
 //                       the same allocation everywhere -- and sets up its own
 //                       node's entries in the datastore.
+//   each process        puts its own results (request IDs,
+//                       meridian.net.endpt, meridian.net.coord) and
+//                       commits: after the job's next fence any PMIx
+//                       client reads them with PMIx_Get.
 //
 // A singleton (local datastore) does the same alone.  Under pnet_base_in_job
 // = auto meridian_init defers a singleton's run to the first in_job() call,
@@ -245,6 +249,50 @@ gather(const datastore::Store &store)
     return std::pair{std::move(fab), std::move(map)};
 }
 
+// This process's results, put (global scope) so that any PMIx client of
+// the job reads them with PMIx_Get after its next fence: each request's
+// entry under its ID (an array of pmix_info_t, as the seeds give it), and
+// the process's endpoints and coordinates.  PMIx keeps keys that begin with
+// "pmix" for its host (the launcher): libpmix 4.2 drops a client's PMIx_Put
+// of pmix.net.endpt and refuses PMIx_Store_internal of it, so a client
+// cannot publish the seeds' pmix.net.* keys; the endpoints and coordinates
+// go under meridian.net.endpt (an array of strings) and meridian.net.coord
+// (an array of pmix_coord_t: every plane, logical view, nearest NIC first)
+// with the seeds' value types.  A launcher that runs the pipeline gives them
+// to its processes under the pmix.net.* keys (base.h).
+Status publish_results(datastore::Store &store, const mca_pnet_job &job)
+{
+    const datastore::ProcId &self = store.self();
+    const auto copy = [&](std::string_view from, std::string_view to) -> Status {
+        auto value = store.get(self, from);
+        if (!value) {
+            // Nothing assigned under this key (no endpoints, say).
+            return value.error().status == MERIDIAN_ERR_NOT_FOUND ? success() : value.error();
+        }
+        return store.put(to, std::move(*value));
+    };
+    for (const auto &grant : job.job.grants) {
+        if (auto done = copy(grant.id, grant.id); !done) {
+            return done;
+        }
+    }
+    if (auto done = copy(coord::key_endpoint, key_published_endpoints); !done) {
+        return done;
+    }
+    // Coordinates only where coord placed the job (a plane no coord
+    // component places leaves none, which is no failure of the network
+    // setup); a coordinate without values has nothing to say to a peer.
+    if (auto coordinates = coord::coordinates(self.rank); coordinates) {
+        std::erase_if(*coordinates, [](const Coordinate &c) { return c.coord.empty(); });
+        if (!coordinates->empty()) {
+            if (auto done = store.put(key_published_coordinates, std::move(*coordinates)); !done) {
+                return done;
+            }
+        }
+    }
+    return store.commit();
+}
+
 Status run(datastore::Store &store)
 {
     // Parse the requests before anything collective: every process reads
@@ -294,6 +342,14 @@ Status run(datastore::Store &store)
     if (auto set_up = setup_local_network(**job, store.node_name()); !set_up) {
         (void)deregister(**job);
         return set_up;
+    }
+    if (auto published = publish_results(store, **job); !published) {
+        (void)deregister(**job);
+        return published;
+    }
+    // Coordinates one process changes reach the others (a PMIx event).
+    if (auto shared = coord::share_updates(store); !shared) {
+        report_warning("in-job network setup: " + shared.error().message);
     }
     state().job = std::move(*job);
     return success();

@@ -135,6 +135,8 @@ Status deregister_first(mca_pnet_job &job, std::size_t count)
 
 std::string resource_text(const Grant &grant, std::uint32_t rank, std::uint64_t &count)
 {
+    // A grant hands out ports (tcp, udp: devices then name the NIC they are
+    // on) or devices (ucx): its netid lists what it hands out.
     const auto ports = grant.ports_of(rank);
     if (!grant.port_offsets.empty()) {
         count = ports.size();
@@ -409,6 +411,35 @@ Status setup_local_network(mca_pnet_job &job, std::string_view node)
         const int rc = active.module->setup_local_network(active.module, &job, node_name.c_str());
         if (!carries_on(rc)) {
             return module_failed(active, "setup_local_network", rc);
+        }
+    }
+    // The process's endpoints: those its components put in each request's
+    // entry, in request order.
+    for (std::uint32_t rank = 0; rank < j.map.procs.size(); ++rank) {
+        if (j.map.procs[rank].node != *node_index) {
+            continue;
+        }
+        const datastore::ProcId proc{j.map.nspace, rank};
+        std::vector<std::string> endpoints;
+        for (const auto &grant : j.grants) {
+            auto entry = (*store)->get(proc, grant.id);
+            const auto *info = entry ? std::get_if<datastore::InfoList>(&*entry) : nullptr;
+            if (info == nullptr) {
+                continue;
+            }
+            for (const auto &item : *info) {
+                const auto *list = std::get_if<std::vector<std::string>>(&item.value);
+                if (item.key == coord::key_endpoint && list != nullptr) {
+                    endpoints.insert(endpoints.end(), list->begin(), list->end());
+                }
+            }
+        }
+        if (endpoints.empty()) {
+            continue;
+        }
+        if (auto stored = (*store)->store(proc, coord::key_endpoint, std::move(endpoints));
+            !stored) {
+            return stored;
         }
     }
     return success();

@@ -1,0 +1,175 @@
+// The coordinates-updated event across a job (injob.sh runs it under mpirun):
+// after meridian_init placed the job's coordinates (in-job mode), rank 0
+// changes the fabric -- a NIC and a switch join the first plane on its node
+// -- and places it again.  Every process must then
+//   - receive MERIDIAN_NETWORK_COORDS_UPDATED as a PMIx event (a plain
+//     handler registered with PMIx_Register_event_handler), naming the plane
+//     in pmix.net.plane and carrying rank 0's new coordinates in
+//     pmix.net.coord (pmix_coord_t values);
+//   - call its Meridian callback (coord::on_updated) for that plane, by its
+//     next coord call at the latest, and answer with the new shape.
+// Prints "rank R: ok (...)" or "FAIL: ..." lines; exit 0 or 1.
+#include <pmix.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <meridian/mca/coord/base/base.h>
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/class/fabric.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
+
+namespace
+{
+
+int failures = 0;
+std::uint32_t me = 0;
+
+void check(bool ok, const std::string &what)
+{
+    if (!ok) {
+        ++failures;
+        std::printf("FAIL: rank %u: %s\n", me, what.c_str());
+    }
+}
+
+// What the plain PMIx handler saw (PMIx's thread writes, main reads).
+std::atomic<bool> pmix_heard{false};
+std::atomic<bool> pmix_planes_ok{false};
+std::atomic<bool> pmix_coord_ok{false};
+std::atomic<std::uint32_t> pmix_source{UINT32_MAX};
+char expected_plane[256];
+
+void pmix_handler(std::size_t, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                  std::size_t ninfo, pmix_info_t *, std::size_t,
+                  pmix_event_notification_cbfunc_fn_t done, void *done_data)
+{
+    if (status == MERIDIAN_NETWORK_COORDS_UPDATED) {
+        for (std::size_t i = 0; i < ninfo; ++i) {
+            const pmix_value_t &v = info[i].value;
+            const bool array = v.type == PMIX_DATA_ARRAY && v.data.darray != nullptr;
+            if (PMIX_CHECK_KEY(&info[i], "pmix.net.plane") && array &&
+                v.data.darray->type == PMIX_STRING && v.data.darray->size > 0) {
+                const auto *names = static_cast<char **>(v.data.darray->array);
+                pmix_planes_ok = std::strcmp(names[0], expected_plane) == 0;
+            }
+            if (PMIX_CHECK_KEY(&info[i], "pmix.net.coord") && array &&
+                v.data.darray->type == PMIX_COORD && v.data.darray->size > 0) {
+                const auto *c = static_cast<pmix_coord_t *>(v.data.darray->array);
+                pmix_coord_ok = c[0].dims > 0 && c[0].coord != nullptr;
+            }
+        }
+        pmix_source = source != nullptr ? source->rank : UINT32_MAX - 1;
+        pmix_heard = true;
+    }
+    if (done != nullptr) {
+        done(PMIX_SUCCESS, nullptr, 0, nullptr, nullptr, done_data);
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (meridian_init(&argc, &argv) != 0) {
+        std::printf("FAIL: meridian_init\n");
+        return 1;
+    }
+    namespace coord = meridian::coord;
+    namespace fabric = meridian::fabric;
+    auto opened = meridian::datastore::store();
+    const mca_pnet_job *job = meridian::pnet::in_job();
+    const mca_coord_context *ctx = coord::context();
+    if (!opened || job == nullptr || ctx == nullptr) {
+        std::printf("FAIL: no store, in-job allocation or coordinates\n");
+        meridian_finalize();
+        return 1;
+    }
+    auto &store = **opened;
+    me = store.self().rank;
+    const fabric::Fabric &old_fabric = *ctx->fabric;
+    const std::string plane =
+        old_fabric.planes().empty() ? std::string() : old_fabric.planes()[0].name;
+    std::snprintf(expected_plane, sizeof expected_plane, "%s", plane.c_str());
+    const auto old_shape = coord::shape(plane);
+    check(old_shape.ok(), "no shape of plane " + plane);
+
+    // Both kinds of listener, before anybody changes anything.
+    std::vector<std::string> called;
+    const int handle = coord::on_updated("", [&called](std::span<const std::string> planes) {
+        called.assign(planes.begin(), planes.end());
+    });
+    pmix_status_t code = MERIDIAN_NETWORK_COORDS_UPDATED;
+    const pmix_status_t ref =
+        PMIx_Register_event_handler(&code, 1, nullptr, 0, pmix_handler, nullptr, nullptr);
+    check(ref >= 0, "PMIx_Register_event_handler failed");
+    check(store.fence().ok(), "fence before the change");
+
+    if (me == 0) {
+        // A NIC and a switch join the first plane on rank 0's node.
+        const std::string node = old_fabric.nodes()[ctx->job->procs[0].node].name;
+        const std::string text = fabric::format_fabric(old_fabric) +
+                                 "\nswitch meridian-test-sw plane=" + plane + "\nnic " + node +
+                                 " meridian-test-nic plane=" + plane + " switch=meridian-test-sw\n";
+        auto changed = fabric::parse_fabric(text, "the changed fabric");
+        check(changed.ok(), "the changed fabric: " + (changed ? "" : changed.error().message));
+        if (changed) {
+            auto placed = coord::set_context(
+                std::make_shared<const fabric::Fabric>(std::move(*changed)), ctx->job);
+            check(placed.ok(), "set_context: " + (placed ? "" : placed.error().message));
+        }
+    }
+
+    // Every process hears the PMIx event (rank 0 its own too), bounded.
+    for (int i = 0; i < 200 && !pmix_heard; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    check(pmix_heard, "no PMIx event MERIDIAN_NETWORK_COORDS_UPDATED within 10 s");
+    check(!pmix_heard || pmix_source == 0,
+          "the event's source is rank " + std::to_string(pmix_source.load()) + ", not 0");
+    check(!pmix_heard || pmix_planes_ok, "the event's pmix.net.plane does not name " + plane);
+    check(!pmix_heard || pmix_coord_ok, "the event carries no pmix_coord_t in pmix.net.coord");
+
+    // The next coord call places the new fabric here and calls back.
+    const auto new_shape = coord::shape(plane);
+    check(new_shape.ok() && old_shape.ok() && *new_shape != *old_shape,
+          "the shape of " + plane + " did not change");
+    std::string heard;
+    for (const auto &name : called) {
+        heard += (heard.empty() ? "" : ", ") + name;
+    }
+    // The new NIC comes before loopback on its node, so other planes of
+    // the node may change too; the plane it joined must be among them.
+    check(std::find(called.begin(), called.end(), plane) != called.end(),
+          "the Meridian callback was called for [" + heard + "], not for " + plane);
+    coord::remove_updated(handle);
+    check(store.fence().ok(), "fence after the change");
+    if (ref >= 0) {
+        PMIx_Deregister_event_handler(static_cast<std::size_t>(ref), nullptr, nullptr);
+    }
+
+    std::string summary;
+    if (old_shape && new_shape) {
+        for (const auto *shape : {&*old_shape, &*new_shape}) {
+            summary += summary.empty() ? "" : " -> ";
+            for (std::size_t i = 0; i < shape->size(); ++i) {
+                summary += (i > 0 ? "x" : "") + std::to_string((*shape)[i]);
+            }
+        }
+    }
+    meridian_finalize();
+    if (failures == 0) {
+        std::printf("rank %u: ok (event from rank 0; callback for %s; shape of %s %s)\n", me,
+                    heard.c_str(), plane.c_str(), summary.c_str());
+    }
+    return failures == 0 ? 0 : 1;
+}
