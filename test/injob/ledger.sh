@@ -28,11 +28,12 @@ cleanup() {
     for pid in $children; do
         kill -9 "$pid" 2>/dev/null
     done
-    for pid in $(sed -n 's/^rank [0-9]* pid \([0-9]*\):.*/\1/p' "$scratch"/*.out 2>/dev/null); do
-        if tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q ledger_peer; then
-            kill -9 "$pid" 2>/dev/null
-        fi
-    done
+    sed -n 's/^rank [0-9]* pid \([0-9]*\):.*/\1/p' "$scratch"/*.out 2>/dev/null |
+        while read -r peer; do
+            if tr '\0' ' ' 2>/dev/null <"/proc/$peer/cmdline" | grep -q ledger_peer; then
+                kill -9 "$peer" 2>/dev/null
+            fi
+        done
     rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -121,6 +122,8 @@ side_by_side() {
     done
     live=$(jobs_in_ledger)
     cp "$ledger" "$scratch/side.ledger" 2>/dev/null
+    # Each entry expects the job's processes on the host (PMIx's local size).
+    expecting=$(count "^job .* expect=$procs " "$scratch/side.ledger")
     touch "$scratch/go"
     unset LEDGER_PEER_WAIT
     for j in 1 2 3; do
@@ -128,11 +131,11 @@ side_by_side() {
     done
     total=$(ports "$scratch"/side[123].out | wc -l)
     twice=$(ports "$scratch"/side[123].out | sort | uniq -d | tr '\n' ' ')
-    if [ "$live" -ne 3 ] || [ "$total" -ne $((procs * 3 * 3)) ] || [ -n "$twice" ] ||
-        [ "$(jobs_in_ledger)" -ne 0 ]; then
+    if [ "$live" -ne 3 ] || [ "$expecting" -ne 3 ] || [ "$total" -ne $((procs * 3 * 3)) ] ||
+        [ -n "$twice" ] || [ "$(jobs_in_ledger)" -ne 0 ]; then
         fail "$label: 3 jobs at once must hold disjoint ports ($live jobs in the ledger" \
-            "while they ran, $total ports, given twice: ${twice:-none}, $(jobs_in_ledger)" \
-            "jobs left in the ledger after them):"
+            "while they ran, $expecting of them expecting $procs processes, $total ports," \
+            "given twice: ${twice:-none}, $(jobs_in_ledger) jobs left in the ledger after them):"
         show "$scratch"/side[123].out "$scratch/side.ledger"
     else
         echo "ok: $label: 3 jobs at once, disjoint ports; the ledger while they ran:"
@@ -159,10 +162,10 @@ killed() {
     fi
     held=$(ports "$scratch/victim.out" | sort | tr '\n' ' ')
     peers=$(sed -n 's/^rank [0-9]* pid \([0-9]*\):.*/\1/p' "$scratch/victim.out")
-    # shellcheck disable=SC2086 # one pid a word
+    # shellcheck disable=SC2086,SC2154 # one pid a word; start set pid_victim
     kill -9 $pid_victim $peers 2>/dev/null
-    for pid in $pid_victim $peers; do
-        wait_until 30 gone "$pid" || fail "$label: process $pid outlived SIGKILL for 30 s"
+    for victim in $pid_victim $peers; do
+        wait_until 30 gone "$victim" || fail "$label: process $victim outlived SIGKILL for 30 s"
     done
     wait "$pid_victim" 2>/dev/null
     after_kill=$(jobs_in_ledger)
