@@ -258,8 +258,9 @@ gather(const datastore::Store &store)
 // cannot publish the seeds' pmix.net.* keys; the endpoints and coordinates
 // go under meridian.net.endpt (an array of strings) and meridian.net.coord
 // (an array of pmix_coord_t: every plane, logical view, nearest NIC first)
-// with the seeds' value types.  A launcher that runs the pipeline gives them
-// to its processes under the pmix.net.* keys (base.h).
+// with the seeds' value types.  (A launcher cannot use the seeds' names
+// either: they are the draft's, released PMIx calls them pmix.fab.*, and a
+// PMIx 4.2 server refuses a "pmix" key it does not know.)
 Status publish_results(datastore::Store &store, const mca_pnet_job &job)
 {
     const datastore::ProcId &self = store.self();
