@@ -66,7 +66,7 @@ namespace
 // touches `pending` (under the lock); the rest belongs to the thread that
 // places contexts.
 struct Sharing {
-    datastore::Store *store = nullptr;
+    std::atomic<datastore::Store *> store{nullptr}; // read by PMIx's thread too
     bool applying = false; // placing what another process sent: not sent back
     bool busy = false;     // sending or placing: nothing pending is placed meanwhile
     std::mutex lock;
@@ -143,7 +143,8 @@ namespace detail
 void broadcast_updated(const mca_coord_context &context, const std::vector<std::string> &names)
 {
     Sharing &sh = sharing();
-    if (sh.store == nullptr || sh.applying) {
+    datastore::Store *store = sh.store;
+    if (store == nullptr || sh.applying) {
         return;
     }
     sh.busy = true;
@@ -151,7 +152,7 @@ void broadcast_updated(const mca_coord_context &context, const std::vector<std::
     info.push_back({std::string(key_plane), names});
     // Our coordinates after the change (a coordinate without values cannot
     // travel as a pmix_coord_t).
-    if (auto mine = coordinates(sh.store->self().rank); mine) {
+    if (auto mine = coordinates(store->self().rank); mine) {
         std::erase_if(*mine, [](const Coordinate &c) { return c.coord.empty(); });
         if (!mine->empty()) {
             info.push_back({std::string(key_coordinate), std::move(*mine)});
@@ -159,7 +160,7 @@ void broadcast_updated(const mca_coord_context &context, const std::vector<std::
     }
     info.push_back({MERIDIAN_NETWORK_FABRIC, fabric::format_fabric(*context.fabric)});
     const auto range = event_range();
-    auto sent = sh.store->notify(MERIDIAN_NETWORK_COORDS_UPDATED, info, range);
+    auto sent = store->notify(MERIDIAN_NETWORK_COORDS_UPDATED, info, range);
     sh.busy = false;
     if (!sent) {
         report_warning("the job's other processes were not told of the new coordinates: " +
