@@ -663,7 +663,7 @@ extern "C" int meridian_mca_base_component_alias(const mca_base_component_t *com
                     return fits.error().status;
                 }
                 entry.aliases.emplace_back(alias);
-                verbose(*framework, MCA_BASE_VERBOSE_DEBUG,
+                verbose(*framework, MCA_BASE_VERBOSE_MAX,
                         "component " + entry.name() + " is also selected as " + alias);
                 return MERIDIAN_SUCCESS;
             }
