@@ -15,7 +15,8 @@ constexpr std::uint64_t max_per_node = 10000000;
 // Ranks are an int in PMIx and MPI.
 constexpr std::uint64_t max_ranks = 2147483647;
 
-// A few known names for an "unknown node" message.
+} // namespace
+
 std::string some_nodes(const Fabric &fabric)
 {
     const auto nodes = fabric.nodes();
@@ -32,8 +33,6 @@ std::string some_nodes(const Fabric &fabric)
     }
     return text;
 }
-
-} // namespace
 
 std::string_view binding_name(Binding binding)
 {

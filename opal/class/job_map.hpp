@@ -18,6 +18,9 @@ namespace meridian::fabric
 
 enum class Binding : std::uint8_t { none, core, package };
 std::string_view binding_name(Binding binding); // "none", "core", "package"
+// A few of the fabric's node names, for an "unknown node" message:
+// "defined: node01, node02, ... (64 nodes)", or "the fabric has no nodes".
+std::string some_nodes(const Fabric &fabric);
 
 struct ProcPlacement {
     Index node = no_index;

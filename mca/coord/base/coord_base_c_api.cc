@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "opal/util/c_arrays.hpp"
 #include <meridian/mca/coord/base/base.h>
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
@@ -36,51 +37,20 @@ int no_memory()
 
 int uint32_array(const std::vector<std::uint32_t> &values, uint32_t **out, size_t *count)
 {
-    *out = nullptr;
-    *count = values.size();
-    if (values.empty()) {
-        return MERIDIAN_SUCCESS;
-    }
-    auto *array = static_cast<uint32_t *>(std::malloc(values.size() * sizeof(uint32_t)));
-    if (array == nullptr) {
-        *count = 0;
+    *count = 0;
+    if (!util::to_c_array(values.data(), values.size(), out)) {
         return no_memory();
     }
-    std::memcpy(array, values.data(), values.size() * sizeof(uint32_t));
-    *out = array;
+    *count = values.size();
     return MERIDIAN_SUCCESS;
-}
-
-void free_strings(char **strings, size_t count)
-{
-    if (strings == nullptr) {
-        return;
-    }
-    for (size_t i = 0; i < count; ++i) {
-        std::free(strings[i]);
-    }
-    std::free(strings);
 }
 
 int string_array(const std::vector<std::string> &values, char ***out, size_t *count)
 {
-    *out = nullptr;
     *count = 0;
-    if (values.empty()) {
-        return MERIDIAN_SUCCESS;
-    }
-    auto **array = static_cast<char **>(std::calloc(values.size(), sizeof(char *)));
-    if (array == nullptr) {
+    if (!util::to_c_strings(values, out)) {
         return no_memory();
     }
-    for (size_t i = 0; i < values.size(); ++i) {
-        array[i] = strdup(values[i].c_str());
-        if (array[i] == nullptr) {
-            free_strings(array, i);
-            return no_memory();
-        }
-    }
-    *out = array;
     *count = values.size();
     return MERIDIAN_SUCCESS;
 }
@@ -98,7 +68,7 @@ void free_plane_nics(meridian_coord_plane_nics_t *planes, size_t count)
     }
     for (size_t i = 0; i < count; ++i) {
         std::free(planes[i].plane);
-        free_strings(planes[i].nics, planes[i].count);
+        util::free_c_strings(planes[i].nics, planes[i].count);
     }
     std::free(planes);
 }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "opal/util/c_arrays.hpp"
 #include <meridian/mca/pnet/base/base.h>
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
@@ -75,53 +76,6 @@ char *copy_text(const std::string &text)
         std::memcpy(copy, text.c_str(), text.size() + 1);
     }
     return copy;
-}
-
-void free_strings(char **strings, size_t count)
-{
-    if (strings == nullptr) {
-        return;
-    }
-    for (size_t i = 0; i < count; ++i) {
-        std::free(strings[i]);
-    }
-    std::free(strings);
-}
-
-// A malloc'd array of copies; nullptr for none.  false: out of memory.
-bool string_array(const std::vector<std::string> &values, char ***out)
-{
-    *out = nullptr;
-    if (values.empty()) {
-        return true;
-    }
-    auto **array = static_cast<char **>(std::calloc(values.size(), sizeof(char *)));
-    if (array == nullptr) {
-        return false;
-    }
-    for (size_t i = 0; i < values.size(); ++i) {
-        array[i] = copy_text(values[i]);
-        if (array[i] == nullptr) {
-            free_strings(array, i);
-            return false;
-        }
-    }
-    *out = array;
-    return true;
-}
-
-template <typename T> bool copy_array(const T *values, std::size_t count, T **out)
-{
-    *out = nullptr;
-    if (count == 0) {
-        return true;
-    }
-    *out = static_cast<T *>(std::malloc(count * sizeof(T)));
-    if (*out == nullptr) {
-        return false;
-    }
-    std::memcpy(*out, values, count * sizeof(T));
-    return true;
 }
 
 std::string quoted_or_null(const char *text)
@@ -262,23 +216,6 @@ std::string request_ids(const std::vector<pnet::Request> &requests)
 
 // ------------------------------------------------------------ the job map
 
-std::string some_nodes(const fabric::Fabric &fab)
-{
-    const auto nodes = fab.nodes();
-    if (nodes.empty()) {
-        return "the fabric has no nodes";
-    }
-    std::string text = "defined: ";
-    const std::size_t shown = std::min<std::size_t>(nodes.size(), 5);
-    for (std::size_t i = 0; i < shown; ++i) {
-        text += (i > 0 ? ", " : "") + nodes[i].name;
-    }
-    if (nodes.size() > shown) {
-        text += ", ... (" + std::to_string(nodes.size()) + " nodes)";
-    }
-    return text;
-}
-
 Result<fabric::JobMap> job_map_of(const fabric::Fabric &fab, const char *nspace,
                                   const char *const *nodes, size_t node_count,
                                   const meridian_pnet_proc_t *procs, size_t proc_count)
@@ -310,8 +247,8 @@ Result<fabric::JobMap> job_map_of(const fabric::Fabric &fab, const char *nspace,
         }
         const auto found = fab.find_node(nodes[i]);
         if (!found) {
-            return bad(at + ": unknown node " + util::quoted(nodes[i]) + " (" + some_nodes(fab) +
-                       ")");
+            return bad(at + ": unknown node " + util::quoted(nodes[i]) + " (" +
+                       fabric::some_nodes(fab) + ")");
         }
         if (const auto before = listed.find(*found); before != listed.end()) {
             return bad(at + ": node " + util::quoted(nodes[i]) + " is named twice (nodes[" +
@@ -384,7 +321,7 @@ bool fill_assignment(const pnet::Job &job, const pnet::Grant &grant, std::uint32
         return false;
     }
     const auto ports = grant.ports_of(rank);
-    if (!copy_array(ports.data(), ports.size(), &out.ports)) {
+    if (!util::to_c_array(ports.data(), ports.size(), &out.ports)) {
         return false;
     }
     out.port_count = ports.size();
@@ -392,7 +329,7 @@ bool fill_assignment(const pnet::Job &job, const pnet::Grant &grant, std::uint32
     for (const auto device : grant.devices_of(rank)) {
         devices.push_back(grant.device_names[device]);
     }
-    if (!string_array(devices, &out.devices)) {
+    if (!util::to_c_strings(devices, &out.devices)) {
         return false;
     }
     out.device_count = devices.size();
@@ -400,7 +337,7 @@ bool fill_assignment(const pnet::Job &job, const pnet::Grant &grant, std::uint32
     out.qos = grant.qos.value_or(0);
     out.has_bandwidth = grant.bandwidth_mbps ? 1 : 0;
     out.bandwidth_mbps = grant.bandwidth_mbps.value_or(0.0);
-    if (!copy_array(grant.seckey.data(), grant.seckey.size(), &out.seckey)) {
+    if (!util::to_c_array(grant.seckey.data(), grant.seckey.size(), &out.seckey)) {
         return false;
     }
     out.seckey_size = grant.seckey.size();
@@ -484,7 +421,7 @@ int meridian_pnet_active_components(char ***names, size_t *count)
             return fail(opened.error(), before);
         }
         const auto active = pnet::active_components();
-        if (!string_array(active, names)) {
+        if (!util::to_c_strings(active, names)) {
             return no_memory();
         }
         *count = active.size();
@@ -519,7 +456,7 @@ int meridian_pnet_collect_inventory(meridian_pnet_inventory_t **inventory, size_
             const auto &[component, bytes] = (*blobs)[i];
             array[i].component = copy_text(component);
             if (array[i].component == nullptr ||
-                !copy_array(bytes.data(), bytes.size(), &array[i].bytes)) {
+                !util::to_c_array(bytes.data(), bytes.size(), &array[i].bytes)) {
                 meridian_pnet_inventory_free(array, blobs->size());
                 return no_memory();
             }
@@ -887,11 +824,11 @@ int meridian_pnet_setup_fork(const meridian_pnet_job_t *job, uint32_t rank, char
         }
         char **name_array = nullptr;
         char **value_array = nullptr;
-        if (!string_array(name_list, &name_array)) {
+        if (!util::to_c_strings(name_list, &name_array)) {
             return no_memory();
         }
-        if (!string_array(value_list, &value_array)) {
-            free_strings(name_array, name_list.size());
+        if (!util::to_c_strings(value_list, &value_array)) {
+            util::free_c_strings(name_array, name_list.size());
             return no_memory();
         }
         *names = name_array;
@@ -935,7 +872,7 @@ int meridian_pnet_request_ids(const meridian_pnet_job_t *job, char ***ids, size_
         for (const auto &request : job->handle->job.requests) {
             list.push_back(request.id);
         }
-        if (!string_array(list, ids)) {
+        if (!util::to_c_strings(list, ids)) {
             return no_memory();
         }
         *count = list.size();
@@ -985,7 +922,7 @@ void meridian_pnet_assignment_free(meridian_pnet_assignment_t *assignment)
     std::free(assignment->plane);
     std::free(assignment->component);
     std::free(assignment->ports);
-    free_strings(assignment->devices, assignment->device_count);
+    util::free_c_strings(assignment->devices, assignment->device_count);
     std::free(assignment->seckey);
     std::free(assignment);
 }
