@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "opal/runtime/datastore_pmix.hpp"
 #include "opal/util/no_destructor.hpp"
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
@@ -50,50 +51,17 @@ std::string pmix_reason(pmix_status_t rc)
 // tree whole (arrays are zeroed before they are filled), so it is freed
 // the same way when an allocation fails half-way.
 
-template <typename T> T *zeroed(std::size_t count)
-{
-    if (count == 0) {
-        return nullptr;
-    }
-    void *memory = std::calloc(count, sizeof(T));
-    if (memory == nullptr) {
-        throw std::bad_alloc();
-    }
-    return static_cast<T *>(memory);
-}
-
-char *copy_text(const std::string &text)
-{
-    char *copy = strdup(text.c_str());
-    if (copy == nullptr) {
-        throw std::bad_alloc();
-    }
-    return copy;
-}
-
-// An empty array of `count` elements of `type` in `out`.
-template <typename T> T *start_array(pmix_value_t &out, pmix_data_type_t type, std::size_t count)
-{
-    auto *array = zeroed<pmix_data_array_t>(1);
-    array->type = type;
-    out.type = PMIX_DATA_ARRAY;
-    out.data.darray = array;
-    array->array = zeroed<T>(count);
-    array->size = count;
-    return static_cast<T *>(array->array);
-}
-
 Status load(pmix_value_t &out, const Value &value, int depth);
 
-Status load_info(pmix_info_t &info, const Info &from, int depth)
+Status load_info(pmix_info_t &info, std::string_view key, const Value &value, int depth)
 {
-    if (from.key.empty() || from.key.size() > PMIX_MAX_KEYLEN) {
+    if (key.empty() || key.size() > PMIX_MAX_KEYLEN) {
         return make_error(MERIDIAN_ERR_BAD_PARAM,
                           "expected a key of 1-" + std::to_string(PMIX_MAX_KEYLEN) +
-                              " characters in an info list, found " + util::quoted(from.key));
+                              " characters in an info list, found " + util::quoted(key));
     }
-    std::memcpy(info.key, from.key.data(), from.key.size());
-    return load(info.value, from.value, depth + 1);
+    std::memcpy(info.key, key.data(), key.size());
+    return load(info.value, value, depth + 1);
 }
 
 Status load(pmix_value_t &out, const Value &value, int depth)
@@ -158,7 +126,7 @@ Status load(pmix_value_t &out, const Value &value, int depth)
                 static_assert(std::is_same_v<T, InfoList>);
                 auto *array = start_array<pmix_info_t>(out, PMIX_INFO, v.size());
                 for (std::size_t i = 0; i < v.size(); ++i) {
-                    if (auto loaded = load_info(array[i], v[i], depth); !loaded) {
+                    if (auto loaded = load_info(array[i], v[i].key, v[i].value, depth); !loaded) {
                         return loaded;
                     }
                 }
@@ -600,6 +568,11 @@ class PmixStore final : public Store
 };
 
 } // namespace
+
+Status to_pmix_info(pmix_info_t &info, std::string_view key, const Value &value)
+{
+    return load_info(info, key, value, 0);
+}
 
 Result<std::unique_ptr<Store>> make_pmix_store()
 {

@@ -17,6 +17,9 @@
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/output.h>
+#ifdef TEST_WITH_PMIX
+#include <pmix_common.h>
+#endif
 
 /* seed 002's two networks: Ethernet (tcp) and OPA.  node02 has 6 tcp
  * ports. */
@@ -612,6 +615,95 @@ START_TEST(bad_job_map)
 }
 END_TEST
 
+/* A launcher's PMIx entries (meridian_pnet_pmix_proc_data and _node_data):
+ * refused before allocate, before the node's setup, for a rank or node
+ * the job lacks; then the request's entry, the endpoints and the
+ * coordinates.  (Every
+ * value as a PMIx client reads it: test/injob/pmix_launcher.sh.) */
+START_TEST(pmix_results)
+{
+    meridian_pnet_fabric_t *fabric = lab();
+    meridian_pnet_requests_t *requests = requests_from_text("id=data,type=tcp,endpts=2");
+    meridian_pnet_job_t *job = job_on(fabric, "job1", "node01", 2, requests);
+    struct pmix_info *info = NULL;
+    size_t count = 7;
+#ifndef TEST_WITH_PMIX
+    ck_assert_int_eq(meridian_pnet_pmix_proc_data(job, 0, &info, &count),
+                     MERIDIAN_ERR_NOT_SUPPORTED);
+    ck_assert_ptr_null(info);
+    ck_assert_uint_eq(count, 0);
+    expect_error("meridian_pnet_pmix_proc_data: this Meridian was built without PMIx");
+#else
+    ck_assert_int_eq(meridian_pnet_pmix_proc_data(job, 0, &info, &count),
+                     MERIDIAN_ERR_NOT_INITIALIZED);
+    ck_assert_ptr_null(info);
+    ck_assert_uint_eq(count, 0);
+    expect_error("meridian_pnet_pmix_proc_data: the job is not allocated (meridian_pnet_allocate)");
+    ck_assert_int_eq(meridian_pnet_pmix_node_data(job, "node01", &info, &count),
+                     MERIDIAN_ERR_NOT_INITIALIZED);
+    expect_error("meridian_pnet_pmix_node_data: the job is not allocated (meridian_pnet_allocate)");
+    ck_assert_int_eq(meridian_pnet_allocate(job), MERIDIAN_SUCCESS);
+    clear_messages(); /* the opa plane has no coordinates: a warning */
+    ck_assert_int_eq(meridian_pnet_pmix_proc_data(job, 0, &info, &count),
+                     MERIDIAN_ERR_NOT_INITIALIZED);
+    expect_error("meridian_pnet_pmix_proc_data: the results of rank 0 are not stored: call "
+                 "meridian_pnet_setup_local_network for node node01 first");
+    ck_assert_int_eq(meridian_pnet_pmix_proc_data(job, 2, &info, &count), MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_pmix_proc_data: rank 2 is not in the job (2 processes)");
+    ck_assert_int_eq(meridian_pnet_pmix_node_data(job, "node09", &info, &count),
+                     MERIDIAN_ERR_NOT_FOUND);
+    expect_error("meridian_pnet_pmix_node_data: unknown node \"node09\" (defined: node01, "
+                 "node02, node03)");
+    ck_assert_int_eq(meridian_pnet_pmix_proc_data(NULL, 0, &info, &count), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(message_count, 1);
+    ck_assert_ptr_nonnull(strstr(messages[0].text, "meridian_pnet_pmix_proc_data"));
+    ck_assert_ptr_nonnull(strstr(messages[0].text, "job"));
+    clear_messages();
+
+    ck_assert_int_eq(meridian_pnet_setup_local_network(job, "node01"), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_pnet_pmix_proc_data(job, 1, &info, &count), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(message_count, 0);
+    /* data, meridian.net.endpt, pmix.fab.endpt, meridian.net.coord. */
+    ck_assert_uint_eq(count, 4);
+    ck_assert_str_eq(info[0].key, "data");
+    ck_assert_int_eq(info[0].value.type, PMIX_DATA_ARRAY);
+    ck_assert_int_eq(info[0].value.data.darray->type, PMIX_INFO);
+    ck_assert_str_eq(info[1].key, "meridian.net.endpt");
+    ck_assert_uint_eq(info[1].value.data.darray->size, 2);
+    ck_assert_str_eq(info[2].key, PMIX_FABRIC_ENDPT);
+    ck_assert_int_eq(info[2].value.data.darray->type, PMIX_ENDPOINT);
+    const pmix_endpoint_t *endpoints = (const pmix_endpoint_t *)info[2].value.data.darray->array;
+    ck_assert_uint_eq(info[2].value.data.darray->size, 2);
+    ck_assert_str_eq(endpoints[0].uuid, "node01:eth0");
+    ck_assert_str_eq(endpoints[0].osname, "eth0");
+    meridian_pnet_assignment_t *got = assignment(job, "data", 1);
+    char text[64];
+    snprintf(text, sizeof text, "10.10.1.1:%u", got->ports[0]);
+    meridian_pnet_assignment_free(got);
+    ck_assert_uint_eq(endpoints[0].endpt.size, strlen(text));
+    ck_assert_int_eq(memcmp(endpoints[0].endpt.bytes, text, strlen(text)), 0);
+    ck_assert_str_eq(info[3].key, "meridian.net.coord");
+    ck_assert_int_eq(info[3].value.data.darray->type, PMIX_COORD);
+    PMIX_INFO_FREE(info, count);
+    /* The node's NICs with coordinates, in the fabric's order. */
+    ck_assert_int_eq(meridian_pnet_pmix_node_data(job, "node01", &info, &count), MERIDIAN_SUCCESS);
+    ck_assert_uint_eq(count, 1);
+    ck_assert_str_eq(info[0].key, PMIX_FABRIC_COORDINATES);
+    ck_assert_int_eq(info[0].value.data.darray->type, PMIX_GEOMETRY);
+    const pmix_geometry_t *nics = (const pmix_geometry_t *)info[0].value.data.darray->array;
+    ck_assert_uint_ge(info[0].value.data.darray->size, 1);
+    ck_assert_str_eq(nics[0].uuid, "node01:eth0");
+    ck_assert_uint_eq(nics[0].fabric, 0);
+    ck_assert_uint_ge(nics[0].ncoords, 1);
+    ck_assert_int_eq(nics[0].coordinates[0].view, PMIX_COORD_LOGICAL_VIEW);
+    PMIX_INFO_FREE(info, count);
+#endif
+    meridian_pnet_job_free(job);
+    meridian_pnet_requests_free(requests);
+    meridian_pnet_fabric_free(fabric);
+}
+END_TEST
+
 static Suite *pnet_c_api_suite(void)
 {
     Suite *suite = suite_create("pnet C API");
@@ -625,6 +717,7 @@ static Suite *pnet_c_api_suite(void)
     tcase_add_test(api, inventory_into_a_fabric);
     tcase_add_test(api, bad_request_attributes);
     tcase_add_test(api, bad_job_map);
+    tcase_add_test(api, pmix_results);
     suite_add_tcase(suite, api);
     return suite;
 }

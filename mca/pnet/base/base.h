@@ -18,6 +18,8 @@
  *   meridian_pnet_get_assignment(job, "data", rank, &assignment);   ports, NICs, ...
  *   meridian_pnet_setup_local_network(job, node);                   on each node
  *   meridian_pnet_setup_fork(job, rank, &names, &values, &count);   per process
+ *   meridian_pnet_pmix_proc_data(job, rank, &info, &ninfo);         for a PMIx
+ *   meridian_pnet_pmix_node_data(job, node, &info, &ninfo);         server
  *   meridian_pnet_deregister(job);                                  job end
  *   meridian_pnet_job_free(job); ..._requests_free, ..._fabric_free; meridian_finalize();
  *
@@ -246,6 +248,58 @@ int meridian_pnet_request_ids(const meridian_pnet_job_t *job, char ***ids, size_
 int meridian_pnet_get_assignment(const meridian_pnet_job_t *job, const char *id, uint32_t rank,
                                  meridian_pnet_assignment_t **assignment);
 void meridian_pnet_assignment_free(meridian_pnet_assignment_t *assignment);
+
+/* ------------------------------------------------------------ for a PMIx server */
+
+/* What the job's processes read with PMIx_Get, for a launcher that is a
+ * PMIx server: entries for PMIx_server_register_nspace.  Include
+ * <pmix_common.h> to use them; free with PMIX_INFO_FREE(info, count).
+ *
+ * meridian_pnet_pmix_proc_data: put these after PMIX_RANK in process
+ * `rank`'s PMIX_PROC_DATA array.  After meridian_pnet_setup_local_network
+ * for the process's node (in this launcher); in this order:
+ *   - each request's entry under its ID: a pmix_data_array_t of pmix_info_t
+ *     (pmix.alloc.netid, pmix.alloc.nettype, ..., and the request's
+ *     pmix.net.endpt), as in-job processes publish it;
+ *   - meridian.net.endpt: every endpoint in request order, an array of
+ *     strings ("10.1.0.1:32000");
+ *   - pmix.fab.endpt (PMIX_FABRIC_ENDPT): the same endpoints as an array of
+ *     pmix_endpoint_t: uuid the fabric's "node:nic" name of the NIC the
+ *     endpoint is on ("" when none is known), osname the NIC's name, endpt
+ *     the endpoint's text without a NUL;
+ *   - meridian.net.coord: the process's coordinates, an array of
+ *     pmix_coord_t (every plane, logical view, nearest NIC first).
+ * Endpoints and coordinates are left out when there are none (a coord
+ * component places no plane, say).
+ *
+ * meridian_pnet_pmix_node_data: put these after PMIX_HOSTNAME in `node`'s
+ * PMIX_NODE_INFO_ARRAY (PMIx gives the devices' coordinates per node; a
+ * PMIx 4.2 server drops pmix.fab.coord from a process's data):
+ *   - pmix.fab.coord (PMIX_FABRIC_COORDINATES): an array of
+ *     pmix_geometry_t, one per NIC of the node that has coordinates: fabric
+ *     the plane's index, uuid "node:nic", osname the NIC's name, coordinates
+ *     in each view the plane gives (logical, then physical).
+ * count 0 (info NULL) when no NIC of the node has coordinates.  A process
+ * reads it with PMIx_Get(rank wildcard, PMIX_FABRIC_COORDINATES) qualified
+ * by PMIX_HOSTNAME.
+ *
+ * The seeds name the process-level values pmix.net.endpt and
+ * pmix.net.coord; released PMIx calls them pmix.fab.endpt and
+ * pmix.fab.coord, and a PMIx 4.2 server refuses a "pmix" key it does not
+ * know, so only those are given.  The coordinates are this job's: when
+ * another job was allocated since, this one is placed again (coord's
+ * queries then answer for it).
+ * Errors: MERIDIAN_ERR_NOT_INITIALIZED before allocate, and for process
+ * data before the node's setup ("call meridian_pnet_setup_local_network
+ * for node node02 first"); MERIDIAN_ERR_BAD_PARAM for a rank outside the
+ * job; MERIDIAN_ERR_NOT_FOUND for a job without requests (process data)
+ * and an unknown node; MERIDIAN_ERR_NOT_SUPPORTED when Meridian was built
+ * without PMIx. */
+struct pmix_info;
+int meridian_pnet_pmix_proc_data(const meridian_pnet_job_t *job, uint32_t rank,
+                                 struct pmix_info **info, size_t *count);
+int meridian_pnet_pmix_node_data(const meridian_pnet_job_t *job, const char *node,
+                                 struct pmix_info **info, size_t *count);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 // The C face of the pnet pipeline (base.h): handles over the C++ objects of
 // base.hpp, each call's errors reported once, results copied into malloc'd
 // memory the caller frees.
+#include "config.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mca/pnet/base/pnet_base_internal.hpp"
 #include "opal/util/c_arrays.hpp"
 #include <meridian/mca/pnet/base/base.h>
 #include <meridian/mca/pnet/base/base.hpp>
@@ -909,6 +912,75 @@ int meridian_pnet_get_assignment(const meridian_pnet_job_t *job, const char *id,
         }
         *assignment = out;
         return MERIDIAN_SUCCESS;
+    });
+}
+
+int meridian_pnet_pmix_proc_data(const meridian_pnet_job_t *job, uint32_t rank,
+                                 struct pmix_info **info, size_t *count)
+{
+    if (job == nullptr || info == nullptr || count == nullptr) {
+        return missing(__func__, job == nullptr ? "job" : info == nullptr ? "info" : "count");
+    }
+    *info = nullptr;
+    *count = 0;
+    return c_boundary(__func__, [&]() -> int {
+        constexpr const char *call = "meridian_pnet_pmix_proc_data";
+#if MERIDIAN_HAVE_PMIX
+        if (!job->allocated) {
+            return refuse(MERIDIAN_ERR_NOT_INITIALIZED,
+                          std::string(call) +
+                              ": the job is not allocated (meridian_pnet_allocate)");
+        }
+        const pnet::Job &j = job->handle->job;
+        if (rank >= j.map.procs.size()) {
+            const Error error = rank_outside(call, rank, j.map.procs.size());
+            return refuse(error.status, error.message);
+        }
+        const unsigned long before = meridian_error_count();
+        if (auto done = pnet::detail::pmix_proc_data(*job->handle, rank, info, count); !done) {
+            return fail(
+                make_error(done.error().status, std::string(call) + ": " + done.error().message),
+                before);
+        }
+        return MERIDIAN_SUCCESS;
+#else
+        (void)rank;
+        return refuse(MERIDIAN_ERR_NOT_SUPPORTED,
+                      std::string(call) + ": this Meridian was built without PMIx");
+#endif
+    });
+}
+
+int meridian_pnet_pmix_node_data(const meridian_pnet_job_t *job, const char *node,
+                                 struct pmix_info **info, size_t *count)
+{
+    if (job == nullptr || node == nullptr || info == nullptr || count == nullptr) {
+        return missing(__func__, job == nullptr    ? "job"
+                                 : node == nullptr ? "node"
+                                 : info == nullptr ? "info"
+                                                   : "count");
+    }
+    *info = nullptr;
+    *count = 0;
+    return c_boundary(__func__, [&]() -> int {
+        constexpr const char *call = "meridian_pnet_pmix_node_data";
+#if MERIDIAN_HAVE_PMIX
+        if (!job->allocated) {
+            return refuse(MERIDIAN_ERR_NOT_INITIALIZED,
+                          std::string(call) +
+                              ": the job is not allocated (meridian_pnet_allocate)");
+        }
+        const unsigned long before = meridian_error_count();
+        if (auto done = pnet::detail::pmix_node_data(*job->handle, node, info, count); !done) {
+            return fail(
+                make_error(done.error().status, std::string(call) + ": " + done.error().message),
+                before);
+        }
+        return MERIDIAN_SUCCESS;
+#else
+        return refuse(MERIDIAN_ERR_NOT_SUPPORTED,
+                      std::string(call) + ": this Meridian was built without PMIx");
+#endif
     });
 }
 

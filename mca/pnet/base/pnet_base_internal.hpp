@@ -3,9 +3,15 @@
 #ifndef MERIDIAN_MCA_PNET_BASE_INTERNAL_HPP
 #define MERIDIAN_MCA_PNET_BASE_INTERNAL_HPP
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <meridian/mca/pnet/base/base.hpp>
+
+struct pmix_info;
 
 namespace meridian::pnet::detail
 {
@@ -26,6 +32,15 @@ std::string component_serving(std::string_view type);
 // runs the pipeline on its first call; meridian_init sets it for a
 // singleton under pnet_base_in_job=auto.
 void defer_in_job(bool deferred);
+
+// pnet_base_pmix.cc (built with PMIx only): what process `rank` (inside
+// the job) of an allocated job reads when its launcher registers these
+// entries in its PMIX_PROC_DATA; base.h, meridian_pnet_pmix_proc_data.
+Status pmix_proc_data(const mca_pnet_job &job, std::uint32_t rank, pmix_info **info,
+                      std::size_t *count);
+// ... and what it registers for `node` (meridian_pnet_pmix_node_data).
+Status pmix_node_data(const mca_pnet_job &job, std::string_view node, pmix_info **info,
+                      std::size_t *count);
 
 } // namespace meridian::pnet::detail
 
