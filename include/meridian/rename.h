@@ -121,6 +121,8 @@
 #define meridian_pnet_job_new MERIDIAN_NAME(pnet_job_new)
 #define meridian_pnet_job_set_seckey MERIDIAN_NAME(pnet_job_set_seckey)
 #define meridian_pnet_open MERIDIAN_NAME(pnet_open)
+#define meridian_pnet_pmix_node_data MERIDIAN_NAME(pnet_pmix_node_data)
+#define meridian_pnet_pmix_proc_data MERIDIAN_NAME(pnet_pmix_proc_data)
 #define meridian_pnet_request_ids MERIDIAN_NAME(pnet_request_ids)
 #define meridian_pnet_requests_add MERIDIAN_NAME(pnet_requests_add)
 #define meridian_pnet_requests_count MERIDIAN_NAME(pnet_requests_count)
