@@ -1,0 +1,289 @@
+#!/bin/sh
+# A small cluster of simulated hosts on this machine, for running Meridian
+# jobs across hosts (README.md, "Running on many hosts").  Needs root,
+# iproute2 (ip, tc), util-linux (nsenter, unshare) and iputils-ping.
+#
+# Each host is a Linux network namespace with its own hostname (a UTS
+# namespace) and two NICs:
+#   eth0   on the "data" plane, 10.77.0.0/24: hosts h1..h(N/2 rounded up) on
+#          switch data0, the others on switch data1; the two switches are
+#          joined by a trunk link
+#   mgmt0  on the "mgmt" plane, 10.78.0.0/24, one switch (mgmt)
+# Host i has the addresses 10.77.0.i and 10.78.0.i.  The switches are
+# bridges inside a namespace of their own, so hosts reach each other only
+# through them and nothing reaches the machine's own network.
+#
+#   cluster.sh up [N]             bring up N hosts (default 3, 1-8); tears
+#                                 down a cluster left behind first
+#   cluster.sh down               remove every host, switch and process of it
+#   cluster.sh hosts              the host names, one per line
+#   cluster.sh exec HOST CMD...   run CMD on HOST (its network and hostname)
+#   cluster.sh agent HOST CMD...  the same, CMD given as one shell command
+#                                 line (mpirun's plm_rsh_agent, like ssh)
+#   cluster.sh fault HOST [IF] delay 2ms loss 5%   netem on HOST's link (IF:
+#                                 eth0 by default); "fault HOST [IF] clear"
+#   cluster.sh link HOST IF down|up
+#   cluster.sh kill HOST PATTERN  SIGKILL HOST's processes whose command line
+#                                 matches PATTERN (grep -E)
+#   cluster.sh fabric             the cluster as a Meridian fabric file
+#   cluster.sh status             what is up
+#
+# MERIDIAN_CLUSTER names the cluster (default "mc"): namespaces are
+# NAME-h1 ..., NAME-fabric; state is kept in /run/meridian-cluster/NAME.
+set -u
+
+name=${MERIDIAN_CLUSTER:-mc}
+case $name in
+'' | *[!a-z0-9]*)
+    echo "cluster.sh: MERIDIAN_CLUSTER must be lower-case letters and digits, found \"$name\"" >&2
+    exit 2
+    ;;
+esac
+state=/run/meridian-cluster/$name
+fabric_ns=$name-fabric
+
+die() {
+    echo "cluster.sh: $*" >&2
+    exit 1
+}
+
+need_root() {
+    [ "$(id -u)" = 0 ] || die "$1 needs root (network namespaces)"
+    for tool in ip nsenter unshare; do
+        command -v "$tool" >/dev/null 2>&1 || die "$tool is missing (iproute2, util-linux)"
+    done
+}
+
+hosts() {
+    [ -f "$state/hosts" ] && cat "$state/hosts"
+}
+
+host_index() {
+    i=1
+    for h in $(hosts); do
+        if [ "$h" = "$1" ]; then
+            echo "$i"
+            return 0
+        fi
+        i=$((i + 1))
+    done
+    die "unknown host \"$1\" (hosts: $(hosts | tr '\n' ' '))"
+}
+
+# Runs the rest on host $1: its network namespace and hostname, and (as
+# `ip netns exec` makes them) its own /sys, so /sys/class/net shows its
+# NICs, and its /etc/hosts naming every host.
+on_host() {
+    host=$1
+    shift
+    host_index "$host" >/dev/null || exit 1
+    exec ip netns exec "$name-$host" nsenter --uts="$state/$host.uts" -- "$@"
+}
+
+down() {
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$name-(h[0-9]+|fabric)$"); do
+        # Every process of the namespace first, so that none holds it.
+        for pid in $(ip netns pids "$ns" 2>/dev/null); do
+            kill -9 "$pid" 2>/dev/null
+        done
+        ip netns delete "$ns" 2>/dev/null || echo "cluster.sh: could not delete namespace $ns" >&2
+    done
+    for etc in /etc/netns/"$name"-h*; do
+        [ -d "$etc" ] && rm -rf "$etc"
+    done
+    rmdir /etc/netns 2>/dev/null
+    if [ -d "$state" ]; then
+        for uts in "$state"/*.uts; do
+            [ -e "$uts" ] || continue
+            umount "$uts" 2>/dev/null
+            rm -f "$uts"
+        done
+        rm -rf "$state"
+    fi
+    return 0
+}
+
+up() {
+    count=${1:-3}
+    case $count in
+    [1-8]) ;;
+    *) die "up: expected a number of hosts 1-8, found \"$count\"" ;;
+    esac
+    down
+    mkdir -p "$state" || die "cannot make $state"
+    : >"$state/hosts"
+    ip netns add "$fabric_ns" || die "cannot add namespace $fabric_ns"
+    F="ip -n $fabric_ns"
+    $F link set lo up
+    for sw in data0 data1 mgmt; do
+        $F link add "$sw" type bridge || die "cannot add switch $sw"
+        $F link set "$sw" up
+    done
+    # The inter-switch link of the data plane.
+    $F link add trunk0 type veth peer name trunk1
+    $F link set trunk0 master data0 up
+    $F link set trunk1 master data1 up
+    half=$(((count + 1) / 2))
+    i=1
+    while [ "$i" -le "$count" ]; do
+        host=h$i
+        ns=$name-$host
+        echo "$host" >>"$state/hosts"
+        ip netns add "$ns" || die "cannot add namespace $ns"
+        # The hostname: a UTS namespace kept by a bind mount.
+        touch "$state/$host.uts"
+        unshare --uts="$state/$host.uts" hostname "$host" || die "cannot give $host its hostname"
+        ip -n "$ns" link set lo up
+        if [ "$i" -le "$half" ]; then sw=data0; else sw=data1; fi
+        # veth pairs made in the fabric namespace, one end moved to the host.
+        $F link add "$host-d" type veth peer name eth0 netns "$ns" || die "cannot wire $host"
+        $F link add "$host-m" type veth peer name mgmt0 netns "$ns" || die "cannot wire $host"
+        $F link set "$host-d" master "$sw" up
+        $F link set "$host-m" master mgmt up
+        ip -n "$ns" addr add "10.77.0.$i/24" dev eth0
+        ip -n "$ns" addr add "10.78.0.$i/24" dev mgmt0
+        ip -n "$ns" link set eth0 up
+        ip -n "$ns" link set mgmt0 up
+        i=$((i + 1))
+    done
+    echo "$count" >"$state/count"
+    # Every host names every other (ip netns exec puts /etc/netns/NS/hosts
+    # over /etc/hosts); the data plane's addresses.
+    for h in $(hosts); do
+        mkdir -p "/etc/netns/$name-$h"
+        {
+            echo "127.0.0.1 localhost"
+            j=1
+            for other in $(hosts); do
+                echo "10.77.0.$j $other"
+                j=$((j + 1))
+            done
+        } >"/etc/netns/$name-$h/hosts"
+    done
+    # Bounded wait until every host reaches every other on both planes.
+    command -v ping >/dev/null 2>&1 || return 0
+    for h in $(hosts); do
+        j=1
+        while [ "$j" -le "$count" ]; do
+            for net in 10.77.0 10.78.0; do
+                tries=0
+                until ip netns exec "$name-$h" ping -c 1 -W 1 "$net.$j" >/dev/null 2>&1; do
+                    tries=$((tries + 1))
+                    [ "$tries" -lt 10 ] || die "up: $h does not reach $net.$j"
+                done
+            done
+            j=$((j + 1))
+        done
+    done
+}
+
+fabric() {
+    [ -f "$state/count" ] || die "fabric: no cluster is up (cluster.sh up)"
+    count=$(cat "$state/count")
+    half=$(((count + 1) / 2))
+    cat <<EOF
+# The simulated cluster "$name" (contrib/cluster/cluster.sh): $count hosts.
+fabric $name
+plane data type=ethernet cidr=10.77.0.0/24
+plane mgmt type=ethernet cidr=10.78.0.0/24
+switch data0 plane=data
+switch data1 plane=data
+switch mgmt plane=mgmt
+EOF
+    i=1
+    for host in $(hosts); do
+        if [ "$i" -le "$half" ]; then sw=data0; else sw=data1; fi
+        echo "node $host packages=1 cores=$(nproc)"
+        echo "nic $host eth0 plane=data address=10.77.0.$i switch=$sw speed=10G"
+        echo "nic $host mgmt0 plane=mgmt address=10.78.0.$i switch=mgmt speed=10G"
+        i=$((i + 1))
+    done
+}
+
+status() {
+    if [ ! -f "$state/hosts" ]; then
+        echo "cluster $name: down"
+        return 0
+    fi
+    echo "cluster $name: $(cat "$state/count") hosts"
+    for h in $(hosts); do
+        printf '%s (%s):' "$h" "$(nsenter --uts="$state/$h.uts" hostname)"
+        ip -n "$name-$h" -br -4 addr show | awk '$1 != "lo" {printf " %s %s %s", $1, $2, $3}'
+        echo
+    done
+}
+
+command=${1:-}
+[ $# -gt 0 ] && shift
+case $command in
+up)
+    need_root up
+    up "$@"
+    ;;
+down)
+    need_root down
+    down
+    ;;
+hosts) hosts ;;
+exec)
+    [ $# -ge 2 ] || die "usage: cluster.sh exec HOST CMD..."
+    on_host "$@"
+    ;;
+agent)
+    # ORTE's rsh launcher hands over the remote command as words a shell
+    # joins, as ssh does.
+    [ $# -ge 2 ] || die "usage: cluster.sh agent HOST COMMAND-LINE"
+    host=$1
+    shift
+    on_host "$host" /bin/sh -c "$*"
+    ;;
+fault)
+    [ $# -ge 2 ] || die "usage: cluster.sh fault HOST [IF] delay 2ms loss 5% | clear"
+    host=$1
+    shift
+    host_index "$host" >/dev/null || exit 1
+    dev=eth0
+    case $1 in
+    delay | loss | clear | rate | duplicate | reorder) ;;
+    *)
+        dev=$1
+        shift
+        ;;
+    esac
+    if [ "${1:-}" = clear ]; then
+        ip netns exec "$name-$host" tc qdisc del dev "$dev" root 2>/dev/null
+        exit 0
+    fi
+    if ! ip netns exec "$name-$host" tc qdisc replace dev "$dev" root netem "$@" 2>"$state/tc.err"; then
+        if grep -q 'qdisc kind is unknown' "$state/tc.err"; then
+            die "fault: this kernel has no netem (CONFIG_NET_SCH_NETEM), so it cannot delay or drop on $host's $dev"
+        fi
+        die "fault: tc netem $* on $host's $dev: $(cat "$state/tc.err")"
+    fi
+    ;;
+link)
+    [ $# -eq 3 ] || die "usage: cluster.sh link HOST IF down|up"
+    host_index "$1" >/dev/null || exit 1
+    case $3 in
+    up | down) ip -n "$name-$1" link set "$2" "$3" ;;
+    *) die "link: expected down or up, found \"$3\"" ;;
+    esac
+    ;;
+kill)
+    [ $# -eq 2 ] || die "usage: cluster.sh kill HOST PATTERN"
+    host_index "$1" >/dev/null || exit 1
+    killed=0
+    for pid in $(ip netns pids "$name-$1"); do
+        if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -Eq -- "$2"; then
+            kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
+        fi
+    done
+    echo "killed $killed process(es) on $1"
+    ;;
+fabric) fabric ;;
+status) status ;;
+*)
+    sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    [ -z "$command" ] || [ "$command" = help ] || [ "$command" = --help ] || exit 2
+    ;;
+esac
