@@ -301,6 +301,15 @@ static int register_job(const char *nspace, const meridian_pnet_job_t *job, cons
     return ok;
 }
 
+/* An environment as PMIx_server_setup_fork leaves it (NULL-terminated). */
+static void free_env(char **env)
+{
+    for (size_t i = 0; env[i] != NULL; ++i) {
+        free(env[i]);
+    }
+    free(env);
+}
+
 /* Starts every process; waits for all, bounded.  Returns how many failed. */
 static int launch(const char *nspace, uint32_t nprocs, const char *client, char **ids, size_t nids,
                   const char **nodes, size_t nnodes)
@@ -321,13 +330,18 @@ static int launch(const char *nspace, uint32_t nprocs, const char *client, char 
             ++nenv;
         }
         char **env = calloc(nenv + 1, sizeof(char *));
+        if (env == NULL) {
+            printf("FAIL: out of memory\n");
+            ++failed;
+            break;
+        }
         for (size_t i = 0; i < nenv; ++i) {
             env[i] = strdup(environ[i]);
         }
         const pmix_status_t rc = PMIx_server_setup_fork(&proc, &env);
         if (rc != PMIX_SUCCESS) {
             printf("FAIL: PMIx_server_setup_fork: %s\n", PMIx_Error_string(rc));
-            free_strings(env, nenv);
+            free_env(env);
             ++failed;
             break;
         }
@@ -349,10 +363,7 @@ static int launch(const char *nspace, uint32_t nprocs, const char *client, char 
             printf("FAIL: exec %s: %s\n", client, strerror(errno));
             _exit(127);
         }
-        for (size_t i = 0; env[i] != NULL; ++i) {
-            free(env[i]);
-        }
-        free(env);
+        free_env(env);
         if (pid < 0) {
             printf("FAIL: fork: %s\n", strerror(errno));
             ++failed;
