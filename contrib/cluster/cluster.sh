@@ -91,7 +91,8 @@ down() {
     for etc in /etc/netns/"$name"-h*; do
         [ -d "$etc" ] && rm -rf "$etc"
     done
-    rmdir /etc/netns 2>/dev/null
+    # /etc/netns itself only when up made it and nothing else is in it.
+    [ -f "$state/made-etc-netns" ] && rmdir /etc/netns 2>/dev/null
     if [ -d "$state" ]; then
         for uts in "$state"/*.uts; do
             [ -e "$uts" ] || continue
@@ -112,6 +113,9 @@ up() {
     down
     mkdir -p "$state" || die "cannot make $state"
     : >"$state/hosts"
+    # A cluster half made is taken down again.
+    trap down EXIT
+    [ -d /etc/netns ] || : >"$state/made-etc-netns"
     ip netns add "$fabric_ns" || die "cannot add namespace $fabric_ns"
     F="ip -n $fabric_ns"
     $F link set lo up
@@ -161,7 +165,10 @@ up() {
         } >"/etc/netns/$name-$h/hosts"
     done
     # Bounded wait until every host reaches every other on both planes.
-    command -v ping >/dev/null 2>&1 || return 0
+    if ! command -v ping >/dev/null 2>&1; then
+        trap - EXIT
+        return 0
+    fi
     for h in $(hosts); do
         j=1
         while [ "$j" -le "$count" ]; do
@@ -175,6 +182,7 @@ up() {
             j=$((j + 1))
         done
     done
+    trap - EXIT
 }
 
 fabric() {
