@@ -18,13 +18,17 @@ fail() {
     echo "FAIL: $*"
     status=1
 }
-cleanup() { "$C" down; }
+up_out=$(mktemp)
+cleanup() {
+    "$C" down
+    rm -f "$up_out"
+}
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-if ! "$C" up 3 >up.out 2>&1; then
+if ! "$C" up 3 >"$up_out" 2>&1; then
     echo "FAIL: cluster.sh up 3:"
-    cat up.out
+    cat "$up_out"
     exit 1
 fi
 [ "$("$C" hosts | tr '\n' ' ')" = "h1 h2 h3 " ] || fail "hosts: $("$C" hosts)"
@@ -107,6 +111,7 @@ wait $bystander 2>/dev/null
 ip netns list | grep -q "^$MERIDIAN_CLUSTER-h3" && fail "h3 left behind by the second up"
 
 "$C" down
+rm -f "$up_out"
 trap - EXIT
 left=$(ip netns list | grep -c "^$MERIDIAN_CLUSTER-")
 [ "$left" -eq 0 ] || fail "down left $left namespaces: $(ip netns list)"
