@@ -2,17 +2,8 @@
 # In-job mode: meridian_init runs the pnet pipeline inside a job that Open
 # MPI's mpirun started (2 and 4 processes), and in a process started alone.
 # injob_peer (C++) and injob_peer_c (C) check each process's allocation.
-if [ -z "$MPIRUN" ] || [ "$HAVE_PMIX" != yes ]; then
-    mpi=no
-else
-    mpi=yes
-fi
-if [ "$(id -u)" = 0 ]; then
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-fi
-setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
-unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
+# shellcheck source=test/support/mpi_test_lib.sh
+. "$srcdir/../support/mpi_test_lib.sh"
 setp pnet_base_requests "id=data,type=tcp,endpts=2,seckey=24"
 setp pnet_tcp_static_ports "tcp:32000-32099"
 

@@ -8,16 +8,8 @@
 # (singletons), and with mpirun -np 2 jobs when mpirun and PMIx are there.
 # ledger_peer prints its ports ("rank R pid P: data=A,B dgram=C") and waits
 # for a file when LEDGER_PEER_WAIT names one.
-if [ -z "$MPIRUN" ] || [ "$HAVE_PMIX" != yes ]; then
-    mpi=no
-else
-    mpi=yes
-fi
-if [ "$(id -u)" = 0 ]; then
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-fi
-setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
+# shellcheck source=test/support/mpi_test_lib.sh
+. "$srcdir/../support/mpi_test_lib.sh"
 
 scratch=$(pwd)/ledger-scratch.$$
 ledger=$scratch/ports

@@ -21,20 +21,7 @@
 #include <pmix_common.h>
 #endif
 
-/* seed 002's two networks: Ethernet (tcp) and OPA.  node02 has 6 tcp
- * ports. */
-static const char *const lab_fabric =
-    "fabric lab\n"
-    "plane 10.10.0.0/16 cidr=10.10.0.0/16 qos=4\n"
-    "plane opa type=opa\n"
-    "node node01 packages=2 cores=4 ports=tcp:10.10.0.0/16:32000-32099;udp:40000-40009\n"
-    "node node02 packages=2 cores=4 ports=tcp:10.10.0.0/16:32000-32005\n"
-    "node node03 packages=1 cores=2\n"
-    "nic node01 eth0 plane=10.10.0.0/16 address=10.10.1.1 speed=10G package=0\n"
-    "nic node01 hfi0 plane=opa package=1\n"
-    "nic node02 eth0 plane=10.10.0.0/16 address=10.10.1.2 speed=10G package=1\n"
-    "nic node02 hfi0 plane=opa\n"
-    "nic node03 eth0 plane=10.10.0.0/16 address=10.10.1.3\n";
+#include "lab_fabric.h"
 
 /* ------------------------------------------------------------ messages */
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "test/pnet/lab_fabric.h"
 #include "test/support/meridian_test.hpp"
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/opal/class/fabric.hpp>
@@ -21,25 +22,10 @@ namespace
 
 using namespace meridian;
 
-// Two planes as seed 002 draws them: Ethernet (tcp) and an OPA network.
-// node02 has 6 tcp ports; node03 has none of its own (pnet_tcp_static_ports)
-// and a NIC of unknown speed.
-const char *const fabric_text =
-    "fabric lab\n"
-    "plane 10.10.0.0/16 cidr=10.10.0.0/16 qos=4\n"
-    "plane opa type=opa\n"
-    "node node01 packages=2 cores=4 ports=tcp:10.10.0.0/16:32000-32099;udp:40000-40009\n"
-    "node node02 packages=2 cores=4 ports=tcp:10.10.0.0/16:32000-32005\n"
-    "node node03 packages=1 cores=2\n"
-    "nic node01 eth0 plane=10.10.0.0/16 address=10.10.1.1 speed=10G package=0\n"
-    "nic node01 hfi0 plane=opa package=1\n"
-    "nic node02 eth0 plane=10.10.0.0/16 address=10.10.1.2 speed=10G package=1\n"
-    "nic node02 hfi0 plane=opa\n"
-    "nic node03 eth0 plane=10.10.0.0/16 address=10.10.1.3\n";
 
 std::shared_ptr<const fabric::Fabric> lab()
 {
-    auto parsed = fabric::parse_fabric(fabric_text, "lab.fabric");
+    auto parsed = fabric::parse_fabric(lab_fabric, "lab.fabric");
     ck_assert_msg(parsed.ok(), "%s", parsed.ok() ? "" : parsed.error().message.c_str());
     return std::make_shared<const fabric::Fabric>(std::move(*parsed));
 }
@@ -756,7 +742,7 @@ START_TEST(inventory_round_trip_through_the_file)
     const std::string path = meridian_test::scratch() + "/lab.fabric";
     FILE *file = std::fopen(path.c_str(), "w");
     ck_assert_ptr_nonnull(file);
-    std::fputs(fabric_text, file);
+    std::fputs(lab_fabric, file);
     std::fclose(file);
     use_components(nullptr);
     meridian_test::set_param_env("pnet_tcp_fabric_file", path);

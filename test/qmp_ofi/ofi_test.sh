@@ -5,17 +5,8 @@
 # tcp;ofi_rxm over this node's interfaces); a killed peer and a timeout on
 # both paths.  Each check reads the processes' output, not only mpirun's
 # exit code.
-if [ -z "$MPIRUN" ] || [ "$HAVE_PMIX" != yes ]; then
-    mpi=no
-else
-    mpi=yes
-fi
-if [ "$(id -u)" = 0 ]; then
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-fi
-setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
-unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
+# shellcheck source=test/support/mpi_test_lib.sh
+. "$srcdir/../support/mpi_test_lib.sh"
 # Every wait of the suite is short; a hang fails within a minute.
 setp msg_ofi_timeout 60
 

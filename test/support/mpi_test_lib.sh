@@ -1,0 +1,21 @@
+# Sourced by the shell tests that run jobs under Open MPI's mpirun
+# (test/injob/*.sh, test/qmp_ofi/ofi_test.sh):
+#
+#   $mpi               yes when make check found mpirun ($MPIRUN) and
+#                      Meridian was built with PMIx ($HAVE_PMIX), else no
+#   setp NAME VALUE    set MCA parameter NAME in the environment
+#                      (${MCA_ENV_PREFIX}NAME, exported)
+#   unsetp NAME        take it out again
+#
+# As root it also lets mpirun run (Open MPI refuses root without these).
+if [ -z "$MPIRUN" ] || [ "$HAVE_PMIX" != yes ]; then
+    mpi=no
+else
+    mpi=yes
+fi
+if [ "$(id -u)" = 0 ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+fi
+setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
+unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
