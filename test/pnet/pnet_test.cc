@@ -22,7 +22,6 @@ namespace
 
 using namespace meridian;
 
-
 std::shared_ptr<const fabric::Fabric> lab()
 {
     auto parsed = fabric::parse_fabric(lab_fabric, "lab.fabric");
