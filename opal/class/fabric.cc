@@ -286,6 +286,20 @@ Result<Index> Fabric::add_node(Node node)
     return index;
 }
 
+std::optional<Index> Fabric::nic_with_address(Index node, std::uint32_t address) const
+{
+    if (is_loopback(address)) {
+        for (const Index n : nodes_[node].nics) {
+            if (nics_[n].address == address) {
+                return n;
+            }
+        }
+        return std::nullopt;
+    }
+    const auto found = nic_by_address_.find(address);
+    return found != nic_by_address_.end() ? std::optional<Index>(found->second) : std::nullopt;
+}
+
 Result<Index> Fabric::add_nic(Nic nic)
 {
     if (nic.node >= nodes_.size()) {
@@ -373,8 +387,8 @@ Result<Index> Fabric::add_nic(Nic nic)
                            (*nic.address == cidr.network ? "network" : "broadcast") + " address)");
             }
         }
-        if (const auto other = nic_by_address_.find(*nic.address); other != nic_by_address_.end()) {
-            const Nic &owner = nics_[other->second];
+        if (const auto other = nic_with_address(nic.node, *nic.address)) {
+            const Nic &owner = nics_[*other];
             return bad("expected an address no other NIC has, found " + format_ipv4(*nic.address) +
                        " (NIC " + util::quoted(owner.name) + " of node " +
                        util::quoted(nodes_[owner.node].name) + " has it)");
@@ -394,7 +408,7 @@ Result<Index> Fabric::add_nic(Nic nic)
     nic.index_on_node = static_cast<std::uint32_t>(nodes_[nic.node].nics.size());
     nodes_[nic.node].nics.push_back(index);
     planes_[nic.plane].nics.push_back(index);
-    if (nic.address) {
+    if (nic.address && !is_loopback(*nic.address)) {
         nic_by_address_.emplace(*nic.address, index);
     }
     nics_.push_back(std::move(nic));

@@ -32,9 +32,10 @@
 //   nic NODE NAME plane=NAME [address=IPv4] [switch=NAME] [speed=RATE]
 //        [package=N] [coord=C,C,...]
 //        a NIC of a node, named as that node names it (eth0, ib0, mlx5_0).
-//        The address must lie in a subnet of the plane; switch must be on the
-//        same plane; speed is a rate (10G, 25Gb/s, 100000 = Mbit/s); package
-//        is the processor it hangs off (for NIC order by distance); coord
+//        The address must lie in a subnet of the plane, and no other NIC may
+//        have it (a loopback address, 127.0.0.0/8, is each node's own: no
+//        other NIC of its node); switch must be on the same plane; speed is a rate (10G, 25Gb/s,
+//        100000 = Mbit/s); package is the processor it hangs off (for NIC order by distance); coord
 //        overrides the node's position for this NIC.
 //
 // Errors (MERIDIAN_ERR_BAD_PARAM, or MERIDIAN_ERR_IO for a file that cannot be
@@ -152,6 +153,9 @@ class Fabric
     // fabric lacks (planes/switches/subnets matched by name, nodes by name;
     // a node already here keeps its own description).
     Status merge(const Fabric &other);
+    // The NIC that has `address` where a NIC of `node` would clash with it:
+    // anywhere, or on `node` alone for a loopback address.
+    std::optional<Index> nic_with_address(Index node, std::uint32_t address) const;
 
     // The node's map in carto terms: Slot<p> for each package (linked to each
     // other with weight 20 both ways) and each NIC under its own name, linked
@@ -175,7 +179,9 @@ class Fabric
     // Per plane: its subnets by network address, to find an address's subnet
     // and overlaps in O(log subnets).
     std::vector<std::map<std::uint32_t, Index>> subnet_by_network_;
-    // NICs by address: no two NICs of a fabric share one.
+    // NICs by address: no two NICs of a fabric share one.  Addresses are
+    // unique in the fabric, but for loopback ones (127.0.0.0/8),
+    // which are unique on their node only and not kept here.
     std::unordered_map<std::uint32_t, Index> nic_by_address_;
     struct OrderCache;
     std::shared_ptr<OrderCache> order_cache_; // filled lazily; copies share

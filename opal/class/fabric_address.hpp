@@ -16,6 +16,11 @@ namespace meridian::fabric
 // Dotted quad "10.1.2.3" (no leading zeros beyond "0", each part 0-255).
 std::optional<std::uint32_t> parse_ipv4(std::string_view text);
 std::string format_ipv4(std::uint32_t address);
+// 127.0.0.0/8: every host's own loopback, which reaches no other host.
+constexpr bool is_loopback(std::uint32_t address)
+{
+    return (address >> 24) == 127;
+}
 
 struct Cidr {
     std::uint32_t network = 0; // host bits zero

@@ -196,6 +196,32 @@ nic b e0 plane=bare
 }
 END_TEST
 
+// Each host of an in-job fabric describes its own lo, all on one plane
+// 127.0.0.0/8: it joins no two hosts, so the cost is the routed data
+// plane's 6 hops, not the 4 of "one subnet" on loopback; with only
+// loopback in common two hosts share no plane.
+START_TEST(loopback_joins_no_hosts)
+{
+    start({{"coord", "tcp"}});
+    const auto fabric = fabric_of(R"(plane data cidr=10.10.0.0/16
+subnet 10.10.1.0/24 plane=data
+subnet 10.10.2.0/24 plane=data
+plane 127.0.0.0/8 cidr=127.0.0.0/8
+node a
+node b
+node c
+nic a eth0 plane=data address=10.10.1.1
+nic a lo plane=127.0.0.0/8 address=127.0.0.1
+nic b eth0 plane=data address=10.10.2.1
+nic b lo plane=127.0.0.0/8 address=127.0.0.1
+nic c lo plane=127.0.0.0/8 address=127.0.0.1
+)");
+    place(fabric, job_of(*fabric, "a:1,b:1,c:1", meridian::fabric::Binding::none));
+    ck_assert_text_eq(cost_of(0, 1), "6");
+    ck_assert_text_eq(cost_of(0, 2), "error -4: ranks 0 (node a) and 2 (node c) share no plane");
+}
+END_TEST
+
 START_TEST(priority_parameter)
 {
     start({{"coord_tcp_priority", "7"}});
@@ -217,6 +243,7 @@ int main()
     tcase_add_test(seed, unused_nic_coord_is_said);
     tcase_add_test(seed, readme_example);
     tcase_add_test(seed, plane_without_addresses_or_switches);
+    tcase_add_test(seed, loopback_joins_no_hosts);
     tcase_add_test(seed, priority_parameter);
     suite_add_tcase(suite, seed);
     return meridian_test::run_suite(suite);

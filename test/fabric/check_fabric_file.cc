@@ -264,6 +264,18 @@ START_TEST(every_error)
                                            "nic n2 eth0 plane=data address=10.10.1.5\n")),
                       "t.fabric:10:32: expected an address no other NIC has, found 10.10.1.5 "
                       "(NIC \"eth1\" of node \"n1\" has it)");
+    // Every node has its own loopback: 127.0.0.1 on two nodes is no clash
+    // (each host of a job describes its lo), on one node it is.
+    ck_assert_text_eq(error_of(parse("plane 127.0.0.0/8 cidr=127.0.0.0/8\nnode a\nnode b\n"
+                                     "nic a lo plane=127.0.0.0/8 address=127.0.0.1\n"
+                                     "nic b lo plane=127.0.0.0/8 address=127.0.0.1\n")),
+                      "parsed without error");
+    ck_assert_text_eq(error_of(parse("plane 127.0.0.0/8 cidr=127.0.0.0/8\nnode a\nnode b\n"
+                                     "nic b lo plane=127.0.0.0/8 address=127.0.0.1\n"
+                                     "nic a lo plane=127.0.0.0/8 address=127.0.0.1\n"
+                                     "nic a lo2 plane=127.0.0.0/8 address=127.0.0.1\n")),
+                      "t.fabric:6:37: expected an address no other NIC has, found 127.0.0.1 "
+                      "(NIC \"lo\" of node \"a\" has it)");
     // A /31 (point to point) and a /32 have no network or broadcast address.
     ck_assert_text_eq(error_of(parse("plane p cidr=10.30.0.0/31\nnode a\nnode b\n"
                                      "nic a e plane=p address=10.30.0.0\n"

@@ -614,6 +614,14 @@ Result<std::uint64_t> cost(std::uint32_t from, std::uint32_t to)
         if (table.module == nullptr || table.module->nic_cost == nullptr) {
             continue;
         }
+        // Two hosts' loopbacks share a plane's name, not a wire.
+        const auto host_local = [&](fabric::Index nic) {
+            const auto &address = c.fabric->nics()[nic].address;
+            return address && fabric::is_loopback(*address);
+        };
+        if (host_local(nic_a) || host_local(match->second)) {
+            continue;
+        }
         std::uint64_t hops = 0;
         const int rc = table.module->nic_cost(table.module, &c, nic_a, match->second, &hops);
         if (rc != MERIDIAN_SUCCESS) {
