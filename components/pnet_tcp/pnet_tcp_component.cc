@@ -9,6 +9,7 @@
 #include "components/pnet_tcp/pnet_tcp_allocate.hpp"
 #include "components/pnet_tcp/pnet_tcp_claim.hpp"
 #include "components/pnet_tcp/pnet_tcp_inventory.hpp"
+#include "components/pnet_tcp/pnet_tcp_switches.hpp"
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
@@ -24,10 +25,13 @@ namespace
 const char *static_ports = nullptr; // owned by Meridian
 const char *fabric_file = nullptr;  // owned by Meridian
 const char *ledger = nullptr;       // owned by Meridian
+const char *switches = nullptr;     // owned by Meridian
 int priority = 20;
 
 // static_pools() parses once per open.
 std::optional<meridian::Result<std::vector<meridian::fabric::PortPoolSpec>>> parsed_pools;
+// switch_map() too.
+std::optional<meridian::Result<meridian::pnet_tcp::SwitchMap>> parsed_switches;
 
 int register_params(const mca_base_component_t *self)
 {
@@ -49,6 +53,18 @@ int register_params(const mca_base_component_t *self)
             "inventory where no fabric manager is present; empty: this host's interfaces",
             MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL,
             MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &fabric_file);
+        if (index < 0) {
+            return index;
+        }
+        index = meridian_mca_base_component_param_register(
+            self, "switches",
+            "The Ethernet switch each address hangs off, which a host cannot see from its "
+            "interfaces: NAME:ADDRESSES;... with ADDRESSES a ',' list of addresses, ranges "
+            "A.B.C.D-A.B.C.D and subnets A.B.C.D/N, e.g. "
+            "data0:10.77.0.1-10.77.0.2;data1:10.77.0.3-10.77.0.8 (coord_tcp's y); empty: "
+            "switches unknown",
+            MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL,
+            MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN, &switches);
         if (index < 0) {
             return index;
         }
@@ -155,16 +171,22 @@ const mca_pnet_base_module_t module = {
     .deregister = deregister,
 };
 
-// A bad pnet_tcp_static_ports is reported when the component opens, whether
+// A bad pnet_tcp_static_ports or pnet_tcp_switches is reported when the component opens, whether
 // or not a job ever draws from it (the component then stays closed).
 int open_component(const mca_base_component_t *)
 {
     return meridian::c_boundary("pnet_tcp open", [] {
         parsed_pools.reset();
+        parsed_switches.reset();
         const auto pools = meridian::pnet_tcp::static_pools();
         if (!pools) {
             meridian::report_error(pools.error().message);
             return pools.error().status;
+        }
+        const auto map = meridian::pnet_tcp::switch_map();
+        if (!map) {
+            meridian::report_error(map.error().message);
+            return map.error().status;
         }
         if (auto checked = meridian::pnet_tcp::check_ledger_param(); !checked) {
             meridian::report_error(checked.error().message);
@@ -178,6 +200,7 @@ int close_component(const mca_base_component_t *)
 {
     return meridian::c_boundary("pnet_tcp close", [&]() -> int {
         parsed_pools.reset();
+        parsed_switches.reset();
         meridian::pnet_tcp::forget_pools();
         meridian::pnet_tcp::forget_claims();
         return MERIDIAN_SUCCESS;
@@ -230,6 +253,15 @@ Result<std::vector<fabric::PortPoolSpec>> static_pools()
             fabric::parse_static_ports(text, param_where("pnet_tcp_static_ports")));
     }
     return *parsed_pools;
+}
+
+Result<SwitchMap> switch_map()
+{
+    if (!parsed_switches) {
+        const char *text = switches != nullptr ? switches : "";
+        parsed_switches.emplace(SwitchMap::parse(text, param_where("pnet_tcp_switches")));
+    }
+    return *parsed_switches;
 }
 
 } // namespace meridian::pnet_tcp

@@ -19,6 +19,7 @@
 
 #include "components/pnet_tcp/pnet_tcp_allocate.hpp"
 #include "components/pnet_tcp/pnet_tcp_claim.hpp"
+#include "components/pnet_tcp/pnet_tcp_switches.hpp"
 #include <meridian/mca/carto/base/base.hpp>
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
@@ -161,6 +162,32 @@ std::string rename_node(std::string_view text, const std::string &from, const st
     return out;
 }
 
+// The switches of the map on a plane this host has just described: all
+// those with an address in its subnet, in the map's order, so that every
+// host numbers a plane's switches alike (coord_tcp's y).
+Status add_switches(fabric::Fabric &host, fabric::Index plane, const fabric::Cidr &subnet,
+                    const SwitchMap &map)
+{
+    for (std::size_t i = 0; i < map.switches().size(); ++i) {
+        if (!map.touches(i, subnet)) {
+            continue;
+        }
+        const std::string &name = map.switches()[i].name;
+        if (const auto known = host.find_switch(name)) {
+            return make_error(MERIDIAN_ERR_BAD_PARAM,
+                              param_where("pnet_tcp_switches") + ": switch " + util::quoted(name) +
+                                  " has addresses in " +
+                                  host.planes()[host.switches()[*known].plane].name + " and in " +
+                                  subnet.text() +
+                                  ", two planes of this host; a switch is on one plane");
+        }
+        if (auto added = host.add_switch(name, plane); !added) {
+            return added.error();
+        }
+    }
+    return success();
+}
+
 } // namespace
 
 Result<fabric::Fabric> host_fabric(std::vector<fabric::PortPoolSpec> ports)
@@ -177,6 +204,11 @@ Result<fabric::Fabric> host_fabric(std::vector<fabric::PortPoolSpec> ports)
         meridian_mca_base_framework_verbose(&meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,
                                             "pnet_tcp: no carto map, NIC packages unknown: %s",
                                             map.error().message.c_str());
+    }
+
+    auto switches = switch_map();
+    if (!switches) {
+        return switches.error();
     }
 
     fabric::Fabric host;
@@ -204,6 +236,9 @@ Result<fabric::Fabric> host_fabric(std::vector<fabric::PortPoolSpec> ports)
                 continue; // an odd netmask: not a plane processes can share
             }
             plane = *added;
+            if (auto done = add_switches(host, *plane, subnet, *switches); !done) {
+                return done.error();
+            }
         }
         fabric::Nic nic;
         nic.name = interface.name;
@@ -212,6 +247,10 @@ Result<fabric::Fabric> host_fabric(std::vector<fabric::PortPoolSpec> ports)
         nic.address = interface.address;
         nic.speed_mbps = link_speed(interface.name);
         nic.package = nic_package(graph, interface.name);
+        if (const auto sw = switches->switch_of(interface.address)) {
+            // add_switches put it on this plane: its address is in the subnet.
+            nic.sw = *host.find_switch(switches->switches()[*sw].name);
+        }
         if (auto added = host.add_nic(std::move(nic)); !added) {
             meridian_mca_base_framework_verbose(
                 &meridian_pnet_base_framework, MCA_BASE_VERBOSE_INFO,

@@ -1,0 +1,3 @@
+// pnet_tcp's switch map, compiled into its test from the component's source:
+// the parser and the look-ups without the framework.
+#include "components/pnet_tcp/pnet_tcp_switches.cc"
