@@ -26,6 +26,8 @@
 #   cluster.sh kill HOST PATTERN  SIGKILL HOST's processes whose command line
 #                                 matches PATTERN (grep -E)
 #   cluster.sh fabric             the cluster as a Meridian fabric file
+#   cluster.sh switches           which switch each address hangs off, as
+#                                 pnet_tcp_switches takes it
 #   cluster.sh status             what is up
 #
 # MERIDIAN_CLUSTER names the cluster (default "mc"): namespaces are
@@ -208,6 +210,15 @@ EOF
     done
 }
 
+switches() {
+    [ -f "$state/count" ] || die "switches: no cluster is up (cluster.sh up)"
+    count=$(cat "$state/count")
+    half=$(((count + 1) / 2))
+    map="data0:10.77.0.1-10.77.0.$half"
+    [ "$count" -gt "$half" ] && map="$map;data1:10.77.0.$((half + 1))-10.77.0.$count"
+    echo "$map;mgmt:10.78.0.1-10.78.0.$count"
+}
+
 status() {
     if [ ! -f "$state/hosts" ]; then
         echo "cluster $name: down"
@@ -289,6 +300,7 @@ kill)
     echo "killed $killed process(es) on $1"
     ;;
 fabric) fabric ;;
+switches) switches ;;
 status) status ;;
 *)
     sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'

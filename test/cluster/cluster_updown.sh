@@ -32,6 +32,9 @@ if ! "$C" up 3 >"$up_out" 2>&1; then
     exit 1
 fi
 [ "$("$C" hosts | tr '\n' ' ')" = "h1 h2 h3 " ] || fail "hosts: $("$C" hosts)"
+map=$("$C" switches)
+[ "$map" = "data0:10.77.0.1-10.77.0.2;data1:10.77.0.3-10.77.0.3;mgmt:10.78.0.1-10.78.0.3" ] ||
+    fail "switches: $map"
 for i in 1 2 3; do
     h=h$i
     [ "$("$C" exec $h hostname)" = "$h" ] || fail "$h calls itself $("$C" exec $h hostname)"
