@@ -58,7 +58,9 @@ for np in $QMP_SHAPES; do
     ok=yes
     r=0
     while [ $r -lt "$procs" ]; do
-        tag="QMP m$r,n$procs@$host"
+        rhost=$host
+        [ "$np" -gt 0 ] && rhost=$(qmp_host_of $r)
+        tag="QMP m$r,n$procs@$rhost"
         expect_line "$QMP_OUT" stdout "$tag: printf line $r" || ok=no
         expect_line "$QMP_OUT" stdout "$tag info: info line $r" || ok=no
         expect_line "$QMP_OUT" stdout "$tag: fprintf stdout line $r" || ok=no
@@ -114,7 +116,7 @@ if ! grep -q "^QMP m0,n1@$host error: QMP_free_aligned_memory: " "$QMP_ERR"; the
     qmp_fail "the default error function: expected 'QMP m0,n1@$host error: QMP_free_aligned_memory: ...'"
     qmp_show_output
 fi
-abort_case "QMP_abort(7) on node 1 of 2" 2 abort nonzero "QMP m1,n2@$host error: abort: 7"
+abort_case "QMP_abort(7) on node 1 of 2" 2 abort nonzero "QMP m1,n2@$(qmp_host_of 1) error: abort: 7"
 
 for np in $QMP_SHAPES; do
     qmp_run "errors, np=$np" "$np" qmp_error_test

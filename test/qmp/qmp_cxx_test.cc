@@ -5,6 +5,7 @@
 // aligned memory -- with the values checked as in the C tests.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -22,7 +23,11 @@ void machine()
 {
     qc_int("QMP::getNumberOfNodes()", n, QMP::getNumberOfNodes());
     qc_int("QMP::getNodeNumber()", me, QMP::getNodeNumber());
-    qc_int("QMP::getSMPCount() (every process on this host)", n, QMP::getSMPCount());
+    // The processes on this host, as the launcher counts them (mpirun over
+    // several hosts puts fewer than n here).
+    const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    qc_int("QMP::getSMPCount() (the processes on this host)",
+           local != nullptr ? std::atoi(local) : n, QMP::getSMPCount());
     qc_int("QMP::getMsgPassingType() of a plain run", QMP_SWITCH, QMP::getMsgPassingType());
     // A switched machine has no allocated grid (QMP 2.5, as the C API says).
     qc_int("QMP::getAllocatedNumberOfDimensions() of a switched machine", 0,

@@ -11,6 +11,12 @@
 #                                     it after that, exit 124), unset: none
 #   qmp_have_mpirun                   whether the mpirun cases can run
 #   qmp_status                        0 when everything passed so far
+#   qmp_host_of RANK                  the host rank RANK runs on
+#   QMP_RANK_HOSTS                    set by test/qmp/qmp_hosts.sh, which runs
+#                                     the drivers again with MPIRUN starting
+#                                     the processes round-robin over these
+#                                     simulated hosts ("h1 h2"); unset: this
+#                                     host
 # (The functions' own variables start with ql_: sh has no local ones.)
 
 # QMP needs a msg transport; the only one (qmp_ofi) needs libfabric.
@@ -100,11 +106,29 @@ qmp_run() {
 # The shapes every API group runs in: alone, and mpirun -np 1, 2, 4.
 QMP_SHAPES="0 1 2 4"
 
+# Rank R's host: round-robin over QMP_RANK_HOSTS (mpirun --map-by node).
+qmp_host_of() {
+    if [ -z "${QMP_RANK_HOSTS:-}" ]; then
+        uname -n
+        return
+    fi
+    ql_rank=$1
+    # shellcheck disable=SC2086 # the host names are words
+    set -- $QMP_RANK_HOSTS
+    shift $((ql_rank % $#))
+    echo "$1"
+}
+
 # qmp_expect_path NAME REGEX: the transport's path from rank 0 to rank 1 of a
 # 2-process job, as the msg base reports it at verbosity info, matches REGEX
-# (grep -E): the runs that follow test the path they say they test.
+# (grep -E): the runs that follow test the path they say they test.  With
+# ranks 0 and 1 on two hosts (QMP_RANK_HOSTS) it is libfabric's whatever the
+# parameters: shared memory does not cross hosts.
 qmp_expect_path() {
     qmp_have_mpirun || return 0
+    if [ "$(qmp_host_of 0)" != "$(qmp_host_of 1)" ]; then
+        set -- "$1 (between hosts)" "ofi:.*"
+    fi
     qmp_setp msg_base_verbose info
     qmp_launch 2 qmp_init_test app-np=2
     qmp_unsetp msg_base_verbose

@@ -52,7 +52,10 @@ static void parse(int argc, char **argv, struct expect *e)
         }
     }
     if (e->smp < 0) {
-        e->smp = e->np;
+        /* The processes on this host, as the launcher counts them (mpirun
+         * over several hosts puts fewer than np here). */
+        const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+        e->smp = local != NULL ? atoi(local) : e->np;
     }
 }
 
