@@ -83,6 +83,9 @@ on_host() {
 }
 
 down() {
+    # Slurm's first (slurm.sh): its munged runs outside the hosts, and its
+    # daemons are best stopped before their hosts go.
+    [ -d "$state/slurm" ] && MERIDIAN_CLUSTER=$name "$(dirname "$0")/slurm.sh" down
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$name-(h[0-9]+|fabric)$"); do
         # Every process of the namespace first, so that none holds it.
         for pid in $(ip netns pids "$ns" 2>/dev/null); do

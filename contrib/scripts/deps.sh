@@ -11,6 +11,7 @@ packages=(
     clang libclang-rt-14-dev clang-format
     graphviz
     iproute2 iputils-ping util-linux
+    slurm-wlm munge
 )
 
 missing=()

@@ -1,0 +1,142 @@
+# Sourced by pnet_hosts.sh (mpirun) and slurm_hosts.sh (srun): the checks of
+# a job of cluster_peer, six processes on h1-h3 two by two (ranks 0 and 1 on
+# h1, 2 and 3 on h2, 4 and 5 on h3), of pmix_reader in such a job, and of
+# two such jobs at once, whichever launcher started them.
+#
+#   hosts_params LEDGER          the MCA parameters of every job: two ports
+#                                per process from 32000-32099 on the data
+#                                plane, the switch map, LEDGER the ledger
+#   check_ran FILE RC LAUNCHER   the job (exit RC, output FILE) ran on all
+#                                six; prints its lines
+#   check_one_job FILE           what every process printed (node, NICs,
+#                                ports, endpoints, coordinates, costs,
+#                                agree), ports unique on each host
+#   check_reader FILE RC         every pmix_reader said ok
+#   wait_both FILE_A FILE_B PID_A PID_B   bounded wait until both jobs'
+#                                processes have printed (or both ended)
+#   check_two_jobs FILE_A FILE_B LEDGER RC_A RC_B   two jobs at once: no
+#                                port of a host in both, and LEDGER (the
+#                                ledger while both ran) held both
+#   check_ledger_empty LEDGER    no entry left once the jobs ended
+#   field RANK NAME FILE         the value of NAME= in RANK's line
+#
+# A failed check prints "FAIL: ..." and sets status to 1, the exit status
+# of the sourcing script.
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # read by the sourcing script
+status=0
+fail() {
+    echo "FAIL: $*"
+    status=1
+}
+
+hosts_params() {
+    setp pnet_base_requests "id=data,type=tcp,endpts=2,plane=10.77.0.0/24"
+    setp pnet_tcp_static_ports "tcp:32000-32099"
+    setp pnet_tcp_switches "data0:10.77.0.1-10.77.0.2;data1:10.77.0.3-10.77.0.8"
+    setp pnet_tcp_ledger "$1"
+}
+
+field() {
+    sed -n "s/^rank $1: .* $2=\([^ ]*\).*/\1/p; s/^rank $1: $2=\([^ ]*\).*/\1/p" "$3" | head -n 1
+}
+
+check_ran() {
+    if [ "$2" -ne 0 ] || [ "$(grep -c '^rank [0-5]: node=' "$1")" -ne 6 ] || grep -q '^FAIL' "$1"; then
+        fail "$3 (exit $2):"
+        sed 's/^/  /' "$1"
+    else
+        echo "ok: 6 processes on 3 hosts ran the pipeline"
+        sed 's/^/  /' "$1"
+    fi
+}
+
+check_one_job() {
+    out=$1
+    for r in 0 1 2 3 4 5; do
+        host=h$((r / 2 + 1))
+        i=$((r / 2 + 1))
+        [ "$(field $r node "$out")" = "$host" ] || fail "rank $r is on $(field $r node "$out"), expected $host"
+        [ "$(field $r nics "$out")" = "eth0,mgmt0,lo" ] ||
+            fail "rank $r's NICs: $(field $r nics "$out"), expected eth0,mgmt0,lo (its host's own)"
+        [ "$(field $r agree "$out")" = yes ] || fail "rank $r disagrees about the allocation"
+        ports=$(field $r ports "$out")
+        for p in $(echo "$ports" | tr ',' ' '); do
+            { [ "$p" -ge 32000 ] && [ "$p" -le 32099 ]; } || fail "rank $r's port $p is not from the pool"
+        done
+        [ "$(echo "$ports" | tr ',' '\n' | grep -c .)" -eq 2 ] || fail "rank $r has ports $ports, asked 2"
+        # Its endpoints: the host's own data address, on its ports.
+        want=$(echo "$ports" | tr ',' '\n' | sed "s/^/10.77.0.$i:/" | paste -sd, -)
+        [ "$(field $r endpt "$out")" = "$want" ] ||
+            fail "rank $r's endpoints: $(field $r endpt "$out"), expected $want"
+        # x: eth0 is the host's first NIC, mgmt0 its second; y: data0 (h1,
+        # h2) or data1 (h3), mgmt's switch unknown (the map does not name
+        # it); z: each plane is one subnet.
+        if [ $i -le 2 ]; then y=0; else y=1; fi
+        want="10.77.0.0/24:0,$y,0;10.78.0.0/24:1,0,0"
+        got=$(field $r coord "$out" | tr ';' '\n' | grep -v '^127\.' | paste -sd';' -)
+        [ "$got" = "$want" ] || fail "rank $r's coordinates: $got, expected $want"
+        # Costs: 0 on its host, 2 to the other host on data0, 4 across the
+        # trunk.
+        case $host in
+        h1) want=0,0,2,2,4,4 ;;
+        h2) want=2,2,0,0,4,4 ;;
+        h3) want=4,4,4,4,0,0 ;;
+        esac
+        [ "$(field $r cost "$out")" = "$want" ] || fail "rank $r's costs: $(field $r cost "$out"), expected $want"
+    done
+    # Ports unique per host.
+    for host in h1 h2 h3; do
+        dup=$(grep "^rank [0-5]: node=$host " "$out" | sed 's/.* ports=\([^ ]*\).*/\1/' | tr ',' '\n' |
+            sort | uniq -d | paste -sd, -)
+        [ -z "$dup" ] || fail "ports $dup given twice on $host"
+    done
+}
+
+check_reader() {
+    oks=$(grep -c ': ok' "$1")
+    if [ "$2" -ne 0 ] || [ "$oks" -ne 6 ]; then
+        fail "a plain PMIx client across the hosts (exit $2, $oks of 6 ok):"
+        sed 's/^/  /' "$1"
+    else
+        echo "ok: a plain PMIx client on each host read every process's results"
+    fi
+}
+
+# The processes hold their ports until told (CLUSTER_PEER_WAIT), so both
+# jobs' ports are in use at once; at most 90 s.
+wait_both() {
+    tries=0
+    while [ $tries -lt 900 ]; do
+        [ "$(grep -c '^rank [0-5]: node=' "$1")" -eq 6 ] &&
+            [ "$(grep -c '^rank [0-5]: node=' "$2")" -eq 6 ] && break
+        kill -0 "$3" 2>/dev/null || kill -0 "$4" 2>/dev/null || break
+        sleep 0.1
+        tries=$((tries + 1))
+    done
+}
+
+check_two_jobs() {
+    if [ "$4" -ne 0 ] || [ "$5" -ne 0 ] || grep -q '^FAIL' "$1" "$2"; then
+        fail "two jobs at once (exit $4 and $5):"
+        sed 's/^/  a: /' "$1"
+        sed 's/^/  b: /' "$2"
+    else
+        for host in h1 h2 h3; do
+            both=$(cat "$1" "$2" | grep "^rank [0-5]: node=$host " |
+                sed 's/.* ports=\([^ ]*\).*/\1/' | tr ',' '\n' | sort | uniq -d | paste -sd, -)
+            [ -z "$both" ] || fail "ports $both of $host given to both jobs"
+        done
+        entries=$(grep -c '^job ' "$3" 2>/dev/null)
+        [ "${entries:-0}" -eq 6 ] || {
+            fail "while both ran the ledger held ${entries:-0} entries, expected 2 jobs x 3 hosts:"
+            sed 's/^/  /' "$3" 2>/dev/null
+        }
+        echo "ok: two jobs at once on h1-h3 share no port on any host"
+    fi
+}
+
+check_ledger_empty() {
+    left=$(grep -c '^job ' "$1" 2>/dev/null)
+    [ "${left:-0}" -eq 0 ] || fail "the ledger still holds ${left} entries after both jobs ended"
+}

@@ -1,0 +1,111 @@
+#!/bin/sh
+# pnet and coord in-job across hosts under Slurm: srun --mpi=pmix starts
+# cluster_peer on three simulated hosts (contrib/cluster/cluster.sh, with
+# Slurm on them by contrib/cluster/slurm.sh: slurmctld on h1, a slurmd on
+# each host), two processes each, and the PMIx server every process talks
+# to is Slurm's (its pmix plugin in slurmstepd) instead of mpirun's.  The
+# checks are pnet_hosts.sh's (hosts_checks.sh):
+#   - each host's inventory from its own interfaces, endpoints on the host's
+#     own data address, static ports from the pool and unique on each host,
+#     the same allocation in every process (agree=yes), coord_tcp's
+#     coordinates and costs from the real interfaces and the switch map;
+#   - a plain PMIx client (pmix_reader) on every host reads every process's
+#     results;
+#   - two jobs at once on the same hosts share no static port on any host,
+#     and the port ledger is empty once both are done.
+# Needs root, iproute2, Slurm and munge, and Meridian built with PMIx;
+# skipped otherwise.
+# shellcheck disable=SC2154 # srcdir comes from the environment (make check)
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
+    echo "SKIP: needs root and iproute2"
+    exit 77
+fi
+for tool in slurmctld slurmd srun munged; do
+    if ! command -v $tool >/dev/null 2>&1; then
+        echo "SKIP: needs Slurm and munge, no $tool (Debian: apt-get install slurm-wlm munge)"
+        exit 77
+    fi
+done
+# shellcheck source=test/support/mpi_test_lib.sh
+. "$srcdir/../support/mpi_test_lib.sh"
+# Not $mpi: srun starts the jobs, mpirun is not needed.
+if [ "$HAVE_PMIX" != yes ]; then
+    echo "SKIP: needs Meridian built with PMIx"
+    exit 77
+fi
+MERIDIAN_CLUSTER=s$$
+export MERIDIAN_CLUSTER
+C=$CLUSTER
+S=$SLURM_SH
+scratch=$(pwd)/slurm-hosts.$$
+ledger=$scratch/ports
+# shellcheck source=test/cluster/hosts_checks.sh
+. "$srcdir/hosts_checks.sh"
+# shellcheck disable=SC2317 # the trap's
+cleanup() {
+    "$S" down
+    "$C" down
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+rm -rf "$scratch"
+mkdir -p "$scratch" || exit 1
+
+if ! "$C" up 3 >"$scratch/up.out" 2>&1; then
+    echo "FAIL: cluster.sh up 3:"
+    cat "$scratch/up.out"
+    exit 1
+fi
+if ! timeout 120 "$S" up >"$scratch/slurm-up.out" 2>&1; then
+    echo "FAIL: slurm.sh up:"
+    cat "$scratch/slurm-up.out"
+    exit 1
+fi
+echo "ok: Slurm up on h1-h3"
+
+hosts_params "$ledger"
+
+# srun in h1; every process gets this environment (srun passes it on).
+# Block distribution: ranks 0 and 1 on h1, 2 and 3 on h2, 4 and 5 on h3.
+# The hosts share the machine's cores, so a job takes one CPU per node
+# (--overcommit): six processes fit however few cores there are, and two
+# jobs run side by side instead of one waiting for the other's.
+cluster_srun() {
+    timeout -k 10 120 "$S" srun --mpi=pmix -N 3 -n 6 --overcommit --distribution=block "$@" </dev/null
+}
+
+out=$scratch/job.out
+cluster_srun "$PEER" >"$out" 2>&1
+rc=$?
+check_ran "$out" $rc "srun across h1-h3"
+check_one_job "$out"
+
+# A PMIx client that knows nothing of Meridian, on every host, reads every
+# process's results.
+out=$scratch/reader.out
+[ -x "$PMIX_READER" ] || fail "no $PMIX_READER: build test/injob first (make -C test/injob pmix_reader)"
+cluster_srun "$PMIX_READER" data:tcp:2 >"$out" 2>&1
+rc=$?
+check_reader "$out" $rc
+
+# Two jobs at once on the same hosts: no port on a host given to both.
+rm -f "$scratch/go"
+CLUSTER_PEER_WAIT=$scratch/go
+export CLUSTER_PEER_WAIT
+cluster_srun "$PEER" >"$scratch/a.out" 2>&1 &
+job_a=$!
+cluster_srun "$PEER" >"$scratch/b.out" 2>&1 &
+job_b=$!
+wait_both "$scratch/a.out" "$scratch/b.out" $job_a $job_b
+cp "$ledger" "$scratch/both.ledger" 2>/dev/null
+touch "$scratch/go"
+wait $job_a
+rc_a=$?
+wait $job_b
+rc_b=$?
+unset CLUSTER_PEER_WAIT
+check_two_jobs "$scratch/a.out" "$scratch/b.out" "$scratch/both.ledger" $rc_a $rc_b
+check_ledger_empty "$ledger"
+
+exit $status
