@@ -140,3 +140,27 @@ check_ledger_empty() {
     left=$(grep -c '^job ' "$1" 2>/dev/null)
     [ "${left:-0}" -eq 0 ] || fail "the ledger still holds ${left} entries after both jobs ended"
 }
+
+# run_two_jobs LAUNCHER: two jobs of $PEER started at once by the function
+# LAUNCHER (it takes the program and starts it on h1-h3), both holding their
+# ports until both have them; then check_two_jobs and an empty ledger.
+# Uses $scratch and $ledger.
+run_two_jobs() {
+    rm -f "$scratch/go"
+    CLUSTER_PEER_WAIT=$scratch/go
+    export CLUSTER_PEER_WAIT
+    "$1" "$PEER" >"$scratch/a.out" 2>&1 &
+    job_a=$!
+    "$1" "$PEER" >"$scratch/b.out" 2>&1 &
+    job_b=$!
+    wait_both "$scratch/a.out" "$scratch/b.out" $job_a $job_b
+    cp "$ledger" "$scratch/both.ledger" 2>/dev/null
+    touch "$scratch/go"
+    wait $job_a
+    rc_a=$?
+    wait $job_b
+    rc_b=$?
+    unset CLUSTER_PEER_WAIT
+    check_two_jobs "$scratch/a.out" "$scratch/b.out" "$scratch/both.ledger" $rc_a $rc_b
+    check_ledger_empty "$ledger"
+}

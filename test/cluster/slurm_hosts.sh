@@ -90,22 +90,6 @@ rc=$?
 check_reader "$out" $rc
 
 # Two jobs at once on the same hosts: no port on a host given to both.
-rm -f "$scratch/go"
-CLUSTER_PEER_WAIT=$scratch/go
-export CLUSTER_PEER_WAIT
-cluster_srun "$PEER" >"$scratch/a.out" 2>&1 &
-job_a=$!
-cluster_srun "$PEER" >"$scratch/b.out" 2>&1 &
-job_b=$!
-wait_both "$scratch/a.out" "$scratch/b.out" $job_a $job_b
-cp "$ledger" "$scratch/both.ledger" 2>/dev/null
-touch "$scratch/go"
-wait $job_a
-rc_a=$?
-wait $job_b
-rc_b=$?
-unset CLUSTER_PEER_WAIT
-check_two_jobs "$scratch/a.out" "$scratch/b.out" "$scratch/both.ledger" $rc_a $rc_b
-check_ledger_empty "$ledger"
+run_two_jobs cluster_srun
 
 exit $status
