@@ -21,7 +21,10 @@
 #   cluster.sh agent HOST CMD...  the same, CMD given as one shell command
 #                                 line (mpirun's plm_rsh_agent, like ssh)
 #   cluster.sh fault HOST [IF] delay 2ms loss 5%   netem on HOST's link (IF:
-#                                 eth0 by default); "fault HOST [IF] clear"
+#                                 eth0 by default); "fault HOST [IF] clear".
+#                                 A kernel without netem still drops ("loss
+#                                 N%" alone: nftables, both directions) but
+#                                 cannot delay, and says so
 #   cluster.sh link HOST IF down|up
 #   cluster.sh kill HOST PATTERN  SIGKILL HOST's processes whose command line
 #                                 matches PATTERN (grep -E)
@@ -274,13 +277,44 @@ fault)
     esac
     if [ "${1:-}" = clear ]; then
         ip netns exec "$name-$host" tc qdisc del dev "$dev" root 2>/dev/null
+        ip netns exec "$name-$host" nft delete table inet "mcfault_$dev" 2>/dev/null
         exit 0
     fi
-    if ! ip netns exec "$name-$host" tc qdisc replace dev "$dev" root netem "$@" 2>"$state/tc.err"; then
-        if grep -q 'qdisc kind is unknown' "$state/tc.err"; then
-            die "fault: this kernel has no netem (CONFIG_NET_SCH_NETEM), so it cannot delay or drop on $host's $dev"
-        fi
+    if ip netns exec "$name-$host" tc qdisc replace dev "$dev" root netem "$@" 2>"$state/tc.err"; then
+        exit 0
+    fi
+    grep -q 'qdisc kind is unknown' "$state/tc.err" ||
         die "fault: tc netem $* on $host's $dev: $(cat "$state/tc.err")"
+    # No netem in this kernel: drops can still be made, by nftables.
+    if [ $# -ne 2 ] || [ "$1" != loss ]; then
+        die "fault: this kernel has no netem (CONFIG_NET_SCH_NETEM), so it cannot delay, limit or reorder on $host's $dev; it can drop: fault $host $dev loss N%"
+    fi
+    percent=${2%\%}
+    case $percent in
+    '' | *[!0-9]*) die "fault: expected loss N% with N 0-100, found \"$2\"" ;;
+    esac
+    [ "$percent" -le 100 ] || die "fault: expected loss N% with N 0-100, found \"$2\""
+    command -v nft >/dev/null 2>&1 ||
+        die "fault: this kernel has no netem and nft is missing (Debian: apt-get install nftables), so it cannot drop on $host's $dev"
+    table="mcfault_$dev"
+    ip netns exec "$name-$host" nft delete table inet "$table" 2>/dev/null
+    # Each packet through the link either way is dropped with that chance
+    # (numgen's values are 0-99: 100 % drops every packet, 0 % none).
+    case $percent in
+    0) exit 0 ;;
+    100) chance= ;;
+    *) chance="numgen random mod 100 < $percent" ;;
+    esac
+    if ! ip netns exec "$name-$host" nft -f - 2>"$state/tc.err" <<EOF
+table inet $table {
+    chain out { type filter hook output priority 0; policy accept;
+        oifname "$dev" $chance drop; }
+    chain in { type filter hook input priority 0; policy accept;
+        iifname "$dev" $chance drop; }
+}
+EOF
+    then
+        die "fault: nft on $host's $dev: $(cat "$state/tc.err")"
     fi
     ;;
 link)

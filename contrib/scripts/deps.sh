@@ -10,7 +10,7 @@ packages=(
     openmpi-bin libopenmpi-dev python3
     clang libclang-rt-14-dev clang-format
     graphviz
-    iproute2 iputils-ping util-linux
+    iproute2 iputils-ping util-linux nftables
     slurm-wlm munge
 )
 

@@ -97,6 +97,18 @@ if [ $rc -ne 0 ]; then
 else
     "$C" fault h1 clear
 fi
+# Loss works with netem or, without it, through nftables: all of it cuts h1
+# off on eth0, clear brings it back.
+if command -v ping >/dev/null 2>&1; then
+    if out=$("$C" fault h1 loss 100% 2>&1); then
+        "$C" exec h1 ping -c 2 -W 1 10.77.0.2 >/dev/null 2>&1 && fail "h1 reaches h2 through a link losing 100%"
+        "$C" exec h1 ping -c 1 -W 2 10.78.0.2 >/dev/null 2>&1 || fail "loss on h1's eth0 cut its mgmt0 too"
+        "$C" fault h1 clear
+        "$C" exec h1 ping -c 1 -W 2 10.77.0.2 >/dev/null 2>&1 || fail "h1 still cut off after fault clear"
+    else
+        fail "fault h1 loss 100%: $out"
+    fi
+fi
 
 # mpirun across the hosts, its daemons started through the agent.
 if [ -n "$MPIRUN" ]; then

@@ -1,11 +1,18 @@
 #!/bin/sh
 # QMP over two hosts: the QMP drivers (init, output, errors, abort, machine,
 # topology, communicators, message memory, channels, freed handles,
-# collectives, the C++ binding, re-init) again, each job started by Open
-# MPI's mpirun on two simulated hosts (contrib/cluster/cluster.sh), ranks
-# dealt round-robin (--map-by node): ranks 0 and 1 on different hosts, so
-# every run of two or more processes crosses hosts, over libfabric, while
-# processes on one host use shared memory.  Needs root and iproute2.
+# collectives, the C++ binding, re-init, a killed or silent peer) again, each
+# job started by Open MPI's mpirun on two simulated hosts
+# (contrib/cluster/cluster.sh), ranks dealt round-robin (--map-by node):
+# ranks 0 and 1 on different hosts, so every run of two or more processes
+# crosses hosts, over libfabric, while processes on one host use shared
+# memory.  Then the halo example (contrib/examples/qmp_halo.c) between the
+# hosts: on a clean link, on a link that loses 5 % of its packets (and
+# delays them 2 ms where the kernel has netem), and on one taken down
+# during the run, which must end in an error within msg_ofi_timeout, not a
+# hang.  mpirun's own traffic goes over the mgmt plane and QMP's over the
+# data plane (FI_TCP_IFACE=eth0), so a fault on eth0 reaches QMP alone.
+# Needs root and iproute2.
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
@@ -36,12 +43,13 @@ fi
 cat >"$scratch/mpirun" <<EOF
 #!/bin/sh
 exec "$CLUSTER" exec h1 "$MPIRUN" --host h1:8,h2:8 --map-by node \\
-    --mca plm_rsh_agent "$CLUSTER agent" --mca oob_tcp_if_include 10.77.0.0/24 "\$@"
+    --mca plm_rsh_agent "$CLUSTER agent" --mca oob_tcp_if_include 10.78.0.0/24 "\$@"
 EOF
 chmod +x "$scratch/mpirun"
 MPIRUN=$scratch/mpirun
 QMP_RANK_HOSTS="h1 h2"
-export MPIRUN QMP_RANK_HOSTS
+FI_TCP_IFACE=eth0
+export MPIRUN QMP_RANK_HOSTS FI_TCP_IFACE
 
 # The paths: shared memory within a host, libfabric between.
 qmp_setp msg_base_verbose info
@@ -54,12 +62,73 @@ for pair in "0 -> rank 2: shm(\+cma)?" "1 -> rank 3: shm(\+cma)?" "0 -> rank 1: 
         grep -h -- '->' "$QMP_OUT" "$QMP_ERR" | sed 's/^/  | /'
     fi
 done
+# shellcheck disable=SC2154 # qmp_lib.sh sets it
 [ "$qmp_status" -eq 0 ] && echo "ok: shared memory within each host, libfabric between them"
 
-for driver in qmp_basic.sh qmp_machine.sh qmp_p2p.sh qmp_coll.sh qmp_cxx.sh qmp_reinit.sh; do
+for driver in qmp_basic.sh qmp_machine.sh qmp_p2p.sh qmp_coll.sh qmp_cxx.sh qmp_reinit.sh \
+    qmp_peer_death.sh; do
     echo "==== $driver over h1 and h2"
     if ! sh "$QMP_TEST_SRC/$driver"; then
         qmp_fail "$driver over h1 and h2"
     fi
 done
+
+echo "==== the halo example between h1 and h2"
+# halo ITERATIONS: the example on 2 processes (one per host), at most 120 s
+# (qmp_lib.sh's QMP_RUN_LIMIT); its exit status.
+halo() {
+    # shellcheck disable=SC2034 # read by qmp_launch
+    QMP_RUN_LIMIT=120
+    qmp_launch 2 qmp_halo_example --lattice 8x8x8x16 --iterations "$1" --warmup 4
+    hrc=$?
+    unset QMP_RUN_LIMIT
+    return $hrc
+}
+halo_checked() {
+    if halo "$2" && grep -q '^check: every halo value and every global sum as expected: OK$' "$QMP_OUT"; then
+        echo "ok: halo example, $1"
+        grep -E '^(lattice|grid|iteration|bandwidth)' "$QMP_OUT" | sed 's/^/  /'
+    else
+        qmp_fail "halo example, $1:"
+        qmp_show_output
+    fi
+}
+halo_checked "clean link" 40
+
+# Loss (and delay, where netem is there) on h2's data link.
+if out=$("$CLUSTER" fault h2 eth0 delay 2ms loss 5% 2>&1); then
+    what="5 % loss and 2 ms delay on h2's eth0"
+elif out=$("$CLUSTER" fault h2 eth0 loss 5% 2>&1); then
+    what="5 % loss on h2's eth0 (no delay: this kernel has no netem)"
+else
+    what=
+    qmp_fail "cluster.sh fault h2 eth0 loss 5%: $out"
+fi
+if [ -n "$what" ]; then
+    halo_checked "$what" 40
+    "$CLUSTER" fault h2 eth0 clear
+fi
+
+# h2's data link goes down 3 s into a long run: QMP's wait ends with an
+# error within msg_ofi_timeout (5 s), the job ends, nothing hangs.
+qmp_setp msg_ofi_timeout 5
+(
+    sleep 3
+    "$CLUSTER" link h2 eth0 down
+) &
+downer=$!
+start=$(date +%s)
+halo 100000000
+rc=$?
+secs=$(($(date +%s) - start))
+wait $downer
+"$CLUSTER" link h2 eth0 up
+qmp_unsetp msg_ofi_timeout
+said=$(grep -E '^qmp_halo: node [01]: (halo exchange|QMP_sum_double)' "$QMP_ERR" | head -n 1)
+if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $rc -eq 137 ] || [ -z "$said" ] || [ $secs -gt 40 ]; then
+    qmp_fail "link down during the halo: expected a QMP error within msg_ofi_timeout (5 s) after the link went down (3 s in), found exit $rc after $secs s:"
+    qmp_show_output
+else
+    echo "ok: link down during the halo: exit $rc after $secs s; $said"
+fi
 exit "$qmp_status"
