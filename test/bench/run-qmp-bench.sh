@@ -22,7 +22,10 @@
 # Environment (set by test/bench/Makefile.am): MPIRUN, MPICC, srcdir,
 # BENCH_QMP (the bench_qmp program), and the MCA environment for QMP;
 # optionally BENCH_ROUNDS, BENCH_QMP_FLAGS (--scale F, --max-size BYTES),
-# BENCH_MPIRUN_FLAGS (more mpirun options for both runs).
+# BENCH_MPIRUN_FLAGS (more mpirun options for both runs), BENCH_PLACEMENT
+# (mpirun's placement, default "--bind-to core --map-by core": both
+# processes on this node; run-hosts-bench.sh puts one on each of two hosts)
+# and BENCH_WHERE (how the table's title says where they ran).
 # shellcheck disable=SC2154 # lower-case names come from the environment
 set -eu
 
@@ -49,7 +52,7 @@ export OMPI_MCA_btl_base_warn_component_unused
 work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-qmp-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2086 # the flags are meant to split
-set -- -np 2 --bind-to core --map-by core ${BENCH_MPIRUN_FLAGS:-}
+set -- -np 2 ${BENCH_PLACEMENT:---bind-to core --map-by core} ${BENCH_MPIRUN_FLAGS:-}
 # shellcheck disable=SC2086
 bench_flags="--rounds $rounds ${BENCH_QMP_FLAGS:-}"
 
@@ -75,7 +78,7 @@ fi
 ompi_version=$("$MPIRUN" --version 2>/dev/null | sed -n '1s/.*(Open MPI) *//p')
 
 echo
-echo "QMP (Meridian) against Open MPI ${ompi_version:-?}: 2 processes on $(uname -n), bound to cores" \
+echo "QMP (Meridian) against Open MPI ${ompi_version:-?}: 2 processes ${BENCH_WHERE:-on $(uname -n), bound to cores}" \
     "($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)); best of $rounds rounds"
 awk -F'|' '
     function size_name(s) {

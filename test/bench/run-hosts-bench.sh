@@ -1,0 +1,111 @@
+#!/bin/sh
+# Benchmark between two hosts: bench-qmp's cases (ping-pong 8 B .. 4 MiB,
+# the two halos, the global sum) with one process on each of two simulated
+# hosts (contrib/cluster/cluster.sh: h1 and h2 on switch data0), QMP over
+# libfabric's tcp and Open MPI over its btl tcp, both on the hosts' eth0
+# (the same bridge), mpirun's own traffic on mgmt0.  Goal as bench-qmp's:
+# latency at most 1.0x and bandwidth at least 1.0x Open MPI's.  Needs root.
+#
+#   make -C test/bench bench-hosts                (from the build directory)
+#   make -C test/bench bench-hosts BENCH_HOST_RUNS=5 BENCH_ROUNDS=3
+#
+# Both sides share the machine's cores with the kernel's network work (the
+# veth pairs and the bridge are softirq time on the same CPUs), so one run
+# says little: run-qmp-bench.sh runs BENCH_HOST_RUNS times (default 3),
+# QMP and Open MPI alternating within each run, and the summary gives, per
+# case, the median of each side over the runs, the ratio of the medians,
+# and how far the runs spread ((max - min) / median, the noise).
+# Environment: as run-qmp-bench.sh's, plus CLUSTER (cluster.sh).
+# shellcheck disable=SC2154 # lower-case names come from the environment
+set -eu
+
+fail() {
+    echo "run-hosts-bench: $*" >&2
+    exit 1
+}
+[ "$(id -u)" = 0 ] || fail "needs root: the hosts are network namespaces"
+runs=${BENCH_HOST_RUNS:-3}
+case $runs in
+'' | *[!0-9]* | 0) fail "BENCH_HOST_RUNS=$runs: expected a whole number >= 1" ;;
+esac
+if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
+    fail "mpirun was not found (configure looks for it in PATH; Debian: openmpi-bin)"
+fi
+
+MERIDIAN_CLUSTER=b$$
+export MERIDIAN_CLUSTER
+work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-hosts-bench.XXXXXX")
+# shellcheck disable=SC2317 # the trap's
+cleanup() {
+    "$CLUSTER" down
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+"$CLUSTER" up 2 >"$work/up.out" 2>&1 || fail "cluster.sh up 2: $(cat "$work/up.out")"
+
+cat >"$work/mpirun" <<EOF
+#!/bin/sh
+exec "$CLUSTER" exec h1 "$MPIRUN" --host h1:1,h2:1 \\
+    --mca plm_rsh_agent "$CLUSTER agent" --mca oob_tcp_if_include 10.78.0.0/24 "\$@"
+EOF
+chmod +x "$work/mpirun"
+MPIRUN=$work/mpirun
+# QMP on the data plane; Open MPI's tcp btl on the same NIC, alone.
+FI_TCP_IFACE=eth0
+# Unbound: every simulated host has all the machine's cores, so binding
+# each process to its host's first core would put both on one real core.
+BENCH_PLACEMENT="--map-by node --bind-to none"
+BENCH_MPIRUN_FLAGS="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include eth0 ${BENCH_MPIRUN_FLAGS:-}"
+BENCH_WHERE="on h1 and h2 (simulated hosts, one switch), one each, unbound"
+export MPIRUN FI_TCP_IFACE BENCH_PLACEMENT BENCH_MPIRUN_FLAGS BENCH_WHERE
+
+run=1
+while [ $run -le "$runs" ]; do
+    echo "==== run $run of $runs"
+    sh "$srcdir/run-qmp-bench.sh" | tee "$work/run$run.out"
+    run=$((run + 1))
+done
+
+echo
+echo "Between two hosts: medians over $runs runs (noise: (max - min) / median over the runs)"
+# The rows of run-qmp-bench.sh's tables: the case in the first 52 columns,
+# then unit, QMP, Open MPI, persistent, ratio, goal.
+awk '
+    function median(list,    n, v, i, j, t) {
+        n = split(list, v, " ")
+        for (i = 2; i <= n; ++i)
+            for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    function spread(list,    n, v, i, lo, hi, m) {
+        n = split(list, v, " "); lo = hi = v[1] + 0
+        for (i = 2; i <= n; ++i) { if (v[i] + 0 < lo) lo = v[i] + 0; if (v[i] + 0 > hi) hi = v[i] + 0 }
+        m = median(list)
+        return m > 0 ? sprintf("%.0f%%", 100 * (hi - lo) / m) : "-"
+    }
+    length($0) > 60 && $0 !~ /^case / && NF >= 7 && substr($0, 54, 5) ~ /^(us|MB\/s)/ {
+        label = substr($0, 1, 52); sub(/ +$/, "", label)
+        split(substr($0, 53), f, " ")
+        unit = f[1]; q = f[2]; m = f[3]; p = f[4]
+        best = m
+        if (p != "-" && (best == "-" || (unit == "MB/s" ? p + 0 > best + 0 : p + 0 < best + 0))) best = p
+        if (q == "-" || best == "-") next
+        if (!(label in unitof)) { order[++n] = label; unitof[label] = unit }
+        qs[label] = qs[label] " " q; ms[label] = ms[label] " " best
+    }
+    END {
+        printf "%-52s %-5s %10s %10s %8s %7s %7s  %s\n", "case", "unit", "QMP", "Open MPI", "QMP/MPI", "noise Q", "noise M", "goal"
+        for (i = 1; i <= n; ++i) {
+            l = order[i]; u = unitof[l]
+            q = median(qs[l]); m = median(ms[l])
+            higher = u == "MB/s"
+            met = higher ? q >= m : q <= m
+            ++rows; if (!met) ++missed
+            printf "%-52s %-5s %10.2f %10.2f %7.2fx %7s %7s  %s\n", l, u, q, m, (m > 0 ? q / m : 0),
+                spread(qs[l]), spread(ms[l]), met ? "met" : "MISSED"
+        }
+        printf "goal (latency, halo and sum <= 1.0x, bandwidth >= 1.0x Open MPI, medians): "
+        if (!missed) print "met in all " rows " rows"
+        else print "missed in " missed " of " rows " rows"
+    }' "$work"/run*.out
