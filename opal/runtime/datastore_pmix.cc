@@ -423,9 +423,14 @@ class PmixStore final : public Store
 
     Status notify(int code, const InfoList &info, EventRange range) override
     {
+        // Only to the handlers registered for this code: a launcher's PMIx
+        // server may keep a default handler that takes every event it sees
+        // for a failure (Slurm's pmix plugin kills the job step).
+        InfoList sent = info;
+        sent.push_back({PMIX_EVENT_NON_DEFAULT, true});
         // The info array as a PMIx-owned tree, freed however this ends.
         PmixValue tree;
-        if (auto loaded = load(tree.get(), Value(info), 0); !loaded) {
+        if (auto loaded = load(tree.get(), Value(std::move(sent)), 0); !loaded) {
             return make_error(loaded.error().status, "datastore: event " + std::to_string(code) +
                                                          ": " + loaded.error().message);
         }

@@ -12,7 +12,9 @@
 #   - a plain PMIx client (pmix_reader) on every host reads every process's
 #     results;
 #   - two jobs at once on the same hosts share no static port on any host,
-#     and the port ledger is empty once both are done.
+#     and the port ledger is empty once both are done;
+#   - the coordinates-updated event reaches the processes of the sender's
+#     host without Slurm killing the step.
 # Needs root, iproute2, Slurm and munge, and Meridian built with PMIx;
 # skipped otherwise.
 # shellcheck disable=SC2154 # srcdir comes from the environment (make check)
@@ -88,6 +90,21 @@ out=$scratch/reader.out
 cluster_srun "$PMIX_READER" data:tcp:2 >"$out" 2>&1
 rc=$?
 check_reader "$out" $rc
+
+# The coordinates-updated event under Slurm's PMIx server: rank 0 changes
+# the fabric and both processes of its host hear it, and the step lives on.
+# Slurm's server kills the step on any event its default handler sees;
+# Meridian's events go to the handlers registered for them alone.  (Slurm
+# forwards no client's event to other hosts, so this is one host.)
+out=$scratch/event.out
+timeout -k 10 120 "$S" srun --mpi=pmix -N 1 -n 2 --overcommit "$EVENT_PEER" >"$out" 2>&1 </dev/null
+rc=$?
+if [ $rc -ne 0 ] || [ "$(grep -c '^rank [01]: ok' "$out")" -ne 2 ]; then
+    fail "the coordinates-updated event under srun (exit $rc):"
+    sed 's/^/  /' "$out"
+else
+    echo "ok: the coordinates-updated event under srun reached both processes of h1"
+fi
 
 # Two jobs at once on the same hosts: no port on a host given to both.
 run_two_jobs cluster_srun
