@@ -6,11 +6,12 @@
 # (contrib/cluster/cluster.sh), ranks dealt round-robin (--map-by node):
 # ranks 0 and 1 on different hosts, so every run of two or more processes
 # crosses hosts, over libfabric, while processes on one host use shared
-# memory.  Then the halo example (contrib/examples/qmp_halo.c) between the
-# hosts: on a clean link, on a link that loses 5 % of its packets (and
-# delays them 2 ms where the kernel has netem), and on one taken down
-# during the run, which must end in an error within msg_ofi_timeout, not a
-# hang.  mpirun's own traffic goes over the mgmt plane and QMP's over the
+# memory; point to point and collectives once more under Slurm's srun
+# (contrib/cluster/slurm.sh) where Slurm is installed.  Then the halo
+# example (contrib/examples/qmp_halo.c) between the hosts: on a clean link,
+# on a link that loses 5 % of its packets (and delays them 2 ms where the
+# kernel has netem), and on one taken down during the run, which must end in
+# an error within msg_ofi_timeout, not a hang.  mpirun's own traffic goes over the mgmt plane and QMP's over the
 # data plane (FI_TCP_IFACE=eth0), so a fault on eth0 reaches QMP alone.
 # Needs root and iproute2.
 # shellcheck source=qmp_lib.sh
@@ -77,6 +78,43 @@ for driver in qmp_basic.sh qmp_machine.sh qmp_p2p.sh qmp_coll.sh qmp_cxx.sh qmp_
         qmp_fail "$driver over h1 and h2"
     fi
 done
+
+# Point to point and collectives again under Slurm (contrib/cluster/slurm.sh:
+# slurmctld on h1, a slurmd on each host), the processes started by srun
+# --mpi=pmix and their PMIx server Slurm's, when Slurm and munge are there.
+slurm_sh=$(dirname "$CLUSTER")/slurm.sh
+if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
+    echo "SKIP: the drivers under srun: no Slurm or munge (Debian: apt-get install slurm-wlm munge)"
+elif ! timeout 120 "$slurm_sh" up >"$scratch/slurm-up.out" 2>&1; then
+    qmp_fail "slurm.sh up:"
+    sed 's/^/  /' "$scratch/slurm-up.out"
+else
+    # The drivers' "mpirun -np N --oversubscribe PROGRAM ..." as srun's,
+    # ranks dealt to h1 and h2 in turn as mpirun --map-by node does.
+    cat >"$scratch/srun" <<EOF
+#!/bin/sh
+np=1
+while [ \$# -gt 0 ]; do
+    case \$1 in
+    -np) np=\$2; shift 2 ;;
+    --oversubscribe) shift ;;
+    -*) echo "srun for the QMP drivers: no mpirun option \$1 here" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+nodes=2
+[ "\$np" -lt 2 ] && nodes=1
+exec "$slurm_sh" srun --mpi=pmix -N "\$nodes" -n "\$np" --overcommit --distribution=cyclic "\$@" </dev/null
+EOF
+    chmod +x "$scratch/srun"
+    for driver in qmp_p2p.sh qmp_coll.sh; do
+        echo "==== $driver over h1 and h2, under srun"
+        if ! MPIRUN=$scratch/srun sh "$QMP_TEST_SRC/$driver"; then
+            qmp_fail "$driver over h1 and h2, under srun"
+        fi
+    done
+    "$slurm_sh" down
+fi
 
 echo "==== the halo example between h1 and h2"
 # halo ITERATIONS: the example on 2 processes (one per host), at most 120 s
