@@ -171,8 +171,9 @@ const mca_pnet_base_module_t module = {
     .deregister = deregister,
 };
 
-// A bad pnet_tcp_static_ports or pnet_tcp_switches is reported when the component opens, whether
-// or not a job ever draws from it (the component then stays closed).
+// A bad pnet_tcp_static_ports or pnet_tcp_switches is reported when the
+// component opens, whether or not a job ever draws from it (the component
+// then stays closed).
 int open_component(const mca_base_component_t *)
 {
     return meridian::c_boundary("pnet_tcp open", [] {

@@ -34,9 +34,10 @@
 //        a NIC of a node, named as that node names it (eth0, ib0, mlx5_0).
 //        The address must lie in a subnet of the plane, and no other NIC may
 //        have it (a loopback address, 127.0.0.0/8, is each node's own: no
-//        other NIC of its node); switch must be on the same plane; speed is a rate (10G, 25Gb/s,
-//        100000 = Mbit/s); package is the processor it hangs off (for NIC order by distance); coord
-//        overrides the node's position for this NIC.
+//        other NIC of its node); switch must be on the same plane; speed is
+//        a rate (10G, 25Gb/s, 100000 = Mbit/s); package is the processor it
+//        hangs off (for NIC order by distance); coord overrides the node's
+//        position for this NIC.
 //
 // Errors (MERIDIAN_ERR_BAD_PARAM, or MERIDIAN_ERR_IO for a file that cannot be
 // read) read "PATH:LINE:COL: expected ..., found ..." or
@@ -179,9 +180,8 @@ class Fabric
     // Per plane: its subnets by network address, to find an address's subnet
     // and overlaps in O(log subnets).
     std::vector<std::map<std::uint32_t, Index>> subnet_by_network_;
-    // NICs by address: no two NICs of a fabric share one.  Addresses are
-    // unique in the fabric, but for loopback ones (127.0.0.0/8),
-    // which are unique on their node only and not kept here.
+    // NICs by address: no two NICs of a fabric share one, but for loopback
+    // addresses (127.0.0.0/8), unique on their node only and not kept here.
     std::unordered_map<std::uint32_t, Index> nic_by_address_;
     struct OrderCache;
     std::shared_ptr<OrderCache> order_cache_; // filled lazily; copies share

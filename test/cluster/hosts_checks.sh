@@ -18,6 +18,8 @@
 #                                port of a host in both, and LEDGER (the
 #                                ledger while both ran) held both
 #   check_ledger_empty LEDGER    no entry left once the jobs ended
+#   run_two_jobs LAUNCHER        two jobs of $PEER at once through the
+#                                function LAUNCHER, then the two checks above
 #   field RANK NAME FILE         the value of NAME= in RANK's line
 #
 # A failed check prints "FAIL: ..." and sets status to 1, the exit status
