@@ -3,6 +3,9 @@
 # h1, 2 and 3 on h2, 4 and 5 on h3), of pmix_reader in such a job, and of
 # two such jobs at once, whichever launcher started them.
 #
+#   hosts_up STEM                a scratch directory ./STEM.PID ($scratch,
+#                                $ledger in it) and three hosts; both go on
+#                                exit (cluster.sh down stops Slurm too)
 #   hosts_params LEDGER          the MCA parameters of every job: two ports
 #                                per process from 32000-32099 on the data
 #                                plane, the switch map, LEDGER the ledger
@@ -30,6 +33,26 @@ status=0
 fail() {
     echo "FAIL: $*"
     status=1
+}
+
+# shellcheck disable=SC2317 # the trap's
+hosts_cleanup() {
+    "$CLUSTER" down
+    rm -rf "$scratch"
+}
+
+hosts_up() {
+    scratch=$(pwd)/$1.$$
+    ledger=$scratch/ports
+    trap hosts_cleanup EXIT
+    trap 'exit 1' INT TERM HUP
+    rm -rf "$scratch"
+    mkdir -p "$scratch" || exit 1
+    if ! "$CLUSTER" up 3 >"$scratch/up.out" 2>&1; then
+        echo "FAIL: cluster.sh up 3:"
+        cat "$scratch/up.out"
+        exit 1
+    fi
 }
 
 hosts_params() {

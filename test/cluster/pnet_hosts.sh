@@ -38,25 +38,9 @@ fi
 MERIDIAN_CLUSTER=p$$
 export MERIDIAN_CLUSTER
 C=$CLUSTER
-scratch=$(pwd)/pnet-hosts.$$
-ledger=$scratch/ports
 # shellcheck source=test/cluster/hosts_checks.sh
 . "$srcdir/hosts_checks.sh"
-# shellcheck disable=SC2317 # the trap's
-cleanup() {
-    "$C" down
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-rm -rf "$scratch"
-mkdir -p "$scratch" || exit 1
-
-if ! "$C" up 3 >"$scratch/up.out" 2>&1; then
-    echo "FAIL: cluster.sh up 3:"
-    cat "$scratch/up.out"
-    exit 1
-fi
+hosts_up pnet-hosts
 
 hosts_params "$ledger"
 

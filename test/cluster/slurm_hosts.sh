@@ -42,28 +42,10 @@ if [ "$HAVE_PMIX" != yes ]; then
 fi
 MERIDIAN_CLUSTER=s$$
 export MERIDIAN_CLUSTER
-C=$CLUSTER
 S=$SLURM_SH
-scratch=$(pwd)/slurm-hosts.$$
-ledger=$scratch/ports
 # shellcheck source=test/cluster/hosts_checks.sh
 . "$srcdir/hosts_checks.sh"
-# shellcheck disable=SC2317 # the trap's
-cleanup() {
-    "$S" down
-    "$C" down
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-rm -rf "$scratch"
-mkdir -p "$scratch" || exit 1
-
-if ! "$C" up 3 >"$scratch/up.out" 2>&1; then
-    echo "FAIL: cluster.sh up 3:"
-    cat "$scratch/up.out"
-    exit 1
-fi
+hosts_up slurm-hosts
 if ! timeout 120 "$S" up >"$scratch/slurm-up.out" 2>&1; then
     echo "FAIL: slurm.sh up:"
     cat "$scratch/slurm-up.out"
