@@ -154,9 +154,6 @@ class Fabric
     // fabric lacks (planes/switches/subnets matched by name, nodes by name;
     // a node already here keeps its own description).
     Status merge(const Fabric &other);
-    // The NIC that has `address` where a NIC of `node` would clash with it:
-    // anywhere, or on `node` alone for a loopback address.
-    std::optional<Index> nic_with_address(Index node, std::uint32_t address) const;
 
     // The node's map in carto terms: Slot<p> for each package (linked to each
     // other with weight 20 both ways) and each NIC under its own name, linked
@@ -169,6 +166,10 @@ class Fabric
     std::span<const Index> nics_by_distance(Index node, std::int32_t package) const;
 
   private:
+    // The NIC that has `address` where a NIC of `node` would clash with it:
+    // anywhere, or on `node` alone for a loopback address.
+    std::optional<Index> nic_with_address(Index node, std::uint32_t address) const;
+
     std::vector<Plane> planes_;
     std::vector<Subnet> subnets_;
     std::vector<Switch> switches_;

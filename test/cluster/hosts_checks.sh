@@ -21,6 +21,11 @@
 #                                port of a host in both, and LEDGER (the
 #                                ledger while both ran) held both
 #   check_ledger_empty LEDGER    no entry left once the jobs ended
+#   run_one_job LAUNCHER         a job of $PEER through the function
+#                                LAUNCHER, then check_ran and check_one_job
+#   run_reader LAUNCHER [ARGS]   pmix_reader through LAUNCHER (ARGS: its
+#                                options before the program), then
+#                                check_reader
 #   run_two_jobs LAUNCHER        two jobs of $PEER at once through the
 #                                function LAUNCHER, then the two checks above
 #   field RANK NAME FILE         the value of NAME= in RANK's line
@@ -188,4 +193,19 @@ run_two_jobs() {
     unset CLUSTER_PEER_WAIT
     check_two_jobs "$scratch/a.out" "$scratch/b.out" "$scratch/both.ledger" $rc_a $rc_b
     check_ledger_empty "$ledger"
+}
+
+run_one_job() {
+    "$1" "$PEER" >"$scratch/job.out" 2>&1
+    check_ran "$scratch/job.out" $? "$1 across h1-h3"
+    check_one_job "$scratch/job.out"
+}
+
+# A PMIx client that knows nothing of Meridian, on every host, reads every
+# process's results.
+run_reader() {
+    [ -x "$PMIX_READER" ] ||
+        fail "no $PMIX_READER: build test/injob first (make -C test/injob pmix_reader)"
+    "$@" "$PMIX_READER" data:tcp:2 >"$scratch/reader.out" 2>&1
+    check_reader "$scratch/reader.out" $?
 }

@@ -20,15 +20,8 @@
 #     ledger is empty once both are done.
 # Needs root, iproute2 and mpirun with PMIx; skipped otherwise.
 # shellcheck disable=SC2154 # srcdir comes from the environment (make check)
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
-    echo "SKIP: needs root and iproute2"
-    exit 77
-fi
-# CI runs the tests across hosts in two of its builds, not in all three.
-if [ "${MERIDIAN_TEST_HOSTS:-yes}" = no ]; then
-    echo "SKIP: MERIDIAN_TEST_HOSTS=no (the jobs across hosts are tested in another build)"
-    exit 77
-fi
+# shellcheck source=test/support/hosts_test_lib.sh
+. "$srcdir/../support/hosts_test_lib.sh"
 # shellcheck source=test/support/mpi_test_lib.sh
 . "$srcdir/../support/mpi_test_lib.sh"
 if [ $mpi != yes ]; then
@@ -46,24 +39,14 @@ hosts_params "$ledger"
 
 # mpirun in h1; its daemons reach h2 and h3 through the cluster's agent.
 # Every process inherits this environment (the agent keeps it).
+# shellcheck disable=SC2317 # called through run_one_job and the others
 cluster_mpirun() {
     timeout -s KILL 120 "$C" exec h1 "$MPIRUN" --host h1:2,h2:2,h3:2 \
         --mca plm_rsh_agent "$C agent" --mca oob_tcp_if_include 10.77.0.0/24 "$@"
 }
 
-out=$scratch/job.out
-cluster_mpirun "$PEER" >"$out" 2>&1
-rc=$?
-check_ran "$out" $rc "mpirun across h1-h3"
-check_one_job "$out"
-
-# A PMIx client that knows nothing of Meridian, on every host, reads every
-# process's results.
-out=$scratch/reader.out
-[ -x "$PMIX_READER" ] || fail "no $PMIX_READER: build test/injob first (make -C test/injob pmix_reader)"
-cluster_mpirun -x MERIDIAN_LIBRARY "$PMIX_READER" data:tcp:2 >"$out" 2>&1
-rc=$?
-check_reader "$out" $rc
+run_one_job cluster_mpirun
+run_reader cluster_mpirun -x MERIDIAN_LIBRARY
 
 # Two jobs at once on the same hosts: no port on a host given to both.
 run_two_jobs cluster_mpirun

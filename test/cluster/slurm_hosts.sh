@@ -18,15 +18,8 @@
 # Needs root, iproute2, Slurm and munge, and Meridian built with PMIx;
 # skipped otherwise.
 # shellcheck disable=SC2154 # srcdir comes from the environment (make check)
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
-    echo "SKIP: needs root and iproute2"
-    exit 77
-fi
-# CI runs the tests across hosts in two of its builds, not in all three.
-if [ "${MERIDIAN_TEST_HOSTS:-yes}" = no ]; then
-    echo "SKIP: MERIDIAN_TEST_HOSTS=no (the jobs across hosts are tested in another build)"
-    exit 77
-fi
+# shellcheck source=test/support/hosts_test_lib.sh
+. "$srcdir/../support/hosts_test_lib.sh"
 for tool in slurmctld slurmd srun munged; do
     if ! command -v $tool >/dev/null 2>&1; then
         echo "SKIP: needs Slurm and munge, no $tool (Debian: apt-get install slurm-wlm munge)"
@@ -60,23 +53,13 @@ hosts_params "$ledger"
 # The hosts share the machine's cores, so a job takes one CPU per node
 # (--overcommit): six processes fit however few cores there are, and two
 # jobs run side by side instead of one waiting for the other's.
+# shellcheck disable=SC2317 # called through run_one_job and the others
 cluster_srun() {
     timeout -k 10 120 "$S" srun --mpi=pmix -N 3 -n 6 --overcommit --distribution=block "$@" </dev/null
 }
 
-out=$scratch/job.out
-cluster_srun "$PEER" >"$out" 2>&1
-rc=$?
-check_ran "$out" $rc "srun across h1-h3"
-check_one_job "$out"
-
-# A PMIx client that knows nothing of Meridian, on every host, reads every
-# process's results.
-out=$scratch/reader.out
-[ -x "$PMIX_READER" ] || fail "no $PMIX_READER: build test/injob first (make -C test/injob pmix_reader)"
-cluster_srun "$PMIX_READER" data:tcp:2 >"$out" 2>&1
-rc=$?
-check_reader "$out" $rc
+run_one_job cluster_srun
+run_reader cluster_srun
 
 # The coordinates-updated event under Slurm's PMIx server: rank 0 changes
 # the fabric and both processes of its host hear it, and the step lives on.

@@ -16,15 +16,8 @@
 # Needs root and iproute2.
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
-    echo "SKIP: needs root and iproute2 (simulated hosts)"
-    exit 77
-fi
-# CI runs the tests across hosts in two of its builds, not in all three.
-if [ "${MERIDIAN_TEST_HOSTS:-yes}" = no ]; then
-    echo "SKIP: MERIDIAN_TEST_HOSTS=no (the jobs across hosts are tested in another build)"
-    exit 77
-fi
+# shellcheck source=test/support/hosts_test_lib.sh
+. "$QMP_TEST_SRC/../support/hosts_test_lib.sh"
 if ! qmp_have_mpirun; then
     echo "SKIP: needs mpirun and Meridian built with PMIx"
     exit 77

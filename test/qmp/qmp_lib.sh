@@ -132,10 +132,11 @@ qmp_expect_path() {
     qmp_setp msg_base_verbose info
     qmp_launch 2 qmp_init_test app-np=2
     qmp_unsetp msg_base_verbose
-    if ! grep -Eq "rank 0 -> rank 1: $2\$" "$QMP_OUT" "$QMP_ERR"; then
+    ql_said=$(grep -hEo "rank 0 -> rank 1: $2\$" "$QMP_OUT" "$QMP_ERR" | head -n 1)
+    if [ -z "$ql_said" ]; then
         qmp_fail "$1: expected the path rank 0 -> rank 1: $2; the transport said:"
         grep -h -- '->' "$QMP_OUT" "$QMP_ERR" | sed 's/^/  | /'
         return 1
     fi
-    echo "ok: $1 (rank 0 -> rank 1: $2)"
+    echo "ok: $1 ($ql_said)"
 }
