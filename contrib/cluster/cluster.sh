@@ -21,10 +21,13 @@
 #   cluster.sh agent HOST CMD...  the same, CMD given as one shell command
 #                                 line (mpirun's plm_rsh_agent, like ssh)
 #   cluster.sh fault HOST [IF] delay 2ms loss 5%   netem on HOST's link (IF:
-#                                 eth0 by default); "fault HOST [IF] clear".
-#                                 A kernel without netem still drops ("loss
-#                                 N%" alone: nftables, both directions) but
-#                                 cannot delay, and says so
+#                                 eth0 by default): what HOST sends on IF is
+#                                 delayed and dropped; "fault HOST [IF] clear".
+#                                 A kernel without netem gets the same from
+#                                 meridian-linkem (contrib/cluster/linkem.cc,
+#                                 built by make), a frame forwarder put in
+#                                 the middle of the link; "loss N%" alone
+#                                 then drops through nftables, both ways
 #   cluster.sh link HOST IF down|up
 #   cluster.sh kill HOST PATTERN  SIGKILL HOST's processes whose command line
 #                                 matches PATTERN (grep -E)
@@ -35,6 +38,8 @@
 #
 # MERIDIAN_CLUSTER names the cluster (default "mc"): namespaces are
 # NAME-h1 ..., NAME-fabric; state is kept in /run/meridian-cluster/NAME.
+# MERIDIAN_LINKEM: the link emulator (default: beside this script, or in
+# the README's build directory, build/contrib/cluster).
 set -u
 
 name=${MERIDIAN_CLUSTER:-mc}
@@ -238,6 +243,70 @@ status() {
     done
 }
 
+# The link emulator, for delays on a kernel without netem.
+find_linkem() {
+    here=$(dirname "$0")
+    for linkem in "${MERIDIAN_LINKEM:-}" "$here/meridian-linkem" "$here/../../build/contrib/cluster/meridian-linkem"; do
+        [ -n "$linkem" ] && [ -x "$linkem" ] && return 0
+    done
+    die "fault: this kernel has no netem (CONFIG_NET_SCH_NETEM), and meridian-linkem, which delays instead, is not built (make -C build contrib/cluster/meridian-linkem, or set MERIDIAN_LINKEM)"
+}
+
+# The switch's end of HOST's link IF, in the fabric namespace.
+link_peer() {
+    case $2 in
+    eth0) echo "$1-d" ;;
+    mgmt0) echo "$1-m" ;;
+    *) die "fault: $1 has no link $2 (eth0, mgmt0)" ;;
+    esac
+}
+
+# linkem_start HOST IF DELAY LOSS: the link cut in two at the switch's end,
+# meridian-linkem forwarding between the halves (HOST's end, PEER, and a new
+# pair PEER-l / PEER-s whose PEER-s takes PEER's place on the switch).
+linkem_start() {
+    find_linkem
+    peer=$(link_peer "$1" "$2") || exit 1
+    linkem_stop "$1" "$2"
+    F="ip -n $fabric_ns"
+    switch=$($F -o link show "$peer" | sed -n 's/.* master \([^ ]*\) .*/\1/p')
+    [ -n "$switch" ] || die "fault: $1's $2 is on no switch"
+    key="$state/linkem-$1-$2"
+    echo "$switch" >"$key.switch"
+    $F link add "$peer-l" type veth peer name "$peer-s" || die "fault: cannot cut $1's $2"
+    $F link set "$peer" nomaster
+    $F link set "$peer-s" master "$switch" up
+    $F link set "$peer-l" up
+    ip netns exec "$fabric_ns" "$linkem" --host "$peer" --switch "$peer-l" --delay "$3" --loss "$4" \
+        </dev/null >"$key.log" 2>&1 &
+    echo $! >"$key.pid"
+    # Bounded wait (5 s) for its sockets.
+    tries=0
+    until grep -q '^ready$' "$key.log"; do
+        tries=$((tries + 1))
+        if ! kill -0 "$(cat "$key.pid")" 2>/dev/null || [ "$tries" -ge 50 ]; then
+            said=$(cat "$key.log")
+            linkem_stop "$1" "$2"
+            die "fault: meridian-linkem on $1's $2 did not start: $said"
+        fi
+        sleep 0.1
+    done
+}
+
+# The link whole again, as up made it.
+linkem_stop() {
+    key="$state/linkem-$1-$2"
+    [ -f "$key.switch" ] || return 0
+    peer=$(link_peer "$1" "$2") || exit 1
+    if [ -f "$key.pid" ]; then
+        kill "$(cat "$key.pid")" 2>/dev/null
+        rm -f "$key.pid"
+    fi
+    ip -n "$fabric_ns" link del "$peer-l" 2>/dev/null
+    ip -n "$fabric_ns" link set "$peer" master "$(cat "$key.switch")" up
+    rm -f "$key.switch" "$key.log"
+}
+
 command=${1:-}
 [ $# -gt 0 ] && shift
 case $command in
@@ -278,6 +347,7 @@ fault)
     if [ "${1:-}" = clear ]; then
         ip netns exec "$name-$host" tc qdisc del dev "$dev" root 2>/dev/null
         ip netns exec "$name-$host" nft delete table inet "mcfault_$dev" 2>/dev/null
+        linkem_stop "$host" "$dev"
         exit 0
     fi
     if ip netns exec "$name-$host" tc qdisc replace dev "$dev" root netem "$@" 2>"$state/tc.err"; then
@@ -285,10 +355,26 @@ fault)
     fi
     grep -q 'qdisc kind is unknown' "$state/tc.err" ||
         die "fault: tc netem $* on $host's $dev: $(cat "$state/tc.err")"
-    # No netem in this kernel: drops can still be made, by nftables.
-    if [ $# -ne 2 ] || [ "$1" != loss ]; then
-        die "fault: this kernel has no netem (CONFIG_NET_SCH_NETEM), so it cannot delay, limit or reorder on $host's $dev; it can drop: fault $host $dev loss N%"
+    # No netem in this kernel: a delay (and loss with it) from the link
+    # emulator, loss alone from nftables.
+    delay=
+    loss=
+    while [ $# -gt 0 ]; do
+        case $1 in
+        delay) [ $# -ge 2 ] && [ -z "$delay" ] || die "fault: expected delay TIME once"; delay=$2 ;;
+        loss) [ $# -ge 2 ] && [ -z "$loss" ] || die "fault: expected loss N% once"; loss=$2 ;;
+        *) die "fault: this kernel has no netem (CONFIG_NET_SCH_NETEM), so only delay and loss can be made on $host's $dev, found \"$1\"" ;;
+        esac
+        shift 2
+    done
+    # A fault replaces the one before, as tc's replace does.
+    ip netns exec "$name-$host" nft delete table inet "mcfault_$dev" 2>/dev/null
+    linkem_stop "$host" "$dev"
+    if [ -n "$delay" ]; then
+        linkem_start "$host" "$dev" "$delay" "${loss:-0%}"
+        exit 0
     fi
+    set -- loss "$loss"
     percent=${2%\%}
     case $percent in
     '' | *[!0-9]*) die "fault: expected loss N% with N 0-100, found \"$2\"" ;;
