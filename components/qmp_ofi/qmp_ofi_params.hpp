@@ -16,13 +16,15 @@ struct Params {
     std::string provider = "auto"; // msg_ofi_provider
     ShmMode shm = ShmMode::automatic;
     CmaMode cma = CmaMode::automatic;
-    int timeout_s = 300;            // 0: no limit (dead local peers are still detected)
-    std::size_t eager_limit = 0;    // bytes; larger shm messages use CMA
-    std::size_t split_limit = 0;    // bytes; from this size both sides copy (0: never)
-    std::size_t cma_min_block = 0;  // bytes; CMA only for block lists this coarse on average
-    std::size_t shm_slots = 0;      // slots per ring
-    std::size_t shm_slot_bytes = 0; // bytes per slot (header included)
-    int liveness_ms = 5;            // how often a wait checks local peers' pids
+    int timeout_s = 300;             // 0: no limit (dead local peers are still detected)
+    std::size_t eager_limit = 0;     // bytes; larger shm messages use CMA
+    std::size_t split_limit = 0;     // bytes; from this size both sides copy (0: never)
+    std::size_t cma_min_block = 0;   // bytes; CMA only for block lists this coarse on average
+    std::size_t shm_slots = 0;       // slots per ring
+    std::size_t shm_slot_bytes = 0;  // bytes per slot (header included)
+    int liveness_ms = 5;             // how often a wait checks local peers' pids
+    bool rxm_srx = false;            // msg_ofi_rxm_srx: ofi_rxm's shared receive queue
+    std::size_t rxm_eager_limit = 0; // msg_ofi_rxm_eager_limit: ofi_rxm's buffer size
 };
 
 // A snapshot of the current values (the component's storage).

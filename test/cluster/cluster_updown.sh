@@ -2,11 +2,12 @@
 # contrib/cluster/cluster.sh as a user drives it: up 3 hosts, each with its
 # own hostname, NICs (/sys/class/net shows them, with a speed), addresses
 # and /etc/hosts; every host reaches every other on both planes, the
-# machine itself has no leg in the cluster; a link taken down cuts its host off and
-# comes back; kill ends a host's process; a second up replaces the first;
-# mpirun runs across the hosts through the cluster's agent; bad commands
-# are refused with a message; a delay and loss on a link (netem, or the
-# link emulator without it); down leaves no namespace, file or process.
+# machine itself has no leg in the cluster; a link taken down cuts its host
+# off and comes back; kill ends a host's process; bad commands are refused
+# with a message; a delay and a loss on a link (netem, or the link emulator
+# without it); mpirun runs across the hosts through the cluster's agent; a
+# second up replaces the first (8 hosts, mpirun over all of them); down
+# leaves no namespace, file or process.
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
     echo "SKIP: needs root and iproute2"
     exit 77
@@ -138,11 +139,24 @@ if [ -n "$MPIRUN" ]; then
     [ "$(echo "$out" | sort | tr '\n' ' ')" = "h1 h2 h3 " ] || fail "mpirun across the hosts: $out"
 fi
 
-# A second up replaces the first: the sleeper on h3 goes with it.
-"$C" up 2 >/dev/null 2>&1 || fail "a second up failed"
+# A second up replaces the first (the sleeper on h3 goes with it), here
+# with the most hosts: 8, four on each data switch, every one reaching every
+# other (up checks it), and mpirun over all of them.
+"$C" up 8 >"$up_out" 2>&1 || fail "a second up, of 8 hosts, failed: $(cat "$up_out")"
 wait $bystander 2>/dev/null
+[ "$("$C" hosts | tr '\n' ' ')" = "h1 h2 h3 h4 h5 h6 h7 h8 " ] || fail "after up 8: $("$C" hosts)"
+map=$("$C" switches)
+[ "$map" = "data0:10.77.0.1-10.77.0.4;data1:10.77.0.5-10.77.0.8;mgmt:10.78.0.1-10.78.0.8" ] ||
+    fail "switches of 8 hosts: $map"
+[ "$("$C" exec h8 hostname)" = h8 ] || fail "h8 calls itself $("$C" exec h8 hostname)"
+if [ -n "$MPIRUN" ]; then
+    out=$(timeout -s KILL 120 "$C" exec h1 "$MPIRUN" --host h1,h2,h3,h4,h5,h6,h7,h8 -np 8 \
+        --mca plm_rsh_agent "$C agent" --mca oob_tcp_if_include 10.77.0.0/24 hostname 2>&1)
+    [ "$(echo "$out" | sort | tr '\n' ' ')" = "h1 h2 h3 h4 h5 h6 h7 h8 " ] || fail "mpirun across 8 hosts: $out"
+fi
+"$C" up 2 >/dev/null 2>&1 || fail "a third up, of 2 hosts, failed"
 [ "$("$C" hosts | tr '\n' ' ')" = "h1 h2 " ] || fail "after up 2: $("$C" hosts)"
-ip netns list | grep -q "^$MERIDIAN_CLUSTER-h3" && fail "h3 left behind by the second up"
+ip netns list | grep -q "^$MERIDIAN_CLUSTER-h3" && fail "h3 left behind by up 2"
 
 "$C" down
 rm -f "$up_out"
