@@ -32,6 +32,7 @@ namespace ofi = meridian::msg_ofi;
 const char *ofi_provider = "auto"; // owned by Meridian once registered
 int ofi_shm = 0;                   // 0 auto, 1 off
 int ofi_cma = 0;                   // 0 auto, 1 off
+int ofi_tcp = 0;                   // 0 auto, 1 off
 int ofi_timeout = 300;             // seconds
 std::size_t ofi_eager_limit = 16384;
 std::size_t ofi_cma_split = 32768;
@@ -67,6 +68,12 @@ const ParamSpec param_specs[] = {
      "Processes of one node talk through Meridian's shared-memory rings (auto) or through "
      "libfabric like remote ones (off).  Must be alike in every process",
      MCA_BASE_PARAM_TYPE_ENUM, auto_off, MCA_BASE_INFO_USER_ALL, &ofi_shm, 0, 0},
+    {"tcp",
+     "Between nodes where libfabric would use tcp (tcp;ofi_rxm: no faster NIC) and "
+     "msg_ofi_provider is auto, the messages go through this transport's own TCP sockets, "
+     "one connection per direction, opened at the first send (auto), or through libfabric "
+     "(off).  Must be alike in every process",
+     MCA_BASE_PARAM_TYPE_ENUM, auto_off, MCA_BASE_INFO_USER_ALL, &ofi_tcp, 0, 0},
     {"cma",
      "Messages above msg_ofi_eager_limit between processes of one node are copied once, "
      "from the sender's memory into the receiver's (process_vm_readv), when the kernel "
@@ -332,6 +339,7 @@ Params current_params()
     params.provider = ofi_provider != nullptr && *ofi_provider != '\0' ? ofi_provider : "auto";
     params.shm = ofi_shm == 0 ? ShmMode::automatic : ShmMode::off;
     params.cma = ofi_cma == 0 ? CmaMode::automatic : CmaMode::off;
+    params.tcp = ofi_tcp == 0 ? TcpMode::automatic : TcpMode::off;
     params.timeout_s = ofi_timeout;
     params.eager_limit = ofi_eager_limit;
     params.split_limit = ofi_cma_split;

@@ -98,16 +98,16 @@ namespace
 {
 
 // The providers fi_getinfo offers, and the one to take.
-struct Choice {
+struct Offer {
     InfoPtr all;
     fi_info *chosen = nullptr;
     Error error;
 };
 
-Choice choose(const fi_info *hints, const std::string &provider, bool single_node, const char *node,
-              const char *service, std::uint64_t flags)
+Offer choose(const fi_info *hints, const std::string &provider, bool single_node, const char *node,
+             const char *service, std::uint64_t flags)
 {
-    Choice choice;
+    Offer choice;
     fi_info *list = nullptr;
     const int rc =
         fi_getinfo(api_version, node, service, flags, const_cast<fi_info *>(hints), &list);
@@ -162,7 +162,7 @@ Status Endpoint::check_provider(const std::string &provider)
         return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE, "msg ofi: fi_allocinfo failed");
     }
     hints->fabric_attr->prov_name = ::strdup(provider.c_str());
-    const Choice choice = choose(hints.get(), provider, true, nullptr, nullptr, 0);
+    const Offer choice = choose(hints.get(), provider, true, nullptr, nullptr, 0);
     if (choice.chosen == nullptr) {
         return choice.error;
     }
@@ -184,9 +184,8 @@ Result<std::unique_ptr<Endpoint>> Endpoint::open(const std::string &provider, bo
     if (!source.node.empty()) {
         // Listen on the address and port pnet gave this process.
         const std::string where = source.node + ":" + source.service;
-        Choice choice =
-            choose(hints.get(), provider, single_node, source.node.c_str(),
-                   source.service.empty() ? nullptr : source.service.c_str(), FI_SOURCE);
+        Offer choice = choose(hints.get(), provider, single_node, source.node.c_str(),
+                              source.service.empty() ? nullptr : source.service.c_str(), FI_SOURCE);
         if (choice.chosen == nullptr) {
             unbound = "no provider takes the pnet endpoint " + where + ": " + choice.error.message;
         } else {
@@ -198,7 +197,7 @@ Result<std::unique_ptr<Endpoint>> Endpoint::open(const std::string &provider, bo
             unbound = "the pnet endpoint " + where + ": " + ep.error().message;
         }
     }
-    Choice choice = choose(hints.get(), provider, single_node, nullptr, nullptr, 0);
+    Offer choice = choose(hints.get(), provider, single_node, nullptr, nullptr, 0);
     if (choice.chosen == nullptr) {
         return choice.error;
     }
@@ -207,6 +206,49 @@ Result<std::unique_ptr<Endpoint>> Endpoint::open(const std::string &provider, bo
         (*ep)->unbound_reason_ = unbound;
     }
     return ep;
+}
+
+Result<Endpoint::Choice> Endpoint::choice(const std::string &provider, bool single_node,
+                                          const Source &source)
+{
+    prepare_environment();
+    InfoPtr hints = make_hints();
+    if (!hints) {
+        return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE, "msg ofi: fi_allocinfo failed");
+    }
+    if (provider != "auto" && !provider.empty()) {
+        hints->fabric_attr->prov_name = ::strdup(provider.c_str());
+    }
+    const auto describe = [](const fi_info *chosen) {
+        Endpoint::Choice taken;
+        taken.provider = chosen->fabric_attr->prov_name;
+        if (chosen->src_addr != nullptr &&
+            (chosen->addr_format == FI_SOCKADDR_IN || chosen->addr_format == FI_SOCKADDR_IN6)) {
+            const auto *raw = static_cast<const std::uint8_t *>(chosen->src_addr);
+            taken.address.assign(raw, raw + chosen->src_addrlen);
+        }
+        return taken;
+    };
+    std::string unbound = "pnet assigned this process no endpoint";
+    if (!source.node.empty()) {
+        const std::string where = source.node + ":" + source.service;
+        const Offer offer =
+            choose(hints.get(), provider, single_node, source.node.c_str(),
+                   source.service.empty() ? nullptr : source.service.c_str(), FI_SOURCE);
+        if (offer.chosen != nullptr) {
+            Endpoint::Choice taken = describe(offer.chosen);
+            taken.bound_to = where;
+            return taken;
+        }
+        unbound = "no provider takes the pnet endpoint " + where + ": " + offer.error.message;
+    }
+    const Offer offer = choose(hints.get(), provider, single_node, nullptr, nullptr, 0);
+    if (offer.chosen == nullptr) {
+        return offer.error;
+    }
+    Endpoint::Choice taken = describe(offer.chosen);
+    taken.unbound_reason = unbound;
+    return taken;
 }
 
 Result<std::unique_ptr<Endpoint>> Endpoint::create(const fi_info *chosen)

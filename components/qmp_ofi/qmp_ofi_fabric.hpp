@@ -54,6 +54,17 @@ class Endpoint
     };
     static Result<std::unique_ptr<Endpoint>> open(const std::string &provider, bool single_node,
                                                   const Source &source);
+    // What open() would take, without opening it: the provider's name and
+    // the address its endpoint would listen on (fi_info's src_addr, a
+    // sockaddr; empty when the provider names none), for the tcp path.
+    struct Choice {
+        std::string provider;
+        std::vector<std::uint8_t> address;
+        std::string bound_to;       // "10.1.2.3:32000": the pnet endpoint, else empty
+        std::string unbound_reason; // why not
+    };
+    static Result<Choice> choice(const std::string &provider, bool single_node,
+                                 const Source &source);
     // What fi_getinfo offers for the hints (for the component's query).
     static bool any_provider();
     // Whether a provider named in msg_ofi_provider is offered, for a job

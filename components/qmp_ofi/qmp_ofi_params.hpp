@@ -11,11 +11,13 @@ namespace meridian::msg_ofi
 
 enum class ShmMode { automatic = 0, off = 1 };
 enum class CmaMode { automatic = 0, off = 1 };
+enum class TcpMode { automatic = 0, off = 1 };
 
 struct Params {
     std::string provider = "auto"; // msg_ofi_provider
     ShmMode shm = ShmMode::automatic;
     CmaMode cma = CmaMode::automatic;
+    TcpMode tcp = TcpMode::automatic;
     int timeout_s = 300;             // 0: no limit (dead local peers are still detected)
     std::size_t eager_limit = 0;     // bytes; larger shm messages use CMA
     std::size_t split_limit = 0;     // bytes; from this size both sides copy (0: never)

@@ -1,7 +1,7 @@
 // The transport's frame: channels (declare, readdress, free, start),
 // completion and test, the self path, names for messages.  Bring-up is in
-// qmp_ofi_transport_setup.cc, waits and dead peers in _wait.cc, the shm and
-// libfabric paths in _shm.cc and _ofi.cc.
+// qmp_ofi_transport_setup.cc, waits and dead peers in _wait.cc, the shm,
+// libfabric and tcp paths in _shm.cc, _ofi.cc and _tcp.cc.
 #include "components/qmp_ofi/qmp_ofi_transport.hpp"
 
 #include <algorithm>
@@ -243,6 +243,9 @@ int Transport::start(Channel &channel)
     case Path::ofi:
         start_ofi(channel);
         break;
+    case Path::tcp:
+        start_tcp(channel);
+        break;
     }
     return MERIDIAN_SUCCESS;
 }
@@ -307,6 +310,8 @@ const char *Transport::path_name(int peer)
         return p.cma ? "shm+cma" : "shm";
     case Path::ofi:
         return ofi_path_.c_str();
+    case Path::tcp:
+        return "tcp";
     }
     return "none";
 }
@@ -386,6 +391,9 @@ int Transport::progress()
             }
         }
         poll_cq();
+    }
+    if (tcp_epoll_) {
+        progress_tcp();
     }
     if (!released_.empty()) {
         reap_released();

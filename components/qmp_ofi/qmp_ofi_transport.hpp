@@ -1,7 +1,8 @@
 // The ofi transport: channels matched per (peer, tag) in start order over
-// three paths -- self (a copy at match), shm (Meridian's rings between
-// processes of one node, CMA for large messages) and ofi (a libfabric RDM
-// endpoint) -- with progress, waits that time out, and dead-peer detection.
+// four paths -- self (a copy at match), shm (Meridian's rings between
+// processes of one node, CMA for large messages), ofi (a libfabric RDM
+// endpoint) and tcp (the transport's own sockets, where libfabric would use
+// tcp) -- with progress, waits that time out, and dead-peer detection.
 // One instance per process (the msg framework is single-select); the QMP
 // layer serialises calls, so nothing here locks.
 #ifndef MERIDIAN_QMP_OFI_TRANSPORT_HPP
@@ -24,12 +25,16 @@
 #include "components/qmp_ofi/qmp_ofi_iov.hpp"
 #include "components/qmp_ofi/qmp_ofi_params.hpp"
 #include "components/qmp_ofi/qmp_ofi_shm.hpp"
+#include "components/qmp_ofi/qmp_ofi_tcp.hpp"
 #include <meridian/mca/msg/msg.h>
 
 namespace meridian::msg_ofi
 {
 
-enum class Path : std::uint8_t { self, shm, ofi };
+enum class Path : std::uint8_t { self, shm, ofi, tcp };
+// A tcp connection: none; our connect under way; our greeting sent, the
+// peer's answer awaited; carrying messages.
+enum class TcpState : std::uint8_t { none, connecting, greeted, ready };
 enum class Phase : std::uint8_t { idle, active, done };
 
 struct Channel;
@@ -94,6 +99,8 @@ struct OutMessage {
     std::size_t total = 0;
     std::size_t sent = 0;
     IovCursor cursor;
+    tcp::Header header{};        // tcp: what goes before the bytes,
+    std::size_t header_sent = 0; // and how much of it went
 };
 
 // A control slot (FIN, CTS, DONE) waiting for space in a peer's ring.
@@ -133,6 +140,21 @@ struct Peer {
     fi_addr_t address = FI_ADDR_UNSPEC;
     std::string node_name;    // for messages, read when first needed
     std::size_t channels = 0; // declared to or from it (shm): its ring is polled every time
+    // tcp: the one connection with it, both ways (opened by the first of
+    // the two to send; outq holds what waits for it), the bytes read and
+    // not yet taken (incoming is the message arriving), and the gathered
+    // copy of finely strided blocks being sent.
+    tcp::Address tcp_address;
+    tcp::Socket tcp_socket;
+    TcpState tcp_state = TcpState::none;
+    bool tcp_writable_wanted = false;
+    bool tcp_closed = false; // the connection ended
+    std::vector<std::byte> read;
+    std::size_t read_begin = 0;
+    std::size_t read_end = 0;
+    std::vector<std::byte> stage;
+    std::size_t stage_begin = 0;
+    std::size_t stage_end = 0;
 };
 
 class Transport
@@ -163,6 +185,9 @@ class Transport
     int fail_setup(int status, const std::string &message);
     int connect_shm_peer(int rank, Peer &peer, std::vector<std::uint8_t> &readable);
     int connect_ofi_peer(int rank, Peer &peer);
+    static bool tcp_provider(const std::string &provider);
+    int open_tcp(const Endpoint::Choice &choice);
+    int connect_tcp_peer(int rank, Peer &peer);
     int prepare_ofi(Channel &channel);
 
     // Completion
@@ -188,6 +213,11 @@ class Transport
     int drain(int rank, Peer &peer, int budget);
     void on_first(int rank, Peer &peer, shm::SlotHeader &slot);
     void on_more(Peer &peer, shm::SlotHeader &slot);
+    // A message's first bytes from a peer (shm slots, the tcp stream), and
+    // the next ones of the message under way.
+    void message_begins(Peer &peer, std::uint64_t tag, std::size_t total, const std::byte *data,
+                        std::size_t len);
+    void message_continues(Peer &peer, const std::byte *data, std::size_t len);
     void on_rndv(int rank, Peer &peer, shm::SlotHeader &slot);
     void on_fin(Peer &peer, shm::SlotHeader &slot);
     void on_cts(int rank, Peer &peer, shm::SlotHeader &slot);
@@ -223,6 +253,25 @@ class Transport
     int poll_cq();
     void complete_ofi(OfiOp *op, std::size_t len, int error, const std::string &why);
     void abandon_ofi(Channel &channel);
+    // tcp (qmp_ofi_transport_tcp.cc)
+    void start_tcp(Channel &channel);
+    void progress_tcp();
+    void open_connection(int rank, Peer &peer);
+    void connection_ready(int rank, Peer &peer);
+    bool flush_tcp(int rank, Peer &peer);
+    std::size_t fill_pieces(Peer &peer, OutMessage &message, iovec *pieces, std::size_t count);
+    void account_sent(Peer &peer, OutMessage &message, std::size_t sent);
+    void want_writable(int rank, Peer &peer, bool wanted);
+    void on_socket(int rank, Peer &peer, std::uint32_t events);
+    void accept_tcp();
+    void greet_tcp(int fd);
+    void answer_tcp(int rank, Peer &peer);
+    void read_tcp(int rank, Peer &peer);
+    bool read_direct(int rank, Peer &peer);
+    void take_read(Peer &peer);
+    void tcp_closed(int rank, const std::string &why);
+    bool busy_with(int rank, const Peer &peer) const;
+    void watch(int fd, std::uint32_t events, std::uint64_t key, bool added);
 
     // Dead peers and time
     bool check_liveness(Channel *const *channels, std::size_t count);
@@ -272,6 +321,18 @@ class Transport
     std::uint64_t completed_ = 0;
     Clock::time_point next_liveness_{};
     std::string ofi_path_ = "ofi";
+    // tcp: the listener, the epoll set of every tcp socket, connections
+    // accepted whose greeting has not all come.
+    tcp::Socket tcp_listener_;
+    tcp::Socket tcp_epoll_;
+    tcp::Greeting tcp_greeting_{};
+    struct Accepted {
+        tcp::Socket socket;
+        tcp::Greeting greeting{};
+        std::size_t got = 0;
+    };
+    std::unordered_map<int, Accepted> tcp_accepted_;
+    std::vector<int> tcp_blocked_; // peers whose socket took not all that waits
 };
 
 } // namespace meridian::msg_ofi

@@ -4,7 +4,11 @@
 // names: no address goes through the modex), inserts the libfabric
 // addresses, and runs a second exchange after which the segments' names are
 // unlinked.
+#include <netinet/in.h>
+#include <sys/epoll.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstring>
@@ -31,7 +35,8 @@ namespace
 struct Mode {
     std::uint8_t shm = 0;
     std::uint8_t fabric = 0;
-    std::uint8_t reserved[6] = {};
+    std::uint8_t tcp = 0; // the fabric is the tcp path's sockets
+    std::uint8_t reserved[5] = {};
 };
 struct ProcInfo {
     std::int64_t pid = 0;
@@ -146,9 +151,25 @@ int Transport::init(const mca_msg_job_t &job)
         VERBOSE(INFO, "msg ofi: a job of one process: only the self path");
         return MERIDIAN_SUCCESS;
     }
+    // Where libfabric would use tcp, this transport's own sockets instead.
+    if (fabric && params_.tcp == TcpMode::automatic &&
+        (params_.provider.empty() || params_.provider == "auto")) {
+        auto choice = Endpoint::choice(params_.provider, job.num_nodes == 1, pnet_endpoint());
+        if (choice && tcp_provider(choice->provider)) {
+            if (int rc = open_tcp(*choice); rc != MERIDIAN_SUCCESS) {
+                return rc;
+            }
+            for (Peer &peer : peers_) {
+                if (peer.path == Path::ofi) {
+                    peer.path = Path::tcp;
+                }
+            }
+        }
+    }
     Mode mode;
     mode.shm = shm_on ? 1 : 0;
     mode.fabric = fabric ? 1 : 0;
+    mode.tcp = tcp_epoll_ ? 1 : 0;
     ProcInfo me;
     me.pid = ::getpid();
     me.start_time = proc::start_time(::getpid());
@@ -189,7 +210,7 @@ int Transport::init(const mca_msg_job_t &job)
             return fail_setup(rc, "msg ofi: cannot publish the shared-memory segment's name");
         }
     }
-    if (fabric) {
+    if (fabric && !tcp_epoll_) {
         auto endpoint = Endpoint::open(params_.provider, job.num_nodes == 1, pnet_endpoint());
         if (!endpoint) {
             return fail_setup(endpoint.error().status, endpoint.error().message);
@@ -297,6 +318,77 @@ int Transport::connect_ofi_peer(int rank, Peer &peer)
     return MERIDIAN_SUCCESS;
 }
 
+// Where libfabric's choice is tcp (tcp;ofi_rxm, the tcp or sockets
+// provider alone).
+bool Transport::tcp_provider(const std::string &provider)
+{
+    return provider == "tcp" || provider.starts_with("tcp;") || provider == "sockets" ||
+           provider.starts_with("sockets;");
+}
+
+int Transport::open_tcp(const Endpoint::Choice &choice)
+{
+    tcp::Address address;
+    if (!tcp::Address::from_bytes(choice.address, address)) {
+        return fail_setup(MERIDIAN_ERR_NOT_AVAILABLE,
+                          "msg ofi: libfabric's " + choice.provider +
+                              " names no IP address to listen on (set msg_ofi_tcp=off)");
+    }
+    tcp::Address bound;
+    auto listener = tcp::listen_on(address, bound);
+    std::string where = choice.bound_to.empty()
+                            ? "address chosen by libfabric: " + choice.unbound_reason
+                            : "the pnet endpoint";
+    if (!listener && !choice.bound_to.empty()) {
+        // The port pnet gave is taken: any port on the same address.
+        where = "the pnet endpoint's address (its port: " + listener.error().message + ")";
+        if (address.storage.ss_family == AF_INET) {
+            reinterpret_cast<sockaddr_in *>(&address.storage)->sin_port = 0;
+        } else {
+            reinterpret_cast<sockaddr_in6 *>(&address.storage)->sin6_port = 0;
+        }
+        listener = tcp::listen_on(address, bound);
+    }
+    if (!listener) {
+        return fail_setup(listener.error().status, listener.error().message);
+    }
+    tcp::Socket epoll(::epoll_create1(EPOLL_CLOEXEC));
+    if (!epoll) {
+        return fail_setup(MERIDIAN_ERR_OUT_OF_RESOURCE,
+                          std::string("msg ofi: epoll_create1: ") + std::strerror(errno));
+    }
+    tcp_listener_ = std::move(*listener);
+    tcp_epoll_ = std::move(epoll);
+    tcp_greeting_ = tcp::Greeting{tcp::greeting_magic, static_cast<std::uint32_t>(job_.rank),
+                                  tcp::job_key(nspace_)};
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = std::uint64_t{1} << 32; // the listener (qmp_ofi_transport_tcp.cc)
+    if (::epoll_ctl(tcp_epoll_.get(), EPOLL_CTL_ADD, tcp_listener_.get(), &event) != 0) {
+        return fail_setup(MERIDIAN_ERR_OUT_OF_RESOURCE,
+                          std::string("msg ofi: epoll_ctl: ") + std::strerror(errno));
+    }
+    const auto bytes = bound.bytes();
+    if (int rc = meridian_mca_msg_base_modex_put("ofi.tcp", bytes.data(), bytes.size());
+        rc != MERIDIAN_SUCCESS) {
+        return fail_setup(rc, "msg ofi: cannot publish the tcp path's address");
+    }
+    VERBOSE(INFO, "msg ofi: tcp path (in place of libfabric's %s): listening on %s, %s",
+            choice.provider.c_str(), bound.text().c_str(), where.c_str());
+    return MERIDIAN_SUCCESS;
+}
+
+int Transport::connect_tcp_peer(int rank, Peer &peer)
+{
+    std::vector<std::uint8_t> address(sizeof(sockaddr_storage));
+    if (get_bytes(rank, "ofi.tcp", address) != MERIDIAN_SUCCESS ||
+        !tcp::Address::from_bytes(address, peer.tcp_address)) {
+        return fail_setup(MERIDIAN_ERR_UNREACH,
+                          "msg ofi: " + describe(rank) + " published no tcp address");
+    }
+    return MERIDIAN_SUCCESS;
+}
+
 int Transport::connect()
 {
     if (job_.size == 1) {
@@ -306,7 +398,8 @@ int Transport::connect()
     int status = MERIDIAN_SUCCESS;
     std::vector<std::uint8_t> readable(static_cast<std::size_t>(job_.local_size), 0);
     const Mode mine{static_cast<std::uint8_t>(params_.shm == ShmMode::automatic),
-                    static_cast<std::uint8_t>(endpoint_ != nullptr),
+                    static_cast<std::uint8_t>(endpoint_ != nullptr || tcp_epoll_),
+                    static_cast<std::uint8_t>(tcp_epoll_ ? 1 : 0),
                     {}};
     for (int r = 0; r < job_.size && status == MERIDIAN_SUCCESS; ++r) {
         if (r == job_.rank) {
@@ -343,10 +436,24 @@ int Transport::connect()
                         describe(r).c_str());
             }
         }
+        if (peer.path != Path::shm && theirs.fabric != 0 && mine.fabric != 0 &&
+            theirs.tcp != mine.tcp) {
+            status = fail_setup(
+                MERIDIAN_ERR_UNREACH,
+                "msg ofi: " + describe(r) + " reaches other nodes through " +
+                    (theirs.tcp ? "the tcp path's sockets" : "libfabric") +
+                    ", this process through " +
+                    (mine.tcp ? "the tcp path's sockets" : "libfabric") +
+                    " (set msg_ofi_tcp and msg_ofi_provider alike everywhere; libfabric offers "
+                    "other providers on the nodes?)");
+            break;
+        }
         if (peer.path == Path::shm) {
             status = connect_shm_peer(r, peer, readable);
         } else if (peer.path == Path::ofi) {
             status = connect_ofi_peer(r, peer);
+        } else if (peer.path == Path::tcp) {
+            status = connect_tcp_peer(r, peer);
         }
     }
     // Second round, in every process even after an error (the others wait

@@ -310,10 +310,13 @@ int Transport::drain(int rank, Peer &peer, int budget)
 
 void Transport::on_first(int, Peer &peer, shm::SlotHeader &slot)
 {
-    const std::byte *data = shm::Ring::payload(&slot);
-    const std::size_t len = slot.length;
-    const std::size_t total = slot.total;
-    Matching &matching = matching_for(peer, slot.tag);
+    message_begins(peer, slot.tag, slot.total, shm::Ring::payload(&slot), slot.length);
+}
+
+void Transport::message_begins(Peer &peer, std::uint64_t tag, std::size_t total,
+                               const std::byte *data, std::size_t len)
+{
+    Matching &matching = matching_for(peer, tag);
     if (!matching.posted.empty()) {
         Channel &recv = *matching.posted.front();
         matching.posted.pop_front();
@@ -321,7 +324,9 @@ void Transport::on_first(int, Peer &peer, shm::SlotHeader &slot)
         return;
     }
     auto message = make_unexpected(total);
-    std::memcpy(message->data.get(), data, len);
+    if (len > 0) {
+        std::memcpy(message->data.get(), data, len);
+    }
     message->arrived = len;
     if (len < total) {
         peer.incoming = Incoming{true, nullptr, message.get(), total, len, {}};
@@ -374,12 +379,16 @@ void Transport::on_data(Peer &peer, shm::SlotHeader &slot)
 
 void Transport::on_more(Peer &peer, shm::SlotHeader &slot)
 {
+    message_continues(peer, shm::Ring::payload(&slot), slot.length);
+}
+
+void Transport::message_continues(Peer &peer, const std::byte *data, std::size_t length)
+{
     Incoming &incoming = peer.incoming;
     if (!incoming.active) {
         return; // cannot happen with a well-behaved sender
     }
-    const std::byte *data = shm::Ring::payload(&slot);
-    const std::size_t len = std::min<std::size_t>(slot.length, incoming.total - incoming.got);
+    const std::size_t len = std::min(length, incoming.total - incoming.got);
     if (incoming.recv != nullptr) {
         incoming.cursor.scatter(data, len);
     } else if (incoming.stash != nullptr) {

@@ -122,12 +122,15 @@ qmp_host_of() {
 # qmp_expect_path NAME REGEX: the transport's path from rank 0 to rank 1 of a
 # 2-process job, as the msg base reports it at verbosity info, matches REGEX
 # (grep -E): the runs that follow test the path they say they test.  With
-# ranks 0 and 1 on two hosts (QMP_RANK_HOSTS) it is libfabric's whatever the
-# parameters: shared memory does not cross hosts.
+# ranks 0 and 1 on two hosts (QMP_RANK_HOSTS) shared memory is not one:
+# where it is asked, the path between the hosts is the tcp path.
 qmp_expect_path() {
     qmp_have_mpirun || return 0
     if [ "$(qmp_host_of 0)" != "$(qmp_host_of 1)" ]; then
-        set -- "$1 (between hosts)" "ofi:.*"
+        case $2 in
+        shm*) set -- "$1 (between hosts)" "tcp" ;;
+        *) set -- "$1 (between hosts)" "$2" ;;
+        esac
     fi
     qmp_setp msg_base_verbose info
     qmp_launch 2 qmp_init_test app-np=2

@@ -3,18 +3,25 @@
 # mpirun with 1, 2 and 4 processes, in several logical shapes (an axis of 2
 # has the same neighbour both ways, an axis of 1 is the process itself), and
 # handles freed while started, on the transport's default path (also
-# without CMA) and on tcp without the shared-memory path.
+# without CMA) and, without the shared-memory path, on libfabric's tcp and
+# on the transport's own tcp path.
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
 
-paths="default tcp"
+paths="default libfabric tcp"
 for path in $paths; do
-    if [ "$path" = tcp ]; then
+    if [ "$path" = libfabric ]; then
         qmp_setp msg_ofi_shm off
         qmp_setp msg_ofi_provider tcp
         mem_shapes="2 4"
         channel_cases="2:2x1 4:2x2"
-        qmp_expect_path "tcp path" "ofi:tcp;ofi_rxm"
+        qmp_expect_path "libfabric's tcp" "ofi:tcp;ofi_rxm"
+    elif [ "$path" = tcp ]; then
+        qmp_setp msg_ofi_shm off
+        qmp_unsetp msg_ofi_provider
+        mem_shapes="2 4"
+        channel_cases="2:2x1 4:2x2"
+        qmp_expect_path "tcp path" "tcp"
     else
         mem_shapes=$QMP_SHAPES
         channel_cases="0:1 1:1x1x1x1 2:2 2:2x1 3:3 4:4 4:2x2 4:1x4x1"

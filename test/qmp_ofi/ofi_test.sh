@@ -1,9 +1,11 @@
 #!/bin/sh
 # The msg transport "ofi": ofi_driver (see its header) under Open MPI's
 # mpirun with 1, 2 and 4 processes, on the shared-memory path (default; with
-# and without CMA) and on libfabric (msg_ofi_shm=off msg_ofi_provider=tcp:
-# tcp;ofi_rxm over this node's interfaces); a killed peer and a timeout on
-# both paths.  Each check reads the processes' output, not only mpirun's
+# and without CMA), on libfabric (msg_ofi_shm=off msg_ofi_provider=tcp:
+# tcp;ofi_rxm over this node's interfaces) and on the tcp path's own sockets
+# (msg_ofi_shm=off, the provider auto: where libfabric would take tcp); a
+# killed peer and a timeout on every path; processes that disagree on
+# msg_ofi_tcp.  Each check reads the processes' output, not only mpirun's
 # exit code.
 # shellcheck source=test/support/mpi_test_lib.sh
 . "$srcdir/../support/mpi_test_lib.sh"
@@ -106,8 +108,21 @@ if [ $mpi = yes ]; then
         for np in 2 4; do
             suite "libfabric tcp, $np processes" $np "ofi:tcp;ofi_rxm" "$MPIRUN" -np $np --oversubscribe
         done
-        unsetp msg_ofi_shm
         unsetp msg_ofi_provider
+        # The tcp path: one connection per pair, opened by the first to send
+        # (both at once in the suite's exchanges: the lower rank's stays).
+        for np in 2 4 6; do
+            suite "tcp path, $np processes" $np "tcp" "$MPIRUN" -np $np --oversubscribe
+        done
+        # Processes that disagree on it are refused, both saying why.
+        name="msg_ofi_tcp=off in one process only"
+        out=$("$MPIRUN" -np 1 "$DRIVER" suite : -np 1 env "${MCA_ENV_PREFIX}msg_ofi_tcp=off" "$DRIVER" suite 2>&1)
+        if expect "$name" 1 "^meridian: error: msg ofi: rank 0 (node .*) reaches other nodes through the tcp path's sockets, this process through libfabric (set msg_ofi_tcp and msg_ofi_provider alike everywhere; .*)\$" &&
+            expect "$name" 1 "^meridian: error: msg ofi: rank 1 (node .*, path tcp) reaches other nodes through libfabric, this process through the tcp path's sockets (set msg_ofi_tcp and msg_ofi_provider alike everywhere; .*)\$" &&
+            expect "$name" 0 "ok ("; then
+            echo "ok: $name"
+        fi
+        unsetp msg_ofi_shm
     fi
 
     # The pnet assignment's endpoint (pnet tcp with a static port pool): the
@@ -128,6 +143,15 @@ if [ $mpi = yes ]; then
             expect "$name" 2 "^meridian: msg: msg ofi: libfabric provider tcp;ofi_rxm, .*, bound to the pnet endpoint [0-9.]*:321[0-9][0-9]\$"; then
             echo "ok: $name"
             echo "$out" | grep 'bound to' | sed 's/^/  /'
+        fi
+        # The tcp path listens there too.
+        unsetp msg_ofi_provider
+        name="the tcp path on the pnet endpoint"
+        out=$("$MPIRUN" -np 2 "$DRIVER" suite 2>&1)
+        if expect "$name" 2 "^rank [01]: ok (2 processes, path to rank [01]: tcp)\$" &&
+            expect "$name" 2 "^meridian: msg: msg ofi: tcp path (in place of libfabric's tcp;ofi_rxm): listening on [0-9.]*:321[0-9][0-9], the pnet endpoint\$"; then
+            echo "ok: $name"
+            echo "$out" | grep 'listening on' | sed 's/^/  /'
         fi
         for p in pnet coord pnet_base_requests pnet_tcp_static_ports msg_ofi_shm msg_ofi_provider msg_base_verbose; do
             unsetp $p
@@ -168,8 +192,17 @@ if [ $mpi = yes ]; then
         setp msg_ofi_shm off
         setp msg_ofi_provider tcp
         kill_case "killed peer, libfabric tcp" "ofi:tcp;ofi_rxm"
-        unsetp msg_ofi_shm
         unsetp msg_ofi_provider
+        # On the tcp path the closed connection tells first, or the pid.
+        name="killed peer, tcp path"
+        out=$("$MPIRUN" -np 2 --mca odls_base_sigkill_timeout 2 "$DRIVER" kill 2>&1)
+        if expect "$name" 1 "^rank 0: unreach after [0-9]* ms: ok\$" &&
+            expect "$name" 1 "^meridian: error: msg ofi: rank 0 on node .*: peer rank 1 (node .*, path tcp) \(closed its connection\|died: process [0-9]* .*\)\$" &&
+            expect "$name" 0 "FAIL"; then
+            echo "ok: $name"
+            echo "$out" | grep -e '^rank 0' -e 'peer rank 1' | sed 's/^/  /'
+        fi
+        unsetp msg_ofi_shm
     fi
 
     # A peer that never sends: msg_ofi_timeout=1 ends rank 0's wait, with a
@@ -190,8 +223,9 @@ if [ $mpi = yes ]; then
         setp msg_ofi_shm off
         setp msg_ofi_provider tcp
         timeout_case "timeout, libfabric tcp" "ofi:tcp;ofi_rxm"
-        unsetp msg_ofi_shm
         unsetp msg_ofi_provider
+        timeout_case "timeout, tcp path" "tcp"
+        unsetp msg_ofi_shm
     fi
     setp msg_ofi_timeout 60
 else
