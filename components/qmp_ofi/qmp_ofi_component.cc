@@ -40,7 +40,6 @@ std::size_t ofi_cma_min_block = 2048;
 unsigned ofi_shm_slots = 0; // automatic
 std::size_t ofi_shm_slot_size = 4096;
 int ofi_liveness = 5; // ms
-bool ofi_rxm_srx = false;
 std::size_t ofi_rxm_eager_limit = 128 * 1024;
 int ofi_priority = 50;
 
@@ -107,18 +106,11 @@ const ParamSpec param_specs[] = {
      "Bytes per ring slot, its 32-byte header included (rounded up to a multiple of 64): "
      "the fragment size of messages through the rings",
      MCA_BASE_PARAM_TYPE_SIZE, nullptr, MCA_BASE_INFO_TUNER_ALL, &ofi_shm_slot_size, 128, 1 << 24},
-    {"rxm_srx",
-     "Whether libfabric's ofi_rxm (tcp;ofi_rxm, verbs;ofi_rxm) receives the messages of all "
-     "connections through one shared queue (libfabric's default) or of each connection "
-     "through its own (false): some 0.5 us less per message over tcp, for rxm's receive "
-     "buffers kept per connection.  Turn it on for jobs where a process talks with "
-     "hundreds of peers.  FI_OFI_RXM_USE_SRX in the environment wins",
-     MCA_BASE_PARAM_TYPE_BOOL, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_rxm_srx, 0, 0},
     {"rxm_eager_limit",
      "Largest message (bytes) libfabric's ofi_rxm sends at once through its receive buffers "
      "(FI_OFI_RXM_BUFFER_SIZE); larger ones are cut into pieces or fetched by the receiver.  "
-     "Each connection (each queue, with msg_ofi_rxm_srx) gets 2 MiB of them, as with "
-     "libfabric's defaults (128 of 16 KiB): the larger the buffers, the fewer "
+     "The receive queue gets 2 MiB of them, as with libfabric's defaults (128 of 16 KiB): "
+     "the larger the buffers, the fewer "
      "(FI_OFI_RXM_MSG_RX_SIZE, at least 8).  The environment's variables win",
      MCA_BASE_PARAM_TYPE_SIZE, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_rxm_eager_limit, 1024,
      16 << 20},
@@ -344,7 +336,6 @@ Params current_params()
     params.eager_limit = ofi_eager_limit;
     params.split_limit = ofi_cma_split;
     params.cma_min_block = ofi_cma_min_block;
-    params.rxm_srx = ofi_rxm_srx;
     params.rxm_eager_limit = ofi_rxm_eager_limit;
     params.shm_slots = ofi_shm_slots == 0 ? 0 : round_up_power_of_two(std::max(2U, ofi_shm_slots));
     params.shm_slot_bytes = (ofi_shm_slot_size + 63) / 64 * 64;

@@ -53,20 +53,17 @@ void prepare_environment()
     // (reproduced by test/qmp_ofi's barrier, ~4 runs in 5).  Without them
     // rxm stages eager messages through its own buffers.
     ::setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
-    // One receive queue shared by all connections costs every message a
-    // lookup across them (6.2 against 5.6 us of ping-pong at 8 B between
-    // two hosts over tcp, test/bench's bench-hosts); QMP's processes talk
-    // with few peers, so each connection keeps its own by default.
     const Params params = current_params();
-    ::setenv("FI_OFI_RXM_USE_SRX", params.rxm_srx ? "1" : "0", 0);
     // Messages up to 128 KiB in one piece (16 KiB by libfabric's default:
     // 32-128 KiB were cut into 16 KiB pieces, 1.3-1.6x Open MPI's time
-    // between two hosts); the buffers kept per connection stay 2 MiB.
-    constexpr std::size_t per_connection = std::size_t{2} << 20;
+    // between two hosts); the receive buffers stay 2 MiB.  (Its shared
+    // receive queue stays: without it, FI_OFI_RXM_USE_SRX=0, a barrier's
+    // message was lost in 1 run of 3 of 4 processes on one loaded node.)
+    constexpr std::size_t receive_bytes = std::size_t{2} << 20;
     const std::size_t buffer = std::max<std::size_t>(params.rxm_eager_limit, 1024);
     ::setenv("FI_OFI_RXM_BUFFER_SIZE", std::to_string(buffer).c_str(), 0);
     ::setenv("FI_OFI_RXM_MSG_RX_SIZE",
-             std::to_string(std::max<std::size_t>(8, per_connection / buffer)).c_str(), 0);
+             std::to_string(std::max<std::size_t>(8, receive_bytes / buffer)).c_str(), 0);
 }
 
 } // namespace

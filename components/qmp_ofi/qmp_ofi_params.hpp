@@ -25,7 +25,6 @@ struct Params {
     std::size_t shm_slots = 0;       // slots per ring
     std::size_t shm_slot_bytes = 0;  // bytes per slot (header included)
     int liveness_ms = 5;             // how often a wait checks local peers' pids
-    bool rxm_srx = false;            // msg_ofi_rxm_srx: ofi_rxm's shared receive queue
     std::size_t rxm_eager_limit = 0; // msg_ofi_rxm_eager_limit: ofi_rxm's buffer size
 };
 

@@ -148,7 +148,8 @@ struct Peer {
     tcp::Socket tcp_socket;
     TcpState tcp_state = TcpState::none;
     bool tcp_writable_wanted = false;
-    bool tcp_closed = false; // the connection ended
+    bool tcp_closed = false;  // the connection ended
+    bool tcp_awaited = false; // ours was refused: the peer's comes
     std::vector<std::byte> read;
     std::size_t read_begin = 0;
     std::size_t read_end = 0;

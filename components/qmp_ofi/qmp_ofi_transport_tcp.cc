@@ -106,7 +106,7 @@ void Transport::start_tcp(Channel &channel)
     message.header = tcp::Header{channel.tag, channel.nbytes};
     const bool idle = peer.outq.empty();
     peer.outq.push_back(message);
-    if (peer.tcp_state == TcpState::none) {
+    if (peer.tcp_state == TcpState::none && !peer.tcp_awaited) {
         open_connection(rank, peer);
     } else if (idle && peer.tcp_state == TcpState::ready) {
         flush_tcp(rank, peer);
@@ -334,6 +334,7 @@ void Transport::greet_tcp(int fd)
     }
     peer.tcp_socket = std::move(socket);
     peer.tcp_writable_wanted = false;
+    peer.tcp_awaited = false;
     watch(fd, EPOLLIN | EPOLLRDHUP, key(Watch::peer, rank), false);
     connection_ready(rank, peer);
 }
@@ -356,6 +357,7 @@ void Transport::answer_tcp(int rank, Peer &peer)
         peer.tcp_socket.reset();
         peer.tcp_state = TcpState::none;
         peer.tcp_writable_wanted = false;
+        peer.tcp_awaited = true;
         return;
     }
     tcp_closed(rank, got == 0 ? "closed the connection it was opening"
@@ -559,6 +561,9 @@ void Transport::tcp_closed(int rank, const std::string &why)
     if (busy) {
         peer_died(rank, why);
     }
+    // What was left of half-written messages (zeros for freed channels)
+    // has nowhere to go.
+    peer.outq.clear();
 }
 
 void Transport::progress_tcp()

@@ -2,8 +2,10 @@
 # Benchmark between two hosts: bench-qmp's cases (ping-pong 8 B .. 4 MiB,
 # the two halos, the global sum) with one process on each of two simulated
 # hosts (contrib/cluster/cluster.sh: h1 and h2 on switch data0), QMP over
-# libfabric's tcp and Open MPI over its btl tcp, both on the hosts' eth0
-# (the same bridge), mpirun's own traffic on mgmt0.  Goal as bench-qmp's:
+# its tcp path (libfabric's tcp;ofi_rxm with MERIDIAN_MCA_msg_ofi_tcp=off in
+# the environment: the cluster's agent hands mpirun's environment to the
+# other host) and Open MPI over its btl tcp, both on the hosts' eth0 (the
+# same bridge), mpirun's own traffic on mgmt0.  Goal as bench-qmp's:
 # latency at most 1.0x and bandwidth at least 1.0x Open MPI's.  Needs root.
 #
 #   make -C test/bench bench-hosts                (from the build directory)

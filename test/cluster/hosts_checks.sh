@@ -28,6 +28,12 @@
 #                                check_reader
 #   run_two_jobs LAUNCHER        two jobs of $PEER at once through the
 #                                function LAUNCHER, then the two checks above
+#   run_event LAUNCHER           the coordinates-updated event across the
+#                                hosts ($EVENT_PEER): rank 0 changes the
+#                                fabric; the processes of h1 hear it, those
+#                                of h2 and h3 do not (the event's range is
+#                                the node, and neither launcher forwards a
+#                                process's event to other hosts)
 #   field RANK NAME FILE         the value of NAME= in RANK's line
 #
 # A failed check prints "FAIL: ..." and sets status to 1, the exit status
@@ -199,6 +205,19 @@ run_one_job() {
     "$1" "$PEER" >"$scratch/job.out" 2>&1
     check_ran "$scratch/job.out" $? "$1 across h1-h3"
     check_one_job "$scratch/job.out"
+}
+
+run_event() {
+    EVENT_OTHER_NODES_UNTOLD=1 "$1" "$EVENT_PEER" >"$scratch/event.out" 2>&1
+    rc=$?
+    told=$(grep -c '^rank [01]: ok (event from rank 0;' "$scratch/event.out")
+    untold=$(grep -c '^rank [2-5]: ok (on another node than rank 0: not told)$' "$scratch/event.out")
+    if [ $rc -ne 0 ] || [ "$told" -ne 2 ] || [ "$untold" -ne 4 ]; then
+        fail "the coordinates-updated event through $1 (exit $rc; $told of 2 on h1 told, $untold of 4 on h2-h3 not told):"
+        sed 's/^/  /' "$scratch/event.out"
+    else
+        echo "ok: the coordinates-updated event through $1: both processes of h1 told, the four of h2 and h3 not"
+    fi
 }
 
 # A PMIx client that knows nothing of Meridian, on every host, reads every

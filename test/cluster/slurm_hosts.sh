@@ -75,6 +75,7 @@ if [ $rc -ne 0 ] || [ "$(grep -c '^rank [01]: ok' "$out")" -ne 2 ]; then
 else
     echo "ok: the coordinates-updated event under srun reached both processes of h1"
 fi
+run_event cluster_srun
 
 # Two jobs at once on the same hosts: no port on a host given to both.
 run_two_jobs cluster_srun

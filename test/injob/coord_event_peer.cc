@@ -8,6 +8,10 @@
 //     pmix.net.coord (pmix_coord_t values);
 //   - call its Meridian callback (coord::on_updated) for that plane, by its
 //     next coord call at the latest, and answer with the new shape.
+// With EVENT_OTHER_NODES_UNTOLD=1 (a job across hosts, the event's range
+// coord_base_event_range=node, launchers that forward no process's event:
+// test/cluster) a process on another node than rank 0's must hear nothing
+// for 2 s, call no callback and keep the old shape instead.
 // Prints "rank R: ok (...)" or "FAIL: ..." lines; exit 0 or 1.
 #include <pmix.h>
 #include <unistd.h>
@@ -16,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -113,6 +118,10 @@ int main(int argc, char **argv)
         PMIx_Register_event_handler(&code, 1, nullptr, 0, pmix_handler, nullptr, nullptr);
     check(ref >= 0, "PMIx_Register_event_handler failed");
     check(store.fence().ok(), "fence before the change");
+    // Read before rank 0 places the new fabric: that replaces ctx.
+    const char *untold_env = std::getenv("EVENT_OTHER_NODES_UNTOLD");
+    const bool untold = untold_env != nullptr && std::strcmp(untold_env, "1") == 0 &&
+                        ctx->job->procs[me].node != ctx->job->procs[0].node;
 
     if (me == 0) {
         // A NIC and a switch join the first plane on rank 0's node.
@@ -127,6 +136,27 @@ int main(int argc, char **argv)
                 std::make_shared<const fabric::Fabric>(std::move(*changed)), ctx->job);
             check(placed.ok(), "set_context: " + (placed ? "" : placed.error().message));
         }
+    }
+
+    if (untold) {
+        // Another node: nothing comes, nothing changes here.
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+        check(!pmix_heard, "a PMIx event reached another node than rank 0's: the launcher "
+                           "forwards events now, README.md says it does not");
+        const auto same_shape = coord::shape(plane);
+        check(same_shape.ok() && old_shape.ok() && *same_shape == *old_shape,
+              "the shape of " + plane + " changed on another node than rank 0's");
+        check(called.empty(), "the Meridian callback was called on another node than rank 0's");
+        coord::remove_updated(handle);
+        check(store.fence().ok(), "fence after the change");
+        if (ref >= 0) {
+            PMIx_Deregister_event_handler(static_cast<std::size_t>(ref), nullptr, nullptr);
+        }
+        meridian_finalize();
+        if (failures == 0) {
+            std::printf("rank %u: ok (on another node than rank 0: not told)\n", me);
+        }
+        return failures == 0 ? 0 : 1;
     }
 
     // Every process hears the PMIx event (rank 0 its own too), bounded.
