@@ -273,6 +273,7 @@ class Transport
     void tcp_closed(int rank, const std::string &why);
     bool busy_with(int rank, const Peer &peer) const;
     void watch(int fd, std::uint32_t events, std::uint64_t key, bool added);
+    bool watch_listener();
 
     // Dead peers and time
     bool check_liveness(Channel *const *channels, std::size_t count);

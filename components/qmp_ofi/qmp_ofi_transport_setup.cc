@@ -361,10 +361,7 @@ int Transport::open_tcp(const Endpoint::Choice &choice)
     tcp_epoll_ = std::move(epoll);
     tcp_greeting_ = tcp::Greeting{tcp::greeting_magic, static_cast<std::uint32_t>(job_.rank),
                                   tcp::job_key(nspace_)};
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = std::uint64_t{1} << 32; // the listener (qmp_ofi_transport_tcp.cc)
-    if (::epoll_ctl(tcp_epoll_.get(), EPOLL_CTL_ADD, tcp_listener_.get(), &event) != 0) {
+    if (!watch_listener()) {
         return fail_setup(MERIDIAN_ERR_OUT_OF_RESOURCE,
                           std::string("msg ofi: epoll_ctl: ") + std::strerror(errno));
     }

@@ -79,6 +79,14 @@ void Transport::watch(int fd, std::uint32_t events, std::uint64_t what, bool add
     }
 }
 
+bool Transport::watch_listener()
+{
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = key(Watch::listener, 0);
+    return ::epoll_ctl(tcp_epoll_.get(), EPOLL_CTL_ADD, tcp_listener_.get(), &event) == 0;
+}
+
 // ---------------------------------------------------------------- sending
 
 void Transport::start_tcp(Channel &channel)
