@@ -146,28 +146,9 @@ Offer choose(const fi_info *hints, const std::string &provider, bool single_node
     return choice;
 }
 
-} // namespace
-
-Status Endpoint::check_provider(const std::string &provider)
-{
-    if (provider.empty() || provider == "auto") {
-        return success();
-    }
-    prepare_environment();
-    InfoPtr hints = make_hints();
-    if (!hints) {
-        return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE, "msg ofi: fi_allocinfo failed");
-    }
-    hints->fabric_attr->prov_name = ::strdup(provider.c_str());
-    const Offer choice = choose(hints.get(), provider, true, nullptr, nullptr, 0);
-    if (choice.chosen == nullptr) {
-        return choice.error;
-    }
-    return success();
-}
-
-Result<std::unique_ptr<Endpoint>> Endpoint::open(const std::string &provider, bool single_node,
-                                                 const Source &source)
+// The hints asking for a provider ("auto": whichever libfabric offers),
+// once the environment libfabric reads at start is set.
+Result<InfoPtr> hints_for(const std::string &provider)
 {
     prepare_environment();
     InfoPtr hints = make_hints();
@@ -177,11 +158,39 @@ Result<std::unique_ptr<Endpoint>> Endpoint::open(const std::string &provider, bo
     if (provider != "auto" && !provider.empty()) {
         hints->fabric_attr->prov_name = ::strdup(provider.c_str());
     }
+    return hints;
+}
+
+} // namespace
+
+Status Endpoint::check_provider(const std::string &provider)
+{
+    if (provider.empty() || provider == "auto") {
+        return success();
+    }
+    auto hints = hints_for(provider);
+    if (!hints) {
+        return hints.error();
+    }
+    const Offer choice = choose(hints->get(), provider, true, nullptr, nullptr, 0);
+    if (choice.chosen == nullptr) {
+        return choice.error;
+    }
+    return success();
+}
+
+Result<std::unique_ptr<Endpoint>> Endpoint::open(const std::string &provider, bool single_node,
+                                                 const Source &source)
+{
+    auto hints = hints_for(provider);
+    if (!hints) {
+        return hints.error();
+    }
     std::string unbound = "pnet assigned this process no endpoint";
     if (!source.node.empty()) {
         // Listen on the address and port pnet gave this process.
         const std::string where = source.node + ":" + source.service;
-        Offer choice = choose(hints.get(), provider, single_node, source.node.c_str(),
+        Offer choice = choose(hints->get(), provider, single_node, source.node.c_str(),
                               source.service.empty() ? nullptr : source.service.c_str(), FI_SOURCE);
         if (choice.chosen == nullptr) {
             unbound = "no provider takes the pnet endpoint " + where + ": " + choice.error.message;
@@ -194,7 +203,7 @@ Result<std::unique_ptr<Endpoint>> Endpoint::open(const std::string &provider, bo
             unbound = "the pnet endpoint " + where + ": " + ep.error().message;
         }
     }
-    Offer choice = choose(hints.get(), provider, single_node, nullptr, nullptr, 0);
+    Offer choice = choose(hints->get(), provider, single_node, nullptr, nullptr, 0);
     if (choice.chosen == nullptr) {
         return choice.error;
     }
@@ -208,13 +217,9 @@ Result<std::unique_ptr<Endpoint>> Endpoint::open(const std::string &provider, bo
 Result<Endpoint::Choice> Endpoint::choice(const std::string &provider, bool single_node,
                                           const Source &source)
 {
-    prepare_environment();
-    InfoPtr hints = make_hints();
+    auto hints = hints_for(provider);
     if (!hints) {
-        return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE, "msg ofi: fi_allocinfo failed");
-    }
-    if (provider != "auto" && !provider.empty()) {
-        hints->fabric_attr->prov_name = ::strdup(provider.c_str());
+        return hints.error();
     }
     const auto describe = [](const fi_info *chosen) {
         Endpoint::Choice taken;
@@ -230,7 +235,7 @@ Result<Endpoint::Choice> Endpoint::choice(const std::string &provider, bool sing
     if (!source.node.empty()) {
         const std::string where = source.node + ":" + source.service;
         const Offer offer =
-            choose(hints.get(), provider, single_node, source.node.c_str(),
+            choose(hints->get(), provider, single_node, source.node.c_str(),
                    source.service.empty() ? nullptr : source.service.c_str(), FI_SOURCE);
         if (offer.chosen != nullptr) {
             Endpoint::Choice taken = describe(offer.chosen);
@@ -239,7 +244,7 @@ Result<Endpoint::Choice> Endpoint::choice(const std::string &provider, bool sing
         }
         unbound = "no provider takes the pnet endpoint " + where + ": " + offer.error.message;
     }
-    const Offer offer = choose(hints.get(), provider, single_node, nullptr, nullptr, 0);
+    const Offer offer = choose(hints->get(), provider, single_node, nullptr, nullptr, 0);
     if (offer.chosen == nullptr) {
         return offer.error;
     }

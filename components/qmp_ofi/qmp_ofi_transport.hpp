@@ -219,6 +219,9 @@ class Transport
     void message_begins(Peer &peer, std::uint64_t tag, std::size_t total, const std::byte *data,
                         std::size_t len);
     void message_continues(Peer &peer, const std::byte *data, std::size_t len);
+    // len more bytes of the message under way are in place: its receive
+    // finishes with the last.
+    void message_arrived(Peer &peer, std::size_t len);
     void on_rndv(int rank, Peer &peer, shm::SlotHeader &slot);
     void on_fin(Peer &peer, shm::SlotHeader &slot);
     void on_cts(int rank, Peer &peer, shm::SlotHeader &slot);

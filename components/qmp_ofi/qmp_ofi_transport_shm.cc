@@ -395,6 +395,12 @@ void Transport::message_continues(Peer &peer, const std::byte *data, std::size_t
         std::memcpy(incoming.stash->data.get() + incoming.got, data, len);
         incoming.stash->arrived += len;
     }
+    message_arrived(peer, len);
+}
+
+void Transport::message_arrived(Peer &peer, std::size_t len)
+{
+    Incoming &incoming = peer.incoming;
     incoming.got += len;
     if (incoming.got >= incoming.total) {
         if (incoming.recv != nullptr) {

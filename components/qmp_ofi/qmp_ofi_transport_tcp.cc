@@ -67,6 +67,22 @@ constexpr char answer_no = 'N';
 
 const std::byte zeros[4096] = {};
 
+// The contiguous pieces of the next bytes at cursor, at most bytes of them,
+// after the count pieces already in pieces (up to max_pieces in all).
+std::size_t add_pieces(IovCursor cursor, std::size_t bytes, iovec *pieces, std::size_t count)
+{
+    while (bytes > 0 && count < max_pieces) {
+        const iovec piece = cursor.piece(bytes);
+        if (piece.iov_len == 0) {
+            break;
+        }
+        pieces[count++] = piece;
+        cursor.advance(piece.iov_len);
+        bytes -= piece.iov_len;
+    }
+    return count;
+}
+
 } // namespace
 
 void Transport::watch(int fd, std::uint32_t events, std::uint64_t what, bool added)
@@ -187,18 +203,7 @@ std::size_t Transport::fill_pieces(Peer &peer, OutMessage &message, iovec *piece
         pieces[count++] = {peer.stage.data(), take};
         return count;
     }
-    left = std::min(left, send_chunk);
-    IovCursor cursor = message.cursor;
-    while (left > 0 && count < max_pieces) {
-        const iovec piece = cursor.piece(left);
-        if (piece.iov_len == 0) {
-            break;
-        }
-        pieces[count++] = piece;
-        cursor.advance(piece.iov_len);
-        left -= piece.iov_len;
-    }
-    return count;
+    return add_pieces(message.cursor, std::min(left, send_chunk), pieces, count);
 }
 
 void Transport::account_sent(Peer &peer, OutMessage &message, std::size_t sent)
@@ -425,17 +430,7 @@ bool Transport::read_direct(int rank, Peer &peer)
     iovec pieces[max_pieces];
     std::size_t count = 0;
     if (incoming.recv != nullptr) {
-        IovCursor cursor = incoming.cursor;
-        std::size_t want = left;
-        while (want > 0 && count < max_pieces) {
-            const iovec piece = cursor.piece(want);
-            if (piece.iov_len == 0) {
-                break;
-            }
-            pieces[count++] = piece;
-            cursor.advance(piece.iov_len);
-            want -= piece.iov_len;
-        }
+        count = add_pieces(incoming.cursor, left, pieces, count);
     } else {
         pieces[count++] = {incoming.stash->data.get() + incoming.got, left};
     }
@@ -457,13 +452,7 @@ bool Transport::read_direct(int rank, Peer &peer)
     } else {
         incoming.stash->arrived += n;
     }
-    incoming.got += n;
-    if (incoming.got >= incoming.total) {
-        if (incoming.recv != nullptr) {
-            finish(*incoming.recv, MERIDIAN_SUCCESS);
-        }
-        incoming = Incoming{};
-    }
+    message_arrived(peer, n);
     return true;
 }
 
