@@ -1,7 +1,6 @@
 #include "components/qmp_ofi/qmp_ofi_fabric.hpp"
 #include "components/qmp_ofi/qmp_ofi_params.hpp"
 
-#include <dlfcn.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
 
@@ -21,7 +20,7 @@ constexpr std::uint32_t api_version = FI_VERSION(1, 10);
 
 std::string fi_error(const std::string &what, int rc)
 {
-    return "msg ofi: " + what + ": " + fi_strerror(rc < 0 ? -rc : rc);
+    return "msg ofi: " + what + ": " + libfabric::strerror(rc < 0 ? -rc : rc);
 }
 
 // Tagged, directed receives (a receive names its peer), sends matched in
@@ -29,7 +28,7 @@ std::string fi_error(const std::string &what, int rc)
 // satisfy at channel declaration.
 InfoPtr make_hints()
 {
-    InfoPtr hints(fi_allocinfo());
+    InfoPtr hints(libfabric::allocinfo());
     if (!hints) {
         return hints;
     }
@@ -68,23 +67,12 @@ void prepare_environment()
 
 } // namespace
 
-void Endpoint::pin_library()
-{
-    Dl_info where{};
-    if (::dladdr(reinterpret_cast<void *>(&fi_getinfo), &where) != 0 &&
-        where.dli_fname != nullptr) {
-        if (void *handle = ::dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)) {
-            ::dlclose(handle); // RTLD_NODELETE stays
-        }
-    }
-}
-
 bool Endpoint::any_provider()
 {
     prepare_environment();
     InfoPtr hints = make_hints();
     fi_info *list = nullptr;
-    if (!hints || fi_getinfo(api_version, nullptr, nullptr, 0, hints.get(), &list) != 0) {
+    if (!hints || libfabric::getinfo(api_version, nullptr, nullptr, 0, hints.get(), &list) != 0) {
         return false;
     }
     InfoPtr owned(list);
@@ -107,7 +95,7 @@ Offer choose(const fi_info *hints, const std::string &provider, bool single_node
     Offer choice;
     fi_info *list = nullptr;
     const int rc =
-        fi_getinfo(api_version, node, service, flags, const_cast<fi_info *>(hints), &list);
+        libfabric::getinfo(api_version, node, service, flags, hints, &list);
     choice.all.reset(list);
     const char *filter = std::getenv("FI_PROVIDER");
     const std::string asked = "msg_ofi_provider=" + provider +
@@ -116,7 +104,7 @@ Offer choose(const fi_info *hints, const std::string &provider, bool single_node
         choice.error = make_error(MERIDIAN_ERR_NOT_AVAILABLE,
                                   "msg ofi: no libfabric provider offers reliable tagged messages "
                                   "with " +
-                                      asked + " (fi_getinfo: " + fi_strerror(-rc) + ")");
+                                      asked + " (fi_getinfo: " + libfabric::strerror(-rc) + ")");
         return choice;
     }
     const bool automatic = provider.empty() || provider == "auto";
@@ -150,6 +138,9 @@ Offer choose(const fi_info *hints, const std::string &provider, bool single_node
 // once the environment libfabric reads at start is set.
 Result<InfoPtr> hints_for(const std::string &provider)
 {
+    if (Status loaded = libfabric::load(); !loaded) {
+        return loaded.error();
+    }
     prepare_environment();
     InfoPtr hints = make_hints();
     if (!hints) {
@@ -257,7 +248,7 @@ Result<std::unique_ptr<Endpoint>> Endpoint::create(const fi_info *chosen)
 {
     int rc = 0;
     auto ep = std::make_unique<Endpoint>();
-    ep->info_.reset(fi_dupinfo(chosen));
+    ep->info_.reset(libfabric::dupinfo(chosen));
     if (!ep->info_) {
         return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE, "msg ofi: fi_dupinfo failed");
     }
@@ -273,7 +264,7 @@ Result<std::unique_ptr<Endpoint>> Endpoint::create(const fi_info *chosen)
     const std::string what = "provider " + ep->provider_ + " (" + ep->domain_name_ + ")";
 
     fid_fabric *fabric = nullptr;
-    if ((rc = fi_fabric(info->fabric_attr, &fabric, nullptr)) != 0) {
+    if ((rc = libfabric::fabric(info->fabric_attr, &fabric, nullptr)) != 0) {
         return make_error(MERIDIAN_ERR_NOT_AVAILABLE, fi_error("fi_fabric for " + what, rc));
     }
     ep->fabric_.reset(fabric);

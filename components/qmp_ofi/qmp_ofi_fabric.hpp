@@ -18,6 +18,8 @@
 
 #include <meridian/opal/util/result.hpp>
 
+#include "components/qmp_ofi/qmp_ofi_libfabric.hpp"
+
 namespace meridian::msg_ofi
 {
 
@@ -33,7 +35,7 @@ struct FidCloser {
 template <typename T> using FidPtr = std::unique_ptr<T, FidCloser>;
 
 struct InfoDeleter {
-    void operator()(fi_info *info) const { fi_freeinfo(info); }
+    void operator()(fi_info *info) const { libfabric::freeinfo(info); }
 };
 using InfoPtr = std::unique_ptr<fi_info, InfoDeleter>;
 
@@ -71,11 +73,6 @@ class Endpoint
     // whose peers it does not reach (all on this node): the same setting
     // must not work here and fail on two nodes.  "auto": always.
     static Status check_provider(const std::string &provider);
-    // Keep libfabric loaded for the life of the process, even when the
-    // component's DSO is closed: it and the libraries it pulls in (verbs,
-    // psm, efa, ...) allocate in their constructors, and cannot be unloaded
-    // and loaded again cleanly.
-    static void pin_library();
 
     Endpoint() = default; // use open()
     ~Endpoint();

@@ -100,7 +100,7 @@ bool Transport::post_ofi(Channel &channel)
     }
     if (rc != 0) {
         meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) + ": posting " +
-                               channel_text(channel) + ": " + fi_strerror(static_cast<int>(-rc)));
+                               channel_text(channel) + ": " + libfabric::strerror(static_cast<int>(-rc)));
         finish(channel, MERIDIAN_ERR_UNREACH);
     }
     return true;
@@ -130,7 +130,7 @@ int Transport::poll_cq()
             }
             const char *why = fi_cq_strerror(cq, error.prov_errno, error.err_data, nullptr, 0);
             complete_ofi(static_cast<OfiOp *>(error.op_context), error.len, error.err,
-                         why != nullptr ? why : fi_strerror(error.err));
+                         why != nullptr ? std::string(why) : libfabric::strerror(error.err));
             ++completions;
             continue;
         }

@@ -731,6 +731,23 @@ void test_cma_path()
                                 (next_reads_me == 1 ? "" : "not ") + "read this process's memory)");
 }
 
+// Whether libfabric is mapped into this process: the component opens it only
+// for peers that need it (libfabric's providers probe hardware as they load).
+bool libfabric_mapped()
+{
+    std::FILE *maps = std::fopen("/proc/self/maps", "r");
+    if (maps == nullptr) {
+        return false;
+    }
+    char line[4096];
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, maps) != nullptr) {
+        found = std::strstr(line, "/libfabric.so") != nullptr;
+    }
+    std::fclose(maps);
+    return found;
+}
+
 int suite()
 {
     test_modex_addresses();
@@ -762,6 +779,8 @@ int suite()
     if (failures == 0) {
         std::printf("rank %d: ok (%d processes, path to rank %d: %s)\n", job->rank, job->size,
                     next_rank(), tp->path_name(tp, next_rank()));
+        std::printf("rank %d: libfabric %s\n", job->rank,
+                    libfabric_mapped() ? "loaded" : "not loaded");
     }
     return failures == 0 ? 0 : 1;
 }

@@ -40,6 +40,15 @@ suite() {
         return
     fi
     expect "$name" "$np" "^rank [0-9]*: ok ($np processes, path to rank [0-9]*: $path)\$" || return
+    # libfabric is loaded only for the paths that need it (the tcp path asks
+    # it which address to take), or to check that it offers a provider when
+    # msg_ofi_shm=off leaves nothing else.
+    shm_setting=$(eval "echo \${${MCA_ENV_PREFIX}msg_ofi_shm:-}")
+    case $path/$shm_setting in
+    ofi:*/* | tcp/* | */off) loaded=loaded ;;
+    *) loaded="not loaded" ;;
+    esac
+    expect "$name" "$np" "^rank [0-9]*: libfabric $loaded\$" || return
     expect "$name" "$np" "^meridian: error: msg ofi: a channel to rank $np, but the job has ranks 0-$((np - 1))\$" || return
     expect "$name" "$np" "^meridian: error: msg ofi: a channel's blocks hold 1 bytes, its size says 2\$" || return
     # libfabric reports a larger message only as truncated (tcp;ofi_rxm a
@@ -59,6 +68,15 @@ suite() {
     expect "$name" 0 "FAIL" || return
     echo "ok: $name"
 }
+
+# Listing the components and their parameters does not load libfabric (its
+# providers' libraries probe for hardware as they load: ~170 ms).
+name="meridian_info without libfabric"
+out=$(LD_DEBUG=files "$MERIDIAN_INFO" --all --parsable 2>&1)
+if expect "$name" 1 "^mca:msg:ofi:param:msg_ofi_provider:value:auto\$" &&
+    expect "$name" 0 "file=libfabric"; then
+    echo "ok: $name"
+fi
 
 suite "one process" 1 self
 setp msg_ofi_shm off

@@ -1,0 +1,115 @@
+#!/bin/sh
+# Benchmark: start-up and shut-down of a QMP program against an MPI program.
+# Goal: QMP_init_msg_passing + QMP_finalize_msg_passing take at most 1.0x
+# the time of Open MPI's MPI_Init + MPI_Finalize, for one process and for 2
+# processes under mpirun.  Not part of `make check`; run it with
+#
+#   make -C test/bench bench-init                (from the build directory)
+#   make -C test/bench bench-init BENCH_INIT_RUNS=21
+#
+# bench_init (bench_init.c) is built twice: against this build's libqmp (by
+# make, transport from the build tree) and with mpicc.  Each case runs
+# BENCH_INIT_RUNS times (default 11, after one untimed run), QMP and MPI
+# alternating:
+#   - one process: the program started alone (Open MPI's singleton);
+#   - 2 processes: `mpirun -np 2 --bind-to core --map-by core PROGRAM`.
+# A run's figure is its slowest process's time from main's first line to
+# the end of init and to the end of finalize; the table gives the medians,
+# and the wall time of the whole command (process start and mpirun
+# included; the same launcher for both).
+#
+# Environment (set by test/bench/Makefile.am): MPIRUN, MPICC, srcdir,
+# BENCH_INIT_QMP (the QMP program), the MCA environment for QMP; optionally
+# BENCH_INIT_RUNS.
+# shellcheck disable=SC2154 # lower-case names come from the environment
+set -eu
+
+fail() {
+    echo "run-init-bench: $*" >&2
+    exit 1
+}
+
+runs=${BENCH_INIT_RUNS:-11}
+case $runs in
+'' | *[!0-9]* | 0) fail "BENCH_INIT_RUNS=$runs: expected a whole number >= 1" ;;
+esac
+if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
+    fail "mpirun was not found (configure looks for it in PATH; Debian: openmpi-bin)"
+fi
+if [ -z "${MPICC:-}" ] || ! command -v "$MPICC" >/dev/null 2>&1; then
+    fail "mpicc was not found (Debian: libopenmpi-dev)"
+fi
+if [ "$(id -u)" = 0 ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+fi
+OMPI_MCA_btl_base_warn_component_unused=0
+export OMPI_MCA_btl_base_warn_component_unused
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-init-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+"$MPICC" -O2 -DBENCH_INIT_MPI -o "$work/bench_init_mpi" "$srcdir/bench_init.c" 2>"$work/mpicc.log" ||
+    { cat "$work/mpicc.log" >&2; fail "$MPICC could not build bench_init_mpi"; }
+
+now_ms() { date +%s%N | sed 's/......$//'; } # ms since the epoch (GNU date)
+
+# once CASE API COMMAND...: one run; appends "CASE API INIT TOTAL WALL" (ms)
+# to the results, INIT and TOTAL from its slowest process.
+once() {
+    case_name=$1 api=$2
+    shift 2
+    t0=$(now_ms)
+    "$@" >"$work/out" 2>"$work/err" ||
+        fail "$case_name, $api: $* failed: $(tr '\n' ' ' <"$work/err")"
+    t1=$(now_ms)
+    awk -v c="$case_name" -v a="$api" -v wall=$((t1 - t0)) '
+        $1 == "init" { n++; if ($3 > init) init = $3; if ($4 > total) total = $4 }
+        END { if (n == 0) exit 1; printf "%s|%s|%.3f|%.3f|%d\n", c, a, init, total, wall }' \
+        "$work/out" >>"$work/rows" || fail "$case_name, $api: no timing line in: $(cat "$work/out")"
+}
+
+mpirun_np2() { "$MPIRUN" -np 2 --bind-to core --map-by core "$@"; }
+
+: >"$work/rows"
+echo "Timing $runs runs of each after one untimed run, QMP and MPI alternating ..."
+i=0
+while [ "$i" -le "$runs" ]; do
+    [ "$i" -gt 0 ] || cp "$work/rows" "$work/rows.keep"
+    once "1 process" QMP "$BENCH_INIT_QMP"
+    once "1 process" MPI "$work/bench_init_mpi"
+    once "2 processes, mpirun" QMP mpirun_np2 "$BENCH_INIT_QMP"
+    once "2 processes, mpirun" MPI mpirun_np2 "$work/bench_init_mpi"
+    # The first round warms the caches: dropped.
+    [ "$i" -gt 0 ] || cp "$work/rows.keep" "$work/rows"
+    i=$((i + 1))
+done
+
+ompi_version=$("$MPIRUN" --version 2>/dev/null | sed -n '1s/.*(Open MPI) *//p')
+echo
+echo "Start-up and shut-down, medians of $runs runs in ms ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)); MPI: Open MPI $ompi_version"
+awk -F'|' '
+    function median(list, n,    i, j, t, a) {
+        split(list, a, " ")
+        for (i = 2; i <= n; ++i) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; --j) a[j + 1] = a[j]; a[j + 1] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { key = $1 "|" $2; if (!(key in n)) order[++keys] = key
+      n[key]++; init[key] = init[key] " " $3; total[key] = total[key] " " $4; wall[key] = wall[key] " " $5 }
+    END {
+        printf "%-22s %-4s %10s %16s %10s %12s\n", "case", "API", "init", "init+finalize", "wall", "vs MPI"
+        met = 1
+        for (k = 1; k <= keys; ++k) {
+            key = order[k]; split(key, p, "|")
+            mi = median(init[key], n[key]); mt = median(total[key], n[key]); mw = median(wall[key], n[key])
+            ratio = "-"
+            if (p[2] == "QMP") {
+                mpi = p[1] "|MPI"
+                mpi_total = median(total[mpi], n[mpi])
+                r = mt / mpi_total
+                ratio = sprintf("%.2fx", r)
+                if (r > 1.0) met = 0
+            }
+            printf "%-22s %-4s %10.1f %16.1f %10.0f %12s\n", p[1], p[2], mi, mt, mw, ratio
+        }
+        print "goal: QMP init+finalize at most 1.0x of MPI_Init+MPI_Finalize:" (met ? " met in every case" : " NOT met")
+    }' "$work/rows"
