@@ -284,17 +284,21 @@ std::string Transport::channel_text(const Channel &channel)
            describe(channel.peer) + " with tag " + hex(channel.tag);
 }
 
-void Transport::size_mismatch(Channel &recv, const std::string &got)
+void Transport::too_long(Channel &recv, const std::string &got)
 {
     meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) + ": " +
-                           channel_text(recv) + " expects " + std::to_string(recv.nbytes) +
-                           " bytes, the message has " + got);
+                           channel_text(recv) + " holds " + std::to_string(recv.nbytes) +
+                           " bytes, the message is longer: " + got);
     finish(recv, MERIDIAN_ERR_BAD_PARAM);
 }
 
-void Transport::size_mismatch(Channel &recv, std::uint64_t got)
+bool Transport::fits(Channel &recv, std::uint64_t total)
 {
-    size_mismatch(recv, std::to_string(got));
+    if (total <= recv.nbytes) {
+        return true;
+    }
+    too_long(recv, std::to_string(total) + " bytes");
+    return false;
 }
 
 const char *Transport::path_name(int peer)
@@ -329,9 +333,7 @@ void Transport::start_self(Channel &channel)
     if (!matching.posted.empty()) {
         Channel &recv = *matching.posted.front();
         matching.posted.pop_front();
-        if (recv.nbytes != channel.nbytes) {
-            size_mismatch(recv, channel.nbytes);
-        } else {
+        if (fits(recv, channel.nbytes)) {
             copy_iov(recv.iov, channel.iov, channel.nbytes);
             finish(recv, MERIDIAN_SUCCESS);
         }

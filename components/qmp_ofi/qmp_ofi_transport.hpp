@@ -199,8 +199,11 @@ class Transport
     void reap_released();
     void count_channel(int rank, bool added);
     std::string channel_text(const Channel &channel);
-    void size_mismatch(Channel &recv, std::uint64_t got);
-    void size_mismatch(Channel &recv, const std::string &got);
+    // A receive takes a message of its size or shorter (the bytes after the
+    // message's keep their values, as MPI's receive does); a longer one
+    // fails it (too_long, with a message).  fits: true when it may go in.
+    bool fits(Channel &recv, std::uint64_t total);
+    void too_long(Channel &recv, const std::string &got);
 
     // self
     void start_self(Channel &channel);

@@ -154,10 +154,9 @@ void Transport::complete_ofi(OfiOp *op, std::size_t len, int error, const std::s
     }
     if (error == FI_ETRUNC || error == -FI_ETRUNC) {
         // Providers disagree on what olen counts (the dropped bytes, or the
-        // whole message), and tcp;ofi_rxm reports a smaller rendezvous
-        // message as truncated too: no size to quote.
+        // whole message): no size to quote.
         (void)len;
-        size_mismatch(*channel, std::string("another size (libfabric reported a truncation)"));
+        too_long(*channel, "libfabric reported a truncation");
         return;
     }
     if (error != 0) {
@@ -169,12 +168,11 @@ void Transport::complete_ofi(OfiOp *op, std::size_t len, int error, const std::s
         return;
     }
     if (channel->direction == MCA_MSG_RECV) {
-        if (len != channel->nbytes) {
-            size_mismatch(*channel, len);
+        if (!fits(*channel, len)) {
             return;
         }
         if (op->staging) {
-            IovCursor(channel->iov).scatter(op->staging.get(), channel->nbytes);
+            IovCursor(channel->iov).scatter(op->staging.get(), len);
         }
     }
     finish(*channel, MERIDIAN_SUCCESS);

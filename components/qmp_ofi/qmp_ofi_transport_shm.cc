@@ -125,9 +125,7 @@ void Transport::start_recv_matched(Peer &peer, Channel &recv, Matching &matching
             // rest goes straight into the receive.
             Incoming &incoming = peer.incoming;
             incoming.stash = nullptr;
-            if (message->total != recv.nbytes) {
-                size_mismatch(recv, message->total);
-            } else {
+            if (fits(recv, message->total)) {
                 incoming.recv = &recv;
                 incoming.cursor = IovCursor(recv.iov);
                 incoming.cursor.scatter(message->data.get(), message->arrived);
@@ -142,9 +140,7 @@ void Transport::start_recv_matched(Peer &peer, Channel &recv, Matching &matching
         break;
     case Unexpected::Kind::self_send: {
         Channel &send = *message->sender;
-        if (send.nbytes != recv.nbytes) {
-            size_mismatch(recv, send.nbytes);
-        } else {
+        if (fits(recv, send.nbytes)) {
             copy_iov(recv.iov, send.iov, send.nbytes);
             finish(recv, MERIDIAN_SUCCESS);
         }
@@ -156,8 +152,7 @@ void Transport::start_recv_matched(Peer &peer, Channel &recv, Matching &matching
 
 void Transport::deliver_eager(Channel &recv, Unexpected &message)
 {
-    if (message.total != recv.nbytes) {
-        size_mismatch(recv, message.total);
+    if (!fits(recv, message.total)) {
         return;
     }
     if (recv.iov.size() == 1) {
@@ -339,8 +334,7 @@ void Transport::take_fragment(Peer &peer, Channel &recv, const std::byte *data, 
                               std::size_t total)
 {
     Incoming &incoming = peer.incoming;
-    if (total != recv.nbytes) {
-        size_mismatch(recv, total);
+    if (!fits(recv, total)) {
         if (len < total) {
             incoming = Incoming{true, nullptr, nullptr, total, len, {}};
         }
@@ -485,9 +479,9 @@ void Transport::pull(int, Peer &peer, Channel &recv, const shm::RndvBody &body,
     const bool may_write = (body.flags & shm::rndv_may_split) != 0;
     std::size_t split = total;
     bool through_ring = false;
-    if (err == 0 && total != recv.nbytes) {
-        size_mismatch(recv, total);
-    } else if (err == 0) {
+    // A message longer than the receive fails it here (the sender's
+    // completes: it did its part).
+    if (err == 0 && fits(recv, total)) {
         if (!sender_coarse || !coarse(recv)) {
             split = 0;
             through_ring = true;

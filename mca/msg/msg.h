@@ -17,8 +17,10 @@
  * (peer, tag) match in the order they were started, as MPI's persistent
  * requests do.  A send may start before its receive; the transport keeps
  * the message until the receive starts (QMP's channels are gated, but
- * applications do start sends first).  Sizes must agree: a receive that
- * gets a message of another size completes with MERIDIAN_ERR_BAD_PARAM.
+ * applications do start sends first).  A receive takes a message of its
+ * size or shorter, filling its blocks in order and leaving the bytes after
+ * the message as they were (as MPI's receive does); one that gets a longer
+ * message completes with MERIDIAN_ERR_BAD_PARAM.
  *
  * Threads: the QMP layer serialises calls (one thread in the transport at a
  * time); a transport need not lock.

@@ -231,12 +231,17 @@ void QMP_free_msgmem(QMP_msgmem_t m);
 
 /* ------------------------------------------------------------- channels */
 
-/* A send and the receive it meets must move the same number of bytes.
- * Where QMP 2.5 over MPI fails only when the message is larger than the
- * receive (and leaves the rest of a larger receive as it was), Meridian
- * fails both ways: the wait returns QMP_MEMSIZE_ERR (whose generic string,
- * QMP's, speaks of "larger"), QMP_get_error_string(handle) says that the
- * sizes differ, and the error output gives both. */
+/* A receive takes a message of its memory's size or shorter, as QMP over
+ * MPI does (MPI receives a shorter message into a larger buffer): the
+ * message fills the memory from its start -- for strided and indexed
+ * memory, the blocks in order, each as far as the message reaches -- and
+ * the bytes after it keep their values.  QMP tells the receiver no length:
+ * a program that sends messages of varying length says so in the data
+ * (text ends with its '\0').  A message larger than the receive memory
+ * fails the receive: its wait returns QMP_MEMSIZE_ERR ("sending memory size
+ * is larger than receiving memory size"), QMP_get_error_string(handle)
+ * names the handle, and the error output gives both sizes; the memory's
+ * contents are then undefined.  The send completes either way. */
 
 QMP_msghandle_t QMP_declare_receive_relative(QMP_msgmem_t m, int axis, int dir, int priority);
 QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis,
@@ -274,7 +279,15 @@ QMP_bool_t QMP_is_complete(QMP_msghandle_t h);
 
 QMP_status_t QMP_barrier(void);
 QMP_status_t QMP_comm_barrier(QMP_comm_t comm);
-/* 2002: a barrier that gives up after `milliseconds` (QMP_TIMEOUT). */
+/* 2002: a barrier that gives up after `milliseconds` (QMP_TIMEOUT).  A
+ * barrier that timed out is not abandoned: this process stays in it, since
+ * the others may be in it already.  The next barrier call on the
+ * communicator (QMP_wait_for_barrier again, with any time limit, or
+ * QMP_barrier) goes on with that same barrier rather than starting
+ * another, and returns when every member has entered it; so
+ *     while (QMP_wait_for_barrier(1000) == QMP_TIMEOUT) report_slow_node();
+ * is one barrier.  Any other collective on the communicator first finishes
+ * it, without a time limit. */
 QMP_status_t QMP_wait_for_barrier(QMP_s32_t milliseconds);
 QMP_status_t QMP_broadcast(void *buffer, size_t nbytes);
 QMP_status_t QMP_comm_broadcast(QMP_comm_t comm, void *buffer, size_t nbytes);
@@ -318,6 +331,17 @@ QMP_status_t QMP_comm_binary_reduction(QMP_comm_t comm, void *lbuffer, size_t bu
 const char *QMP_error_string(QMP_status_t code);
 QMP_status_t QMP_get_error_number(QMP_msghandle_t mh);
 const char *QMP_get_error_string(QMP_msghandle_t mh);
+/* The error function.  One the application sets is called for every
+ * failure a QMP call reports -- a wait that times out or whose message is
+ * too large, a refused declaration, a collective that fails -- with the
+ * status and the text QMP_get_error_string gives, before the call returns
+ * (its return value is not used; the call still returns the status or
+ * NULL).  A failure inside the function does not call it again.  The
+ * default function (none set, or after QMP_set_error_function(NULL)) is
+ * called only for errors a call cannot return (a handle freed while a
+ * multiple holds it, memory QMP did not allocate): it prints the message
+ * and aborts the job.  Returns the previous function, the default one
+ * included. */
 ERRFUNCPTR_t QMP_set_error_function(ERRFUNCPTR_t function);
 
 /* ------------------------------------------------------------- output, timing, version */

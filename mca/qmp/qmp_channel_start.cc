@@ -103,9 +103,9 @@ QMP_status_t wait_failed(QMP_msghandle_struct &h, const char *call, int rc)
                         ") died or cannot be reached";
         break;
     case MERIDIAN_ERR_BAD_PARAM:
-        // The transport's contract: the sizes of a send and its receive differ.
+        // The transport's contract: the message is longer than the receive.
         status = QMP_MEMSIZE_ERR;
-        why = "the message's size differs from the receive memory's";
+        why = "the message is larger than the receive memory";
         break;
     default:
         why = meridian_strerror(rc);

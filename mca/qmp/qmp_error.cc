@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 #include "mca/qmp/qmp_internal.hpp"
 #include "mca/qmp/qmp_msg.hpp"
@@ -89,24 +90,56 @@ const char *intern(const std::string &text)
     return intern_locked(e, text);
 }
 
-QMP_status_t set_error(QMP_status_t status, std::string message)
+namespace
+{
+
+// Records a failure; returns the error function and the recorded text.
+std::pair<ERRFUNCPTR_t, const char *> record(QMP_status_t status, const std::string &message)
 {
     ErrorState &e = errors();
     std::lock_guard guard(e.mutex);
     e.last = status;
     e.last_message = intern_locked(e, message);
+    return {e.function, e.last_message};
+}
+
+// A failure inside the error function does not call it again.
+thread_local bool in_error_function = false;
+
+void call_error_function(ERRFUNCPTR_t function, QMP_status_t status, const char *text)
+{
+    if (in_error_function) {
+        return;
+    }
+    in_error_function = true;
+    struct Reset {
+        ~Reset() { in_error_function = false; }
+    } reset;
+    function(status, text);
+}
+
+} // namespace
+
+QMP_status_t set_error(QMP_status_t status, std::string message)
+{
+    const auto [function, text] = record(status, message);
+    // The application's function hears of every failure; the default one
+    // (print and abort) only of those a call cannot return (fatal_error).
+    if (status != QMP_SUCCESS && function != default_error_function) {
+        call_error_function(function, status, text);
+    }
     return status;
 }
 
 QMP_status_t set_handle_error(QMP_msghandle_t handle, QMP_status_t status,
                               const std::string &message)
 {
-    set_error(status, message);
+    // The handle first: the error function may ask it.
     if (handle != nullptr) {
         handle->error = status;
         handle->error_message = intern(message);
     }
-    return status;
+    return set_error(status, message);
 }
 
 void record_boundary_failure(const char *call, const char *why) noexcept
@@ -131,16 +164,8 @@ void record_boundary_failure(const char *call, const char *why) noexcept
 
 void fatal_error(QMP_status_t status, const std::string &message)
 {
-    set_error(status, message);
-    ERRFUNCPTR_t function;
-    const char *text;
-    {
-        ErrorState &e = errors();
-        std::lock_guard guard(e.mutex);
-        function = e.function;
-        text = e.last_message;
-    }
-    function(status, text);
+    const auto [function, text] = record(status, message);
+    call_error_function(function, status, text);
 }
 
 QMP_status_t from_meridian(int status)

@@ -235,8 +235,8 @@ QMP_status_t init(int *argc, char ***argv, int required, QMP_thread_level_t *pro
         // QMP asserts here (and aborts): the error function decides.
         const std::string message =
             std::string(call) + ": QMP is initialized already (QMP_finalize_msg_passing first)";
-        fatal_error(QMP_ERROR, message);
-        return set_error(QMP_ERROR, message);
+        fatal_error(QMP_ERROR, message); // records it too
+        return QMP_ERROR;
     }
     if (required < QMP_THREAD_SINGLE || required > QMP_THREAD_MULTIPLE) {
         return set_error(QMP_INVALID_ARG, std::string(call) + ": the required thread level " +

@@ -1,10 +1,12 @@
 /* Errors: QMP_error_string for every status (QMP's own strings), the last
  * error after calls that fail and return NULL or a status (bad node numbers,
  * bad axes and directions, no topology, a second topology, bad dimensions,
- * a layout that does not factor), misuse of handles, a message whose size
- * does not match its receive, and QMP_set_error_function: not called for
- * errors that are returned, called (status, message) for those that cannot
- * be (qmp_basic.sh checks the default function: print and abort). */
+ * a layout that does not factor), misuse of handles, messages shorter than
+ * their receive (delivered) and longer (QMP_MEMSIZE_ERR), and
+ * QMP_set_error_function: the application's function is called (status,
+ * message) for every failure, returned or not; the default one only for
+ * errors that cannot be returned (qmp_basic.sh checks it: print and
+ * abort). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,53 +271,147 @@ static void handle_states(void)
     QMP_free_msgmem(min);
 }
 
-/* A message of 8 bytes into a 16-byte receive: the receive completes with
- * an error (the transport's contract), nothing hangs.  Between two
- * processes when there are two, else to self. */
+/* A message of 16 bytes into an 8-byte receive: the receive completes with
+ * QMP_MEMSIZE_ERR, the error function (ours) is called once for it, nothing
+ * hangs.  Between two processes when there are two, else to self. */
 static void size_mismatch(void)
 {
     const int me = QMP_get_node_number();
     const int n = QMP_get_number_of_nodes();
     const int sender = 0;
     const int receiver = n > 1 ? 1 : 0;
-    double out = 1.5, in[2] = {0, 0};
-    QMP_msgmem_t mout = QMP_declare_msgmem(&out, sizeof out);
-    QMP_msgmem_t min = QMP_declare_msgmem(in, sizeof in);
+    double out[2] = {1.5, 2.5}, in = 0;
+    QMP_msgmem_t mout = QMP_declare_msgmem(out, sizeof out);
+    QMP_msgmem_t min = QMP_declare_msgmem(&in, sizeof in);
     QMP_msghandle_t send = NULL, recv = NULL;
     if (me == receiver) {
         recv = QMP_declare_receive_from(min, sender, 0);
-        qc_true("QMP_declare_receive_from (16 bytes)", recv != NULL);
+        qc_true("QMP_declare_receive_from (8 bytes)", recv != NULL);
         if (recv) {
             QMP_start(recv);
         }
     }
     if (me == sender) {
         send = QMP_declare_send_to(mout, receiver, 0);
-        qc_true("QMP_declare_send_to (8 bytes)", send != NULL);
+        qc_true("QMP_declare_send_to (16 bytes)", send != NULL);
         if (send) {
             QMP_start(send);
         }
     }
     if (recv) {
+        handler_calls = 0;
         const QMP_status_t st = QMP_wait(recv);
-        qc_status("QMP_wait on a 16-byte receive of an 8-byte message", QMP_MEMSIZE_ERR, st);
+        qc_status("QMP_wait on an 8-byte receive of a 16-byte message", QMP_MEMSIZE_ERR, st);
         char want[128];
         snprintf(want, sizeof want,
-                 "QMP_wait: receive from node %d: the message's size differs from the receive "
-                 "memory's",
+                 "QMP_wait: receive from node %d: the message is larger than the receive memory",
                  sender);
-        qc_str("QMP_get_error_string(receive) after a size mismatch", want,
+        qc_str("QMP_get_error_string(receive) after a message too large", want,
                QMP_get_error_string(recv));
+        qc_int("error function calls for the failed QMP_wait", 1, handler_calls);
+        qc_status("status given to the error function (message too large)", QMP_MEMSIZE_ERR,
+                  handler_status);
+        qc_str("message given to the error function (message too large)", want, handler_message);
         QMP_free_msghandle(recv);
     }
     if (send) {
-        /* The send side may or may not learn of it; it must not hang. */
-        (void)QMP_wait(send);
+        /* The send completes: it did its part. */
+        qc_status("QMP_wait on the send of the message too large", QMP_SUCCESS, QMP_wait(send));
         QMP_free_msghandle(send);
     }
     QMP_free_msgmem(mout);
     QMP_free_msgmem(min);
     QMP_barrier();
+}
+
+/* Messages shorter than their receive are delivered, as QMP over MPI does:
+ * text into a fixed-size buffer, and into strided memory (blocks filled in
+ * order); the bytes after the message keep their values, and no error
+ * function is called. */
+static void shorter_messages(void)
+{
+    const int me = QMP_get_node_number();
+    const int n = QMP_get_number_of_nodes();
+    const int sender = 0;
+    const int receiver = n > 1 ? 1 : 0;
+    char text[] = "hello, world"; /* 13 bytes with its '\0' */
+    char buffer[50];
+    memset(buffer, 'x', sizeof buffer);
+    /* 20 bytes into 4 blocks of 8, 16 apart: blocks 0 and 1, half of 2. */
+    unsigned char bytes[20], strided[64];
+    for (int i = 0; i < 20; ++i) {
+        bytes[i] = (unsigned char)(i + 1);
+    }
+    memset(strided, 0xee, sizeof strided);
+    QMP_msgmem_t mtext = QMP_declare_msgmem(text, sizeof text);
+    QMP_msgmem_t mbuffer = QMP_declare_msgmem(buffer, sizeof buffer);
+    QMP_msgmem_t mbytes = QMP_declare_msgmem(bytes, sizeof bytes);
+    QMP_msgmem_t mstrided = QMP_declare_strided_msgmem(strided, 8, 4, 16);
+    QMP_msghandle_t h[2] = {NULL, NULL};
+    handler_calls = 0;
+    if (me == receiver) {
+        h[0] = QMP_declare_receive_from(mbuffer, sender, 0);
+        h[1] = QMP_declare_receive_from(mstrided, sender, 0);
+        QMP_start(h[0]);
+        QMP_start(h[1]);
+    }
+    QMP_msghandle_t s[2] = {NULL, NULL};
+    if (me == sender) {
+        s[0] = QMP_declare_send_to(mtext, receiver, 0);
+        s[1] = QMP_declare_send_to(mbytes, receiver, 0);
+        QMP_start(s[0]);
+        QMP_start(s[1]);
+    }
+    if (me == receiver) {
+        qc_status("QMP_wait: 13 bytes of text into a 50-byte receive", QMP_SUCCESS,
+                  QMP_wait(h[0]));
+        qc_str("the text received into the larger buffer", "hello, world", buffer);
+        int rest = 1;
+        for (size_t i = sizeof text; i < sizeof buffer; ++i) {
+            rest = rest && buffer[i] == 'x';
+        }
+        qc_true("the bytes after the text keep their values", rest);
+        qc_status("QMP_wait: 20 bytes into a strided receive of 4 blocks of 8", QMP_SUCCESS,
+                  QMP_wait(h[1]));
+        unsigned char want[64];
+        memset(want, 0xee, sizeof want);
+        for (int i = 0; i < 20; ++i) {
+            want[(i / 8) * 16 + i % 8] = (unsigned char)(i + 1);
+        }
+        qc_true("the strided receive: blocks 0, 1 and half of 2 filled, the rest untouched",
+                memcmp(want, strided, sizeof want) == 0);
+        qc_int("error function calls for messages shorter than their receive", 0, handler_calls);
+        QMP_free_msghandle(h[0]);
+        QMP_free_msghandle(h[1]);
+    }
+    if (me == sender) {
+        qc_status("QMP_wait: the text's send", QMP_SUCCESS, QMP_wait(s[0]));
+        qc_status("QMP_wait: the 20 bytes' send", QMP_SUCCESS, QMP_wait(s[1]));
+        QMP_free_msghandle(s[0]);
+        QMP_free_msghandle(s[1]);
+    }
+    QMP_free_msgmem(mtext);
+    QMP_free_msgmem(mbuffer);
+    QMP_free_msgmem(mbytes);
+    QMP_free_msgmem(mstrided);
+    QMP_barrier();
+}
+
+/* Ours is called for an error a call returns too: a refused declaration. */
+static void returned_error_calls_handler(void)
+{
+    const int n = QMP_get_number_of_nodes();
+    char word[8] = "abcdefg";
+    QMP_msgmem_t mem = QMP_declare_msgmem(word, sizeof word);
+    handler_calls = 0;
+    QMP_msghandle_t h = QMP_declare_send_to(mem, n + 3, 0);
+    qc_true("QMP_declare_send_to a node out of range returns NULL", h == NULL);
+    qc_int("error function calls for the refused declaration", 1, handler_calls);
+    qc_status("status given to the error function (refused declaration)",
+              QMP_get_error_number(NULL), handler_status);
+    qc_str("message given to the error function (refused declaration)",
+           QMP_get_error_string(NULL), handler_message);
+    QMP_free_msgmem(mem);
 }
 
 int main(int argc, char **argv)
@@ -327,14 +423,17 @@ int main(int argc, char **argv)
                    QMP_init_msg_passing(&argc, &argv, QMP_THREAD_SINGLE, &provided))) {
         return 1;
     }
-    /* The error function is for errors QMP cannot return: none of the
-     * checks below may call it (each failing call returns its error). */
-    ERRFUNCPTR_t previous = QMP_set_error_function(handler);
-    qc_true("QMP_set_error_function returns the previous function (not ours)", previous != handler);
+    /* The default error function is only for errors QMP cannot return: the
+     * failing calls of these checks return theirs (it would abort). */
     declares();
     handle_states();
+    shorter_messages();
+    /* An error function of the application's hears of every failure. */
+    ERRFUNCPTR_t previous = QMP_set_error_function(handler);
+    qc_true("QMP_set_error_function returns the previous function (not ours)", previous != handler);
+    returned_error_calls_handler();
+    shorter_messages();
     size_mismatch();
-    qc_int("calls of the error function by calls that return their error", 0, handler_calls);
     error_function_calls(&argc, &argv);
     qc_true("QMP_set_error_function again returns ours",
             QMP_set_error_function(previous) == handler);

@@ -344,19 +344,68 @@ void test_order(std::size_t size, bool sends_first)
     }
 }
 
-// A receive of another size than the message completes with BAD_PARAM.
-void test_mismatch(std::size_t sent, std::size_t expected)
+// A receive takes a message of its size or shorter, its blocks filled in
+// order and the bytes after the message untouched; a longer message
+// completes it with BAD_PARAM.  room: the receive's blocks.
+void test_sizes(std::size_t sent, const std::vector<std::size_t> &room)
 {
-    std::vector<unsigned char> out(sent, 1), in(expected, 0);
+    std::size_t expected = 0;
+    for (std::size_t block : room) {
+        expected += block;
+    }
+    constexpr unsigned char untouched = 0xee;
+    std::vector<unsigned char> out(sent), in(expected, untouched);
+    for (std::size_t i = 0; i < sent; ++i) {
+        out[i] = static_cast<unsigned char>(i % 251);
+    }
+    // The receive's blocks, 64 bytes apart (a strided face).
+    std::vector<unsigned char> spaced(expected + 64 * room.size(), untouched);
+    std::vector<iovec> blocks;
+    std::size_t at = 0;
+    for (std::size_t block : room) {
+        blocks.push_back({spaced.data() + at, block});
+        at += block + 64;
+    }
     Chan send(MCA_MSG_SEND, next_rank(), 13, out.data(), sent);
-    Chan recv(MCA_MSG_RECV, prev_rank(), 13, in.data(), expected);
+    Chan recv = room.size() == 1 ? Chan(MCA_MSG_RECV, prev_rank(), 13, in.data(), expected)
+                                 : Chan(MCA_MSG_RECV, prev_rank(), 13, blocks);
     check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
     const int rs = recv.wait();
     const int ss = send.wait();
-    const std::string what =
-        "mismatch (" + std::to_string(sent) + " B into " + std::to_string(expected) + " B)";
-    check(rs == MERIDIAN_ERR_BAD_PARAM, what + ": receive gave " + code(rs));
+    std::string what = std::to_string(sent) + " B into " + std::to_string(expected) + " B";
+    if (room.size() > 1) {
+        what += " in " + std::to_string(room.size()) + " blocks";
+    }
     check(ss == MERIDIAN_SUCCESS, what + ": send gave " + code(ss));
+    if (sent > expected) {
+        check(rs == MERIDIAN_ERR_BAD_PARAM, what + ": receive gave " + code(rs));
+    } else {
+        check(rs == MERIDIAN_SUCCESS, what + ": receive gave " + code(rs));
+        // The message in order, then the receive's old bytes.
+        std::vector<unsigned char> got;
+        if (room.size() == 1) {
+            got = in;
+        } else {
+            for (const iovec &block : blocks) {
+                const auto *p = static_cast<const unsigned char *>(block.iov_base);
+                got.insert(got.end(), p, p + block.iov_len);
+            }
+            for (std::size_t b = 0; b < blocks.size(); ++b) {
+                const auto *gap = static_cast<const unsigned char *>(blocks[b].iov_base) +
+                                  blocks[b].iov_len;
+                check(std::all_of(gap, gap + 64, [](unsigned char c) { return c == untouched; }),
+                      what + ": the gap after block " + std::to_string(b) + " was written");
+            }
+        }
+        std::size_t bad = expected;
+        for (std::size_t i = 0; i < expected && bad == expected; ++i) {
+            const unsigned char want = i < sent ? out[i] : untouched;
+            if (got[i] != want) {
+                bad = i;
+            }
+        }
+        check(bad == expected, what + ": byte " + std::to_string(bad) + " is wrong");
+    }
     barrier();
     // The channels still work afterwards.
     std::vector<unsigned char> ok_in(8, 0), ok_out(8, 5);
@@ -765,10 +814,22 @@ int suite()
         test_order(size, true);
         barrier();
     }
-    test_mismatch(16, 8);
-    test_mismatch(8, 16);
-    test_mismatch(100000, 50000);
-    test_mismatch(50000, 100000);
+    // Longer than the receive: an error; shorter: delivered.  Eager, in
+    // pieces, by rendezvous (CMA, split between both processes at 4 MiB),
+    // contiguous and strided.
+    test_sizes(16, {8});
+    test_sizes(8, {16});
+    test_sizes(100000, {50000});
+    test_sizes(50000, {100000});
+    test_sizes(13, {50});
+    test_sizes(0, {32});
+    test_sizes(4 << 20, {6 << 20});
+    test_sizes(15, {10, 10, 10});
+    test_sizes(35, {10, 10, 10});
+    test_sizes(2000, {72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72,
+                      72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72});
+    test_sizes(250000, {100000, 100000, 100000});
+    test_sizes(5 << 20, {3 << 20, 3 << 20});
     barrier();
     test_readdress();
     barrier();
