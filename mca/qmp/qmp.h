@@ -155,8 +155,14 @@ QMP_status_t QMP_comm_free(QMP_comm_t comm);
 int QMP_comm_get_number_of_colors(QMP_comm_t comm);
 int QMP_comm_get_color(QMP_comm_t comm);
 int QMP_comm_get_key(QMP_comm_t comm);
-/* No hidden MPI communicator here: *hiddencomm = NULL, QMP_NOTSUPPORTED. */
+/* QMP over MPI's: the MPI communicator under a QMP one.  There is none
+ * under Meridian's QMP: both set *comm to NULL and return
+ * QMP_NOTSUPPORTED, and print why (programs such as QUDA's QMP build use
+ * the answer without looking at the status, then call MPI on it).  They
+ * exist so that programs built for QMP over MPI link; those that only ask
+ * run. */
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void **hiddencomm);
+QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void **mpicomm);
 
 /* ------------------------------------------------------------- allocated machine */
 

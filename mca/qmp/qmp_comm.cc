@@ -43,6 +43,32 @@ QMP_status_t check_comm(QMP_comm_t comm, const char *call)
     return QMP_SUCCESS;
 }
 
+namespace
+{
+
+// QMP over MPI hands out the MPI communicator under a QMP one (QUDA and
+// others then call MPI on it); here there is none.  Programs often use the
+// answer without looking at the status, so the reason is printed as well,
+// and the pointer is NULL rather than left as it was.
+QMP_status_t no_mpi_comm(const char *call, QMP_comm_t comm, void **out)
+{
+    if (out != nullptr) {
+        *out = nullptr;
+    }
+    if (QMP_status_t status = check_comm(comm, call); status != QMP_SUCCESS) {
+        return status;
+    }
+    const std::string message =
+        std::string(call) +
+        ": there is no MPI communicator under Meridian's QMP (its messages go through the "
+        "msg framework, not MPI): a program that calls MPI on QMP's communicators needs QMP "
+        "over MPI";
+    QMP_error("%s", message.c_str());
+    return set_error(QMP_NOTSUPPORTED, message);
+}
+
+} // namespace
+
 QMP_comm_t make_comm(std::vector<int> members, std::uint32_t context, int color, int key,
                      int number_of_colors)
 {
@@ -267,14 +293,12 @@ int QMP_comm_get_key(QMP_comm_t comm)
 
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void **hiddencomm)
 {
-    return qmp_boundary(__func__, [&] {
-        (void)comm;
-        if (hiddencomm != nullptr) {
-            *hiddencomm = nullptr;
-        }
-        return set_error(QMP_NOTSUPPORTED, "QMP_get_hidden_comm: there is no MPI communicator "
-                                           "behind a Meridian QMP communicator");
-    });
+    return qmp_boundary(__func__, [&] { return no_mpi_comm("QMP_get_hidden_comm", comm, hiddencomm); });
+}
+
+QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void **mpicomm)
+{
+    return qmp_boundary(__func__, [&] { return no_mpi_comm("QMP_get_mpi_comm", comm, mpicomm); });
 }
 
 int QMP_comm_get_number_of_nodes(QMP_comm_t comm)

@@ -79,12 +79,13 @@ if ! $CC $SANFLAGS "$QMP_TEST_SRC/qmp_config_prog.c" $pc_flags \
 fi
 
 # MPI and QMP in one program, built as the QMP documentation says with MPI's
-# compiler wrapper: Meridian's names must not meet Open MPI's.  It also asks
+# compiler wrapper, and with QMP_MPI defined as for QMP over MPI (it calls
+# QMP_get_mpi_comm): Meridian's names must not meet Open MPI's.  It also asks
 # Meridian's C API for the host map, so it links libmeridian by name.
 mpicc=$(command -v mpicc || true)
 if [ -n "$mpicc" ]; then
     # shellcheck disable=SC2086
-    if ! "$mpicc" $SANFLAGS $cflags "$QMP_TEST_SRC/qmp_mpi_prog.c" $ldflags $libs -lmeridian \
+    if ! "$mpicc" $SANFLAGS -DQMP_MPI $cflags "$QMP_TEST_SRC/qmp_mpi_prog.c" $ldflags $libs -lmeridian \
         -o "$work/prog_qmp_mpi" >"$work/cc3.log" 2>&1; then
         cat "$work/cc3.log"
         qmp_fail "building an MPI + QMP program with mpicc and qmp-config's flags"

@@ -3,13 +3,27 @@
  * QMP_sum_double, an MPI_Allreduce, Meridian's carto map through its C API,
  * then QMP_finalize_msg_passing and MPI_Finalize.  Built with
  *   mpicc $(qmp-config --cflags) prog.c $(qmp-config --ldflags --libs)
- * (qmp_config.sh).  Each process prints "ok: ..." when both sums are right
- * and Meridian's map answered; a name clash between Open MPI's libraries and
+ * (qmp_config.sh), with -DQMP_MPI as lattice codes' makefiles build for
+ * QMP over MPI: then it declares QMP_get_mpi_comm itself, as QUDA does, and
+ * asks for the MPI communicator (Meridian's QMP has none: QMP_NOTSUPPORTED,
+ * NULL).  Each process prints "ok: ..." when both sums are right and
+ * Meridian's map answered; a name clash between Open MPI's libraries and
  * Meridian's crashes in MPI_Init or gives a wrong sum. */
 #include <meridian/meridian.h>
 #include <mpi.h>
 #include <qmp.h>
 #include <stdio.h>
+#include <string.h>
+
+#ifdef QMP_MPI
+#ifdef __cplusplus
+extern "C" {
+#endif
+QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void **mpicomm);
+#ifdef __cplusplus
+}
+#endif
+#endif
 
 int main(int argc, char **argv)
 {
@@ -55,6 +69,17 @@ int main(int argc, char **argv)
                 mpi_rank, qmp_sum, mpi_sum, want);
         bad = 1;
     }
+
+#ifdef QMP_MPI
+    void *mpicomm = &mpicomm;
+    const QMP_status_t st = QMP_get_mpi_comm(QMP_comm_get_default(), &mpicomm);
+    if (st != QMP_NOTSUPPORTED || mpicomm != NULL ||
+        strstr(QMP_get_error_string(NULL), "no MPI communicator under Meridian's QMP") == NULL) {
+        fprintf(stderr, "rank %d: QMP_get_mpi_comm gave %d, %p: %s\n", mpi_rank, (int)st, mpicomm,
+                QMP_get_error_string(NULL));
+        bad = 1;
+    }
+#endif
 
     /* A component loaded by Meridian answers in this process too. */
     mca_carto_graph_t *graph = NULL;
