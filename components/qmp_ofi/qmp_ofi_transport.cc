@@ -378,7 +378,11 @@ int Transport::progress()
     }
     for (const int rank : (++polls_ & 63) == 0 ? shm_ranks_ : shm_active_) {
         Peer &peer = peers_[static_cast<std::size_t>(rank)];
-        drain(rank, peer, 64);
+        // A quarter of a ring per visit: in an exchange both processes
+        // fill and empty rings at once, and slots taken soon after they
+        // were written are still near (the strided halo: 124 -> 118 us
+        // against 64 at a time).
+        drain(rank, peer, 16);
         if (!peer.outq.empty() || !peer.ctlq.empty()) {
             push_pending(peer);
         }

@@ -60,7 +60,9 @@ FI_TCP_IFACE=eth0
 BENCH_PLACEMENT="--map-by node --bind-to none"
 BENCH_MPIRUN_FLAGS="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include eth0 ${BENCH_MPIRUN_FLAGS:-}"
 BENCH_WHERE="on h1 and h2 (simulated hosts, one switch), one each, unbound"
-export MPIRUN FI_TCP_IFACE BENCH_PLACEMENT BENCH_MPIRUN_FLAGS BENCH_WHERE
+# Each of our runs is one run of run-qmp-bench.sh (no UCX: not on one node).
+BENCH_QMP_RUNS=1
+export MPIRUN FI_TCP_IFACE BENCH_PLACEMENT BENCH_MPIRUN_FLAGS BENCH_WHERE BENCH_QMP_RUNS
 
 run=1
 while [ $run -le "$runs" ]; do
