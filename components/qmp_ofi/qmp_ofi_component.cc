@@ -70,7 +70,8 @@ const ParamSpec param_specs[] = {
     {"tcp",
      "Between nodes where libfabric would use tcp (tcp;ofi_rxm: no faster NIC) and "
      "msg_ofi_provider is auto, the messages go through this transport's own TCP sockets, "
-     "one connection per pair of processes, opened by the first to send (auto), or through libfabric "
+     "one connection per pair of processes, opened by the first to send (auto), or through "
+     "libfabric "
      "(off).  Must be alike in every process",
      MCA_BASE_PARAM_TYPE_ENUM, auto_off, MCA_BASE_INFO_USER_ALL, &ofi_tcp, 0, 0},
     {"cma",

@@ -94,8 +94,7 @@ Offer choose(const fi_info *hints, const std::string &provider, bool single_node
 {
     Offer choice;
     fi_info *list = nullptr;
-    const int rc =
-        libfabric::getinfo(api_version, node, service, flags, hints, &list);
+    const int rc = libfabric::getinfo(api_version, node, service, flags, hints, &list);
     choice.all.reset(list);
     const char *filter = std::getenv("FI_PROVIDER");
     const std::string asked = "msg_ofi_provider=" + provider +

@@ -64,12 +64,11 @@ Library open_library()
     void *handle = ::dlopen(MERIDIAN_LIBFABRIC_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == nullptr) {
         const char *why = ::dlerror();
-        lib.status = make_error(MERIDIAN_ERR_NOT_AVAILABLE,
-                                std::string("msg ofi: cannot load libfabric (") +
-                                    MERIDIAN_LIBFABRIC_SONAME +
-                                    "), which peers on other nodes need: " +
-                                    (why != nullptr ? why : "unknown error") +
-                                    " (Debian: apt-get install libfabric1)");
+        lib.status = make_error(
+            MERIDIAN_ERR_NOT_AVAILABLE,
+            std::string("msg ofi: cannot load libfabric (") + MERIDIAN_LIBFABRIC_SONAME +
+                "), which peers on other nodes need: " + (why != nullptr ? why : "unknown error") +
+                " (Debian: apt-get install libfabric1)");
         return lib;
     }
     std::string missing;
@@ -80,10 +79,10 @@ Library open_library()
     all = bind(handle, "fi_strerror", MERIDIAN_FI_STRERROR_VERSION, lib.strerror, missing) && all;
     if (!all) {
         lib = Library{};
-        lib.status = make_error(MERIDIAN_ERR_NOT_AVAILABLE,
-                                std::string("msg ofi: ") + MERIDIAN_LIBFABRIC_SONAME +
-                                    " lacks " + missing +
-                                    " (an older libfabric than the one this was built with)");
+        lib.status =
+            make_error(MERIDIAN_ERR_NOT_AVAILABLE,
+                       std::string("msg ofi: ") + MERIDIAN_LIBFABRIC_SONAME + " lacks " + missing +
+                           " (an older libfabric than the one this was built with)");
         ::dlclose(handle);
     }
     return lib;

@@ -40,7 +40,10 @@ int getinfo(std::uint32_t version, const char *node, const char *service, std::u
 void freeinfo(fi_info *info);
 fi_info *dupinfo(const fi_info *info);
 // fi_allocinfo.
-inline fi_info *allocinfo() { return dupinfo(nullptr); }
+inline fi_info *allocinfo()
+{
+    return dupinfo(nullptr);
+}
 int fabric(fi_fabric_attr *attr, fid_fabric **fabric, void *context);
 // As fi_strerror (errnum >= 0); a text of its own when libfabric is not open.
 std::string strerror(int errnum);

@@ -100,7 +100,8 @@ bool Transport::post_ofi(Channel &channel)
     }
     if (rc != 0) {
         meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) + ": posting " +
-                               channel_text(channel) + ": " + libfabric::strerror(static_cast<int>(-rc)));
+                               channel_text(channel) + ": " +
+                               libfabric::strerror(static_cast<int>(-rc)));
         finish(channel, MERIDIAN_ERR_UNREACH);
     }
     return true;

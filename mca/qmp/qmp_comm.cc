@@ -293,7 +293,8 @@ int QMP_comm_get_key(QMP_comm_t comm)
 
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void **hiddencomm)
 {
-    return qmp_boundary(__func__, [&] { return no_mpi_comm("QMP_get_hidden_comm", comm, hiddencomm); });
+    return qmp_boundary(__func__,
+                        [&] { return no_mpi_comm("QMP_get_hidden_comm", comm, hiddencomm); });
 }
 
 QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void **mpicomm)

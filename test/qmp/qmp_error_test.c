@@ -363,8 +363,7 @@ static void shorter_messages(void)
         QMP_start(s[1]);
     }
     if (me == receiver) {
-        qc_status("QMP_wait: 13 bytes of text into a 50-byte receive", QMP_SUCCESS,
-                  QMP_wait(h[0]));
+        qc_status("QMP_wait: 13 bytes of text into a 50-byte receive", QMP_SUCCESS, QMP_wait(h[0]));
         qc_str("the text received into the larger buffer", "hello, world", buffer);
         int rest = 1;
         for (size_t i = sizeof text; i < sizeof buffer; ++i) {
@@ -409,8 +408,8 @@ static void returned_error_calls_handler(void)
     qc_int("error function calls for the refused declaration", 1, handler_calls);
     qc_status("status given to the error function (refused declaration)",
               QMP_get_error_number(NULL), handler_status);
-    qc_str("message given to the error function (refused declaration)",
-           QMP_get_error_string(NULL), handler_message);
+    qc_str("message given to the error function (refused declaration)", QMP_get_error_string(NULL),
+           handler_message);
     QMP_free_msgmem(mem);
 }
 

@@ -176,8 +176,8 @@ int main(int argc, char **argv)
             failed = 1;
         }
         if (st != QMP_TIMEOUT) {
-            report("FAIL rank 0: QMP_wait on a silent peer: expected %d, got %d",
-                   (int)QMP_TIMEOUT, (int)st);
+            report("FAIL rank 0: QMP_wait on a silent peer: expected %d, got %d", (int)QMP_TIMEOUT,
+                   (int)st);
             failed = 1;
         }
     }

@@ -391,8 +391,8 @@ void test_sizes(std::size_t sent, const std::vector<std::size_t> &room)
                 got.insert(got.end(), p, p + block.iov_len);
             }
             for (std::size_t b = 0; b < blocks.size(); ++b) {
-                const auto *gap = static_cast<const unsigned char *>(blocks[b].iov_base) +
-                                  blocks[b].iov_len;
+                const auto *gap =
+                    static_cast<const unsigned char *>(blocks[b].iov_base) + blocks[b].iov_len;
                 check(std::all_of(gap, gap + 64, [](unsigned char c) { return c == untouched; }),
                       what + ": the gap after block " + std::to_string(b) + " was written");
             }
@@ -826,8 +826,8 @@ int suite()
     test_sizes(4 << 20, {6 << 20});
     test_sizes(15, {10, 10, 10});
     test_sizes(35, {10, 10, 10});
-    test_sizes(2000, {72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72,
-                      72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72});
+    test_sizes(2000, {72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72,
+                      72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72});
     test_sizes(250000, {100000, 100000, 100000});
     test_sizes(5 << 20, {3 << 20, 3 << 20});
     barrier();
