@@ -67,8 +67,8 @@ Library open_library()
         lib.status = make_error(
             MERIDIAN_ERR_NOT_AVAILABLE,
             std::string("msg ofi: cannot load libfabric (") + MERIDIAN_LIBFABRIC_SONAME +
-                "), which peers on other nodes need: " + (why != nullptr ? why : "unknown error") +
-                " (Debian: apt-get install libfabric1)");
+                "), which this job needs (peers on other nodes, or msg_ofi_shm=off): " +
+                (why != nullptr ? why : "unknown error") + " (Debian: apt-get install libfabric1)");
         return lib;
     }
     std::string missing;
@@ -112,16 +112,6 @@ const Library *opened_library()
 Status load()
 {
     return the_library().status;
-}
-
-bool loaded()
-{
-    return opened_library() != nullptr;
-}
-
-const char *library_name()
-{
-    return MERIDIAN_LIBFABRIC_SONAME;
 }
 
 int getinfo(std::uint32_t version, const char *node, const char *service, std::uint64_t flags,

@@ -26,12 +26,9 @@ namespace meridian::msg_ofi::libfabric
 {
 
 // Opens libfabric if not yet done; the error names the library and why
-// (not installed, a symbol missing).  Every call below calls it first.
+// (not installed, a symbol missing).  getinfo, dupinfo and fabric open it
+// too; freeinfo and strerror never do.
 Status load();
-// Whether load() has opened it (for tests and verbose output).
-bool loaded();
-// The library load() opens ("libfabric.so.1", or a path).
-const char *library_name();
 
 // As fi_getinfo, fi_freeinfo, fi_dupinfo and fi_fabric; when libfabric
 // cannot be opened: -FI_ENOSYS, nothing, nullptr and -FI_ENOSYS.

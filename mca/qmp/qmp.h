@@ -342,7 +342,9 @@ const char *QMP_get_error_string(QMP_msghandle_t mh);
  * too large, a refused declaration, a collective that fails -- with the
  * status and the text QMP_get_error_string gives, before the call returns
  * (its return value is not used; the call still returns the status or
- * NULL).  A failure inside the function does not call it again.  The
+ * NULL).  It may read the error (QMP_get_error_number / _string), print,
+ * or end the job (QMP_abort); it must not call QMP's communication or
+ * declaration functions (a failure inside it does not call it again).  The
  * default function (none set, or after QMP_set_error_function(NULL)) is
  * called only for errors a call cannot return (a handle freed while a
  * multiple holds it, memory QMP did not allocate): it prints the message
