@@ -337,30 +337,38 @@ static void shorter_messages(void)
     char text[] = "hello, world"; /* 13 bytes with its '\0' */
     char buffer[50];
     memset(buffer, 'x', sizeof buffer);
-    /* 20 bytes into 4 blocks of 8, 16 apart: blocks 0 and 1, half of 2. */
-    unsigned char bytes[20], strided[64];
+    /* 20 bytes into 4 blocks of 8, 16 apart: blocks 0 and 1, half of 2;
+     * and into indexed memory, 3 blocks of 2 ints at ints 0, 4 and 8. */
+    unsigned char bytes[20], strided[64], indexed[64];
     for (int i = 0; i < 20; ++i) {
         bytes[i] = (unsigned char)(i + 1);
     }
     memset(strided, 0xee, sizeof strided);
+    memset(indexed, 0xee, sizeof indexed);
+    int blocklen[3] = {2, 2, 2}, index[3] = {0, 4, 8};
     QMP_msgmem_t mtext = QMP_declare_msgmem(text, sizeof text);
     QMP_msgmem_t mbuffer = QMP_declare_msgmem(buffer, sizeof buffer);
     QMP_msgmem_t mbytes = QMP_declare_msgmem(bytes, sizeof bytes);
     QMP_msgmem_t mstrided = QMP_declare_strided_msgmem(strided, 8, 4, 16);
-    QMP_msghandle_t h[2] = {NULL, NULL};
+    QMP_msgmem_t mindexed = QMP_declare_indexed_msgmem(indexed, blocklen, index, 4, 3);
+    QMP_msghandle_t h[3] = {NULL, NULL, NULL};
     handler_calls = 0;
     if (me == receiver) {
         h[0] = QMP_declare_receive_from(mbuffer, sender, 0);
         h[1] = QMP_declare_receive_from(mstrided, sender, 0);
-        QMP_start(h[0]);
-        QMP_start(h[1]);
+        h[2] = QMP_declare_receive_from(mindexed, sender, 0);
+        for (int i = 0; i < 3; ++i) {
+            QMP_start(h[i]);
+        }
     }
-    QMP_msghandle_t s[2] = {NULL, NULL};
+    QMP_msghandle_t s[3] = {NULL, NULL, NULL};
     if (me == sender) {
         s[0] = QMP_declare_send_to(mtext, receiver, 0);
         s[1] = QMP_declare_send_to(mbytes, receiver, 0);
-        QMP_start(s[0]);
-        QMP_start(s[1]);
+        s[2] = QMP_declare_send_to(mbytes, receiver, 0);
+        for (int i = 0; i < 3; ++i) {
+            QMP_start(s[i]);
+        }
     }
     if (me == receiver) {
         qc_status("QMP_wait: 13 bytes of text into a 50-byte receive", QMP_SUCCESS, QMP_wait(h[0]));
@@ -379,20 +387,28 @@ static void shorter_messages(void)
         }
         qc_true("the strided receive: blocks 0, 1 and half of 2 filled, the rest untouched",
                 memcmp(want, strided, sizeof want) == 0);
+        qc_status("QMP_wait: 20 bytes into an indexed receive of 3 blocks of 8", QMP_SUCCESS,
+                  QMP_wait(h[2]));
+        qc_true("the indexed receive: blocks 0, 1 and half of 2 filled, the rest untouched",
+                memcmp(want, indexed, sizeof want) == 0);
         qc_int("error function calls for messages shorter than their receive", 0, handler_calls);
-        QMP_free_msghandle(h[0]);
-        QMP_free_msghandle(h[1]);
+        for (int i = 0; i < 3; ++i) {
+            QMP_free_msghandle(h[i]);
+        }
     }
     if (me == sender) {
         qc_status("QMP_wait: the text's send", QMP_SUCCESS, QMP_wait(s[0]));
-        qc_status("QMP_wait: the 20 bytes' send", QMP_SUCCESS, QMP_wait(s[1]));
-        QMP_free_msghandle(s[0]);
-        QMP_free_msghandle(s[1]);
+        qc_status("QMP_wait: the 20 bytes' send (strided)", QMP_SUCCESS, QMP_wait(s[1]));
+        qc_status("QMP_wait: the 20 bytes' send (indexed)", QMP_SUCCESS, QMP_wait(s[2]));
+        for (int i = 0; i < 3; ++i) {
+            QMP_free_msghandle(s[i]);
+        }
     }
     QMP_free_msgmem(mtext);
     QMP_free_msgmem(mbuffer);
     QMP_free_msgmem(mbytes);
     QMP_free_msgmem(mstrided);
+    QMP_free_msgmem(mindexed);
     QMP_barrier();
 }
 
