@@ -155,7 +155,9 @@ void Transport::deliver_eager(Channel &recv, Unexpected &message)
     if (!fits(recv, message.total)) {
         return;
     }
-    if (recv.iov.size() == 1) {
+    if (message.total == 0) {
+        // nothing to copy (either pointer may be NULL)
+    } else if (recv.iov.size() == 1) {
         std::memcpy(recv.iov[0].iov_base, message.data.get(), message.total);
     } else {
         IovCursor(recv.iov).scatter(message.data.get(), message.total);
@@ -199,8 +201,9 @@ bool Transport::push_message(Peer &peer, OutMessage &message)
             return false;
         }
         const std::size_t len = std::min(capacity, message.total - message.sent);
-        if (message.channel == nullptr) {
-            // freed while half pushed: padding
+        if (message.channel == nullptr || len == 0) {
+            // freed while half pushed: padding; or an empty message (its
+            // block may be NULL)
         } else if (message.channel->iov.size() == 1) {
             std::memcpy(shm::Ring::payload(slot),
                         static_cast<const std::byte *>(message.channel->iov[0].iov_base) +
@@ -341,7 +344,9 @@ void Transport::take_fragment(Peer &peer, Channel &recv, const std::byte *data, 
         return;
     }
     if (recv.iov.size() == 1 && len == total) {
-        std::memcpy(recv.iov[0].iov_base, data, len);
+        if (len > 0) {
+            std::memcpy(recv.iov[0].iov_base, data, len);
+        }
         finish(recv, MERIDIAN_SUCCESS);
         return;
     }
