@@ -21,8 +21,8 @@
 # and the table gives the medians of the runs.  The ratio is QMP against
 # the better of Open MPI's two figures.
 #
-# On one node, UCX's own ucx_perftest (Debian: ucx-utils) runs in the same
-# rounds, over shared memory (UCX_TLS=shm,self) on the same two cores
+# On one node, UCX's own ucx_perftest (Debian: ucx-utils) runs in each run too,
+# over shared memory (UCX_TLS=shm,self) on the same two cores
 # (-c 0, -c 1): tag_lat (half round trip) for the latency rows and tag_bw
 # (a stream of messages, not a ping-pong) for the bandwidth rows.  Goal:
 # QMP's latency from 8 B to 4 KiB at most 1.0x UCX's.
