@@ -67,18 +67,6 @@ void prepare_environment()
 
 } // namespace
 
-bool Endpoint::any_provider()
-{
-    prepare_environment();
-    InfoPtr hints = make_hints();
-    fi_info *list = nullptr;
-    if (!hints || libfabric::getinfo(api_version, nullptr, nullptr, 0, hints.get(), &list) != 0) {
-        return false;
-    }
-    InfoPtr owned(list);
-    return list != nullptr;
-}
-
 namespace
 {
 
@@ -152,6 +140,17 @@ Result<InfoPtr> hints_for(const std::string &provider)
 }
 
 } // namespace
+
+bool Endpoint::any_provider()
+{
+    auto hints = hints_for("auto");
+    fi_info *list = nullptr;
+    if (!hints || libfabric::getinfo(api_version, nullptr, nullptr, 0, hints->get(), &list) != 0) {
+        return false;
+    }
+    InfoPtr owned(list);
+    return list != nullptr;
+}
 
 Status Endpoint::check_provider(const std::string &provider)
 {

@@ -21,18 +21,14 @@
 # shellcheck disable=SC2154 # lower-case names come from the environment
 set -eu
 
-fail() {
-    echo "run-hosts-bench: $*" >&2
-    exit 1
-}
+bench_name="run-hosts-bench"
+# shellcheck source=test/bench/bench_lib.sh
+. "$srcdir/bench_lib.sh"
+
 [ "$(id -u)" = 0 ] || fail "needs root: the hosts are network namespaces"
 runs=${BENCH_HOST_RUNS:-3}
-case $runs in
-'' | *[!0-9]* | 0) fail "BENCH_HOST_RUNS=$runs: expected a whole number >= 1" ;;
-esac
-if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
-    fail "mpirun was not found (configure looks for it in PATH; Debian: openmpi-bin)"
-fi
+whole_number BENCH_HOST_RUNS "$runs"
+need_mpirun
 
 MERIDIAN_CLUSTER=b$$
 export MERIDIAN_CLUSTER
@@ -75,13 +71,7 @@ echo
 echo "Between two hosts: medians over $runs runs (noise: (max - min) / median over the runs)"
 # The rows of run-qmp-bench.sh's tables: the case in the first 52 columns,
 # then unit, QMP, Open MPI, persistent, ratio, goal.
-awk '
-    function median(list,    n, v, i, j, t) {
-        n = split(list, v, " ")
-        for (i = 2; i <= n; ++i)
-            for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-    }
+awk "$bench_median_awk"'
     function spread(list,    n, v, i, lo, hi, m) {
         n = split(list, v, " "); lo = hi = v[1] + 0
         for (i = 2; i <= n; ++i) { if (v[i] + 0 < lo) lo = v[i] + 0; if (v[i] + 0 > hi) hi = v[i] + 0 }

@@ -24,27 +24,16 @@
 # shellcheck disable=SC2154 # lower-case names come from the environment
 set -eu
 
-fail() {
-    echo "run-init-bench: $*" >&2
-    exit 1
-}
+bench_name="run-init-bench"
+# shellcheck source=test/bench/bench_lib.sh
+. "$srcdir/bench_lib.sh"
 
 runs=${BENCH_INIT_RUNS:-11}
-case $runs in
-'' | *[!0-9]* | 0) fail "BENCH_INIT_RUNS=$runs: expected a whole number >= 1" ;;
-esac
-if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
-    fail "mpirun was not found (configure looks for it in PATH; Debian: openmpi-bin)"
-fi
+whole_number BENCH_INIT_RUNS "$runs"
+need_mpirun
 if [ -z "${MPICC:-}" ] || ! command -v "$MPICC" >/dev/null 2>&1; then
     fail "mpicc was not found (Debian: libopenmpi-dev)"
 fi
-if [ "$(id -u)" = 0 ]; then
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-fi
-OMPI_MCA_btl_base_warn_component_unused=0
-export OMPI_MCA_btl_base_warn_component_unused
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-init-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -87,12 +76,7 @@ done
 ompi_version=$("$MPIRUN" --version 2>/dev/null | sed -n '1s/.*(Open MPI) *//p')
 echo
 echo "Start-up and shut-down, medians of $runs runs in ms ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)); MPI: Open MPI $ompi_version"
-awk -F'|' '
-    function median(list, n,    i, j, t, a) {
-        split(list, a, " ")
-        for (i = 2; i <= n; ++i) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; --j) a[j + 1] = a[j]; a[j + 1] = t }
-        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+awk -F'|' "$bench_median_awk"'
     { key = $1 "|" $2; if (!(key in n)) order[++keys] = key
       n[key]++; init[key] = init[key] " " $3; total[key] = total[key] " " $4; wall[key] = wall[key] " " $5 }
     END {
@@ -100,11 +84,11 @@ awk -F'|' '
         met = 1
         for (k = 1; k <= keys; ++k) {
             key = order[k]; split(key, p, "|")
-            mi = median(init[key], n[key]); mt = median(total[key], n[key]); mw = median(wall[key], n[key])
+            mi = median(init[key]); mt = median(total[key]); mw = median(wall[key])
             ratio = "-"
             if (p[2] == "QMP") {
                 mpi = p[1] "|MPI"
-                mpi_total = median(total[mpi], n[mpi])
+                mpi_total = median(total[mpi])
                 r = mt / mpi_total
                 ratio = sprintf("%.2fx", r)
                 if (r > 1.0) met = 0

@@ -37,29 +37,15 @@
 # shellcheck disable=SC2154 # lower-case names come from the environment
 set -eu
 
-fail() {
-    echo "run-qmp-bench: $*" >&2
-    exit 1
-}
+bench_name="run-qmp-bench"
+# shellcheck source=test/bench/bench_lib.sh
+. "$srcdir/bench_lib.sh"
 
 rounds=${BENCH_ROUNDS:-5}
-case $rounds in
-'' | *[!0-9]* | 0) fail "BENCH_ROUNDS=$rounds: expected a whole number >= 1" ;;
-esac
+whole_number BENCH_ROUNDS "$rounds"
 runs=${BENCH_QMP_RUNS:-3}
-case $runs in
-'' | *[!0-9]* | 0) fail "BENCH_QMP_RUNS=$runs: expected a whole number >= 1" ;;
-esac
-if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
-    fail "mpirun was not found (configure looks for it in PATH; Debian: openmpi-bin)"
-fi
-if [ "$(id -u)" = 0 ]; then
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-fi
-# Open MPI's own components must not complain about networks nobody uses.
-OMPI_MCA_btl_base_warn_component_unused=0
-export OMPI_MCA_btl_base_warn_component_unused
+whole_number BENCH_QMP_RUNS "$runs"
+need_mpirun
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-qmp-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -130,6 +116,7 @@ while [ $run -le "$runs" ]; do
     fi
     if [ "$ucx" = yes ]; then
         echo "Run $run of $runs: UCX: ucx_perftest -t tag_lat, tag_bw (UCX_TLS=shm,self, -c 0 / -c 1)"
+        # shellcheck disable=SC2013 # sizes are words
         for size in $(awk -F'|' '$1 == "pp" { print $2 }' "$work/qmp.out"); do
             echo "lat|$size|$(ucx_one tag_lat "$size")" >>"$work/ucx.all"
             echo "bw|$size|$(ucx_one tag_bw "$size")" >>"$work/ucx.all"
@@ -139,13 +126,7 @@ while [ $run -le "$runs" ]; do
 done
 # The median of the runs' figures, by case (all fields but the last).
 medians() {
-    awk -F'|' '
-        function median(list,    n, v, i, j, t) {
-            n = split(list, v, " ")
-            for (i = 2; i <= n; ++i)
-                for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-            return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-        }
+    awk -F'|' "$bench_median_awk"'
         NF >= 2 {
             key = $1; for (i = 2; i < NF; ++i) key = key "|" $i
             if (!(key in values)) order[++n] = key
