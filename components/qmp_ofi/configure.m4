@@ -49,9 +49,15 @@ AC_DEFUN([MCA_qmp_ofi_LIBFABRIC_BINDING], [
     AC_MSG_RESULT([$mlb_soname${mlb_versions:- (no symbol versions)}])
 ])
 
+dnl The tcp path's handshake needs libsodium (HMAC-SHA-256, the OS's random
+dnl source): without it the component is not built, as without libfabric.
 AC_DEFUN([MCA_qmp_ofi_CONFIG], [
-    AS_IF([test "$meridian_have_libfabric" = yes], [MCA_qmp_ofi_LIBFABRIC_BINDING
-           $1],
+    AS_IF([test "$meridian_have_libfabric" != yes],
           [mca_reason=$meridian_why_libfabric
-           $2])
+           $2],
+          [test "$meridian_have_sodium" != yes],
+          [mca_reason="$meridian_why_sodium (the tcp path's authentication)"
+           $2],
+          [MCA_qmp_ofi_LIBFABRIC_BINDING
+           $1])
 ])

@@ -41,6 +41,9 @@ unsigned ofi_shm_slots = 0; // automatic
 std::size_t ofi_shm_slot_size = 4096;
 int ofi_liveness = 5; // ms
 std::size_t ofi_rxm_eager_limit = 128 * 1024;
+int ofi_tcp_handshake_timeout = 10000;        // ms
+unsigned ofi_tcp_pending_max = 64;            // connections
+std::size_t ofi_unexpected_limit = 256 << 20; // bytes
 int ofi_priority = 50;
 
 const mca_base_param_enum_value_t auto_off[] = {{0, "auto"}, {1, "off"}, {0, nullptr}};
@@ -115,6 +118,22 @@ const ParamSpec param_specs[] = {
      "(FI_OFI_RXM_MSG_RX_SIZE, at least 8).  The environment's variables win",
      MCA_BASE_PARAM_TYPE_SIZE, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_rxm_eager_limit, 1024,
      16 << 20},
+    {"tcp_handshake_timeout",
+     "Milliseconds a connection to the tcp path's listener has, from its accept, to prove "
+     "it comes from a process of this job; then it is closed (a process of the job whose "
+     "connection was closed connects again)",
+     MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_tcp_handshake_timeout, 10,
+     3600000},
+    {"tcp_pending_max",
+     "Connections to the tcp path's listener that have not yet proved they come from a "
+     "process of this job, at most: past it the oldest is closed to make room",
+     MCA_BASE_PARAM_TYPE_UNSIGNED, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_tcp_pending_max, 1,
+     65536},
+    {"unexpected_limit",
+     "Bytes of messages that arrived before their receive, held at most (tcp path): a "
+     "message that would pass it stays in its connection (its sender's send waits, and so do "
+     "the messages behind it from that sender) until its receive is started",
+     MCA_BASE_PARAM_TYPE_SIZE, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_unexpected_limit, 0, 1e15},
     {"liveness",
      "Milliseconds between checks, while waiting, that the peers on this node still live",
      MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_DEV_DETAIL, &ofi_liveness, 1, 60000},
@@ -337,6 +356,9 @@ Params current_params()
     params.split_limit = ofi_cma_split;
     params.cma_min_block = ofi_cma_min_block;
     params.rxm_eager_limit = ofi_rxm_eager_limit;
+    params.tcp_handshake_timeout_ms = ofi_tcp_handshake_timeout;
+    params.tcp_pending_max = ofi_tcp_pending_max;
+    params.unexpected_limit = ofi_unexpected_limit;
     params.shm_slots = ofi_shm_slots == 0 ? 0 : round_up_power_of_two(std::max(2U, ofi_shm_slots));
     params.shm_slot_bytes = (ofi_shm_slot_size + 63) / 64 * 64;
     // The rings need these forms; a value changed to fit is said, once per

@@ -50,6 +50,35 @@ std::string Address::text() const
     return "(no address)";
 }
 
+bool Address::same_host(const Address &other) const
+{
+    if (storage.ss_family != other.storage.ss_family) {
+        return false;
+    }
+    if (storage.ss_family == AF_INET) {
+        return reinterpret_cast<const sockaddr_in *>(&storage)->sin_addr.s_addr ==
+               reinterpret_cast<const sockaddr_in *>(&other.storage)->sin_addr.s_addr;
+    }
+    if (storage.ss_family == AF_INET6) {
+        const auto *a = reinterpret_cast<const sockaddr_in6 *>(&storage);
+        const auto *b = reinterpret_cast<const sockaddr_in6 *>(&other.storage);
+        return std::memcmp(&a->sin6_addr, &b->sin6_addr, sizeof a->sin6_addr) == 0;
+    }
+    return false;
+}
+
+bool Address::wildcard() const
+{
+    if (storage.ss_family == AF_INET) {
+        return reinterpret_cast<const sockaddr_in *>(&storage)->sin_addr.s_addr == INADDR_ANY;
+    }
+    if (storage.ss_family == AF_INET6) {
+        const auto *in6 = reinterpret_cast<const sockaddr_in6 *>(&storage);
+        return IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr);
+    }
+    return true;
+}
+
 std::vector<std::uint8_t> Address::bytes() const
 {
     const auto *raw = reinterpret_cast<const std::uint8_t *>(&storage);
@@ -118,7 +147,7 @@ Result<Socket> listen_on(const Address &address, Address &bound)
     return socket;
 }
 
-Result<Socket> connect_to(const Address &address)
+Result<Socket> connect_to(const Address &address, const Address &from)
 {
     Socket socket(
         ::socket(address.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -126,6 +155,19 @@ Result<Socket> connect_to(const Address &address)
         return make_error(MERIDIAN_ERR_UNREACH, errno_text("socket", errno));
     }
     no_delay(socket.get());
+    if (!from.empty() && !from.wildcard() && from.storage.ss_family == address.storage.ss_family) {
+        Address local = from;
+        if (local.storage.ss_family == AF_INET) {
+            reinterpret_cast<sockaddr_in *>(&local.storage)->sin_port = 0;
+        } else {
+            reinterpret_cast<sockaddr_in6 *>(&local.storage)->sin6_port = 0;
+        }
+        if (::bind(socket.get(), reinterpret_cast<const sockaddr *>(&local.storage),
+                   local.length) != 0) {
+            return make_error(MERIDIAN_ERR_UNREACH,
+                              errno_text("cannot connect from " + local.text(), errno));
+        }
+    }
     if (::connect(socket.get(), reinterpret_cast<const sockaddr *>(&address.storage),
                   address.length) != 0 &&
         errno != EINPROGRESS) {
@@ -135,14 +177,22 @@ Result<Socket> connect_to(const Address &address)
     return socket;
 }
 
-Result<Socket> accept_from(int listener)
+Result<Socket> accept_from(int listener, Address &from)
 {
-    const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    from = Address{};
+    from.length = sizeof from.storage;
+    const int fd = ::accept4(listener, reinterpret_cast<sockaddr *>(&from.storage), &from.length,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED) {
+        const int error = errno;
+        from = Address{};
+        if (error == EAGAIN || error == EWOULDBLOCK || error == EINTR || error == ECONNABORTED) {
             return Socket();
         }
-        return make_error(MERIDIAN_ERR_UNREACH, errno_text("accept", errno));
+        if (error == EMFILE || error == ENFILE) {
+            return make_error(MERIDIAN_ERR_OUT_OF_RESOURCE, errno_text("accept", error));
+        }
+        return make_error(MERIDIAN_ERR_UNREACH, errno_text("accept", error));
     }
     no_delay(fd);
     return Socket(fd);
@@ -156,17 +206,6 @@ int connect_error(int fd)
         return errno;
     }
     return error;
-}
-
-std::uint64_t job_key(const std::string &nspace)
-{
-    // FNV-1a: stable across processes and builds.
-    std::uint64_t hash = 0xcbf29ce484222325ULL;
-    for (const char c : nspace) {
-        hash ^= static_cast<unsigned char>(c);
-        hash *= 0x100000001b3ULL;
-    }
-    return hash;
 }
 
 } // namespace meridian::msg_ofi::tcp

@@ -1,11 +1,6 @@
 // The tcp path's sockets: a listener on the address libfabric's tcp
-// provider would take, non-blocking connections, and what goes on the wire
-// (a greeting when a connection opens, a header before each message).
-//
-// Each connection carries one direction: a process connects to a peer the
-// first time it sends to it, and reads what the peer sends on the
-// connection the peer opened.  So no two processes race to open one
-// connection, and each stream keeps its sender's order.
+// provider would take, non-blocking connections, and the header before each
+// message (what opens a connection is in qmp_ofi_tcp_auth.hpp).
 #ifndef MERIDIAN_QMP_OFI_TCP_HPP
 #define MERIDIAN_QMP_OFI_TCP_HPP
 
@@ -28,6 +23,10 @@ struct Address {
 
     bool empty() const { return length == 0; }
     std::string text() const; // "10.1.2.3:32000", "[fe80::1]:32000"
+    // The same host address (the ports aside).
+    bool same_host(const Address &other) const;
+    // The wildcard address (0.0.0.0, ::), which names no one host.
+    bool wildcard() const;
     // As the modex carries it, and back (false: not an address).
     std::vector<std::uint8_t> bytes() const;
     static bool from_bytes(std::span<const std::uint8_t> bytes, Address &out);
@@ -61,22 +60,25 @@ class Socket
 
 // A non-blocking listener on the address (port 0: any); bound says where.
 Result<Socket> listen_on(const Address &address, Address &bound);
-// A non-blocking connection under way (or made) to the address.
-Result<Socket> connect_to(const Address &address);
-// The next connection waiting on the listener, non-blocking; an empty
-// socket when none waits.
-Result<Socket> accept_from(int listener);
+// A non-blocking connection under way (or made) to the address, from the
+// host address from (any port; the kernel's choice when from is empty or
+// the wildcard): the listener checks that a connection comes from the
+// address its peer published.
+Result<Socket> connect_to(const Address &address, const Address &from);
+// The next connection waiting on the listener, non-blocking, and where it
+// comes from; an empty socket when none waits.  Out of descriptors
+// (EMFILE, ENFILE) is MERIDIAN_ERR_OUT_OF_RESOURCE.
+Result<Socket> accept_from(int listener, Address &from);
 // The error of a connection that finished connecting (0: connected).
 int connect_error(int fd);
 
-// The first bytes on every connection: who opened it, for which job.
-struct Greeting {
-    std::uint32_t magic = 0;
-    std::uint32_t rank = 0;
-    std::uint64_t job = 0;
-};
-static_assert(sizeof(Greeting) == 16);
-constexpr std::uint32_t greeting_magic = 0x4d514d54; // "MQMT"
+// What an epoll event of the tcp path is about: the kind in the high half of
+// its key, a rank or a file descriptor in the low half.
+enum class Watch : std::uint64_t { listener = 1, accepted = 2, peer = 3 };
+inline std::uint64_t watch_key(Watch kind, int value)
+{
+    return (static_cast<std::uint64_t>(kind) << 32) | static_cast<std::uint32_t>(value);
+}
 
 // Before each message: its tag and its size in bytes.
 struct Header {
@@ -84,9 +86,6 @@ struct Header {
     std::uint64_t total = 0;
 };
 static_assert(sizeof(Header) == 16);
-
-// A job's key in the greeting: a hash of its namespace.
-std::uint64_t job_key(const std::string &nspace);
 
 } // namespace meridian::msg_ofi::tcp
 

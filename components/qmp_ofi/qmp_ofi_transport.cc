@@ -229,7 +229,8 @@ int Transport::start(Channel &channel)
     }
     Peer &peer = peers_[static_cast<std::size_t>(channel.peer)];
     if (peer.dead) {
-        return MERIDIAN_ERR_UNREACH;
+        // What it sent before it died is still delivered; nothing more comes.
+        return receive_from_dead(peer, channel) ? MERIDIAN_SUCCESS : MERIDIAN_ERR_UNREACH;
     }
     channel.phase = Phase::active;
     channel.status = MERIDIAN_SUCCESS;

@@ -26,13 +26,14 @@
 #include "components/qmp_ofi/qmp_ofi_params.hpp"
 #include "components/qmp_ofi/qmp_ofi_shm.hpp"
 #include "components/qmp_ofi/qmp_ofi_tcp.hpp"
+#include "components/qmp_ofi/qmp_ofi_tcp_auth.hpp"
 #include <meridian/mca/msg/msg.h>
 
 namespace meridian::msg_ofi
 {
 
 enum class Path : std::uint8_t { self, shm, ofi, tcp };
-// A tcp connection: none; our connect under way; our greeting sent, the
+// A tcp connection: none; our connect under way; our hello sent, the
 // peer's answer awaited; carrying messages.
 enum class TcpState : std::uint8_t { none, connecting, greeted, ready };
 enum class Phase : std::uint8_t { idle, active, done };
@@ -145,11 +146,24 @@ struct Peer {
     // not yet taken (incoming is the message arriving), and the gathered
     // copy of finely strided blocks being sent.
     tcp::Address tcp_address;
+    tcp::Key tcp_key{}; // its key (the modex): proves its hellos and answers
     tcp::Socket tcp_socket;
     TcpState tcp_state = TcpState::none;
     bool tcp_writable_wanted = false;
     bool tcp_closed = false;  // the connection ended
     bool tcp_awaited = false; // ours was refused: the peer's comes
+    // Our hello on the connection we are opening, and its answer so far.
+    tcp::Hello tcp_hello{};
+    tcp::AnswerBytes tcp_answer{};
+    std::size_t tcp_answer_got = 0;
+    // Connections we opened that it closed before answering, and when the
+    // next attempt goes.
+    int tcp_attempts = 0;
+    std::chrono::steady_clock::time_point tcp_retry_at{};
+    // A message that arrived before its receive, past msg_ofi_unexpected_limit:
+    // it stays in the connection (nothing more is read) until its receive starts.
+    bool tcp_parked = false;
+    tcp::Header parked{};
     std::vector<std::byte> read;
     std::size_t read_begin = 0;
     std::size_t read_end = 0;
@@ -260,22 +274,34 @@ class Transport
     int poll_cq();
     void complete_ofi(OfiOp *op, std::size_t len, int error, const std::string &why);
     void abandon_ofi(Channel &channel);
-    // tcp (qmp_ofi_transport_tcp.cc)
+    // tcp (qmp_ofi_transport_tcp.cc: messages; _tcp_connect.cc: connections)
     void start_tcp(Channel &channel);
     void progress_tcp();
     void open_connection(int rank, Peer &peer);
+    void connect_again(int rank, Peer &peer, const std::string &why);
+    void retry_connections();
     void connection_ready(int rank, Peer &peer);
     bool flush_tcp(int rank, Peer &peer);
     std::size_t fill_pieces(Peer &peer, OutMessage &message, iovec *pieces, std::size_t count);
     void account_sent(Peer &peer, OutMessage &message, std::size_t sent);
     void want_writable(int rank, Peer &peer, bool wanted);
     void on_socket(int rank, Peer &peer, std::uint32_t events);
+    void on_connected(int rank, Peer &peer, std::uint32_t events);
     void accept_tcp();
+    bool make_room_for_accept();
+    void rest_listener();
+    void wake_listener();
     void greet_tcp(int fd);
+    void admit(int fd, const tcp::Hello &hello);
     void answer_tcp(int rank, Peer &peer);
+    void expire_unproved();
+    void refuse(const tcp::Address &from, const std::string &why);
+    void report_refusals();
     void read_tcp(int rank, Peer &peer);
     bool read_direct(int rank, Peer &peer);
-    void take_read(Peer &peer);
+    void take_read(int rank, Peer &peer);
+    void unpark(int rank, Peer &peer);
+    std::uint32_t events_for(const Peer &peer) const;
     void tcp_closed(int rank, const std::string &why);
     bool busy_with(int rank, const Peer &peer) const;
     void watch(int fd, std::uint32_t events, std::uint64_t key, bool added);
@@ -284,6 +310,7 @@ class Transport
     // Dead peers and time
     bool check_liveness(Channel *const *channels, std::size_t count);
     void peer_died(int rank, const std::string &why);
+    bool receive_from_dead(Peer &peer, Channel &recv);
     void idle(Clock::time_point since);
     static void relax(std::uint32_t idle_polls);
 
@@ -329,18 +356,39 @@ class Transport
     std::uint64_t completed_ = 0;
     Clock::time_point next_liveness_{};
     std::string ofi_path_ = "ofi";
-    // tcp: the listener, the epoll set of every tcp socket, connections
-    // accepted whose greeting has not all come.
+    // tcp: the listener (and where it listens: our connections go out from
+    // that address), the epoll set of every tcp socket, this process's key,
+    // the job's id in every proof, the checker of hellos, connections
+    // accepted that have not yet proved themselves.
     tcp::Socket tcp_listener_;
+    tcp::Address tcp_bound_;
     tcp::Socket tcp_epoll_;
-    tcp::Greeting tcp_greeting_{};
+    tcp::Key tcp_key_{};
+    std::uint64_t tcp_job_ = 0;
+    std::unique_ptr<tcp::HelloChecker> tcp_checker_;
     struct Accepted {
         tcp::Socket socket;
-        tcp::Greeting greeting{};
+        tcp::Address from;
+        tcp::HelloBytes hello{};
         std::size_t got = 0;
+        Clock::time_point since{};
     };
     std::unordered_map<int, Accepted> tcp_accepted_;
     std::vector<int> tcp_blocked_; // peers whose socket took not all that waits
+    std::vector<int> tcp_retry_;   // peers whose connection is opened again soon
+    // Out of descriptors: the listener rests (unwatched) until then, each
+    // rest twice the last, up to a second.
+    Clock::time_point tcp_listener_rests_until_{};
+    bool tcp_listener_resting_ = false;
+    int tcp_listener_rest_ms_ = 0;
+    // Refused connections: the first few of every 10 s are reported one by
+    // one, the rest counted and reported together.
+    Clock::time_point refusals_since_{};
+    int refusals_reported_ = 0;
+    std::uint64_t refusals_held_ = 0;
+    std::string last_refusal_;
+    // Bytes of early messages held (msg_ofi_unexpected_limit).
+    std::size_t unexpected_bytes_ = 0;
 };
 
 } // namespace meridian::msg_ofi

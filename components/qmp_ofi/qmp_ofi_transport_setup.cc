@@ -96,6 +96,9 @@ Transport::~Transport()
     channels_.clear();
     zombies_.clear();
     endpoint_.reset();
+    if (tcp_epoll_) {
+        report_refusals();
+    }
 }
 
 int Transport::fail_setup(int status, const std::string &message)
@@ -357,10 +360,25 @@ int Transport::open_tcp(const Endpoint::Choice &choice)
         return fail_setup(MERIDIAN_ERR_OUT_OF_RESOURCE,
                           std::string("msg ofi: epoll_create1: ") + std::strerror(errno));
     }
+    // This process's key: the job's processes get it through the modex
+    // (PMIx serves it to them alone); connections prove they hold their
+    // rank's (qmp_ofi_tcp_auth.hpp).
+    auto key = tcp::new_key();
+    if (!key) {
+        return fail_setup(key.error().status, key.error().message);
+    }
+    tcp_key_ = *key;
+    tcp_job_ = tcp::job_id(nspace_);
+    tcp_checker_ = std::make_unique<tcp::HelloChecker>(tcp::HelloPolicy{
+        tcp_job_, static_cast<std::uint32_t>(job_.rank), static_cast<std::uint32_t>(job_.size),
+        [this](std::uint32_t rank) -> const tcp::Key * {
+            const Peer &peer = peers_[rank];
+            return static_cast<int>(rank) != job_.rank && peer.path == Path::tcp ? &peer.tcp_key
+                                                                                 : nullptr;
+        }});
     tcp_listener_ = std::move(*listener);
+    tcp_bound_ = bound;
     tcp_epoll_ = std::move(epoll);
-    tcp_greeting_ = tcp::Greeting{tcp::greeting_magic, static_cast<std::uint32_t>(job_.rank),
-                                  tcp::job_key(nspace_)};
     if (!watch_listener()) {
         return fail_setup(MERIDIAN_ERR_OUT_OF_RESOURCE,
                           std::string("msg ofi: epoll_ctl: ") + std::strerror(errno));
@@ -369,6 +387,10 @@ int Transport::open_tcp(const Endpoint::Choice &choice)
     if (int rc = meridian_mca_msg_base_modex_put("ofi.tcp", bytes.data(), bytes.size());
         rc != MERIDIAN_SUCCESS) {
         return fail_setup(rc, "msg ofi: cannot publish the tcp path's address");
+    }
+    if (int rc = meridian_mca_msg_base_modex_put("ofi.tcpkey", tcp_key_.data(), tcp_key_.size());
+        rc != MERIDIAN_SUCCESS) {
+        return fail_setup(rc, "msg ofi: cannot publish the tcp path's key");
     }
     VERBOSE(INFO, "msg ofi: tcp path (in place of libfabric's %s): listening on %s, %s",
             choice.provider.c_str(), bound.text().c_str(), where.c_str());
@@ -383,6 +405,13 @@ int Transport::connect_tcp_peer(int rank, Peer &peer)
         return fail_setup(MERIDIAN_ERR_UNREACH,
                           "msg ofi: " + describe(rank) + " published no tcp address");
     }
+    std::vector<std::uint8_t> key(peer.tcp_key.size());
+    if (get_bytes(rank, "ofi.tcpkey", key) != MERIDIAN_SUCCESS ||
+        key.size() != peer.tcp_key.size()) {
+        return fail_setup(MERIDIAN_ERR_UNREACH,
+                          "msg ofi: " + describe(rank) + " published no key for the tcp path");
+    }
+    std::copy(key.begin(), key.end(), peer.tcp_key.begin());
     return MERIDIAN_SUCCESS;
 }
 

@@ -51,6 +51,7 @@ std::unique_ptr<Unexpected> Transport::make_unexpected(std::size_t total)
     }
     message->kind = Unexpected::Kind::eager;
     message->total = total;
+    unexpected_bytes_ += total; // until a receive takes it (start_recv_matched)
     message->arrived = 0;
     return message;
 }
@@ -120,6 +121,7 @@ void Transport::start_recv_matched(Peer &peer, Channel &recv, Matching &matching
     const int rank = static_cast<int>(&peer - peers_.data());
     switch (message->kind) {
     case Unexpected::Kind::eager:
+        unexpected_bytes_ -= message->total;
         if (message->arrived < message->total) {
             // Still arriving (only the peer's current message can be): the
             // rest goes straight into the receive.

@@ -31,15 +31,6 @@ namespace meridian::msg_ofi
 namespace
 {
 
-// What an epoll event is about: the kind in the high half of its key, a
-// rank or a file descriptor in the low half.
-enum class Watch : std::uint64_t { listener = 1, accepted = 2, peer = 3 };
-
-std::uint64_t key(Watch kind, int value)
-{
-    return (static_cast<std::uint64_t>(kind) << 32) | static_cast<std::uint32_t>(value);
-}
-
 // Blocks handed to one sendmsg or readv (IOV_MAX is 1024; a few dozen
 // already fill the socket's buffer).
 constexpr std::size_t max_pieces = 64;
@@ -62,9 +53,6 @@ bool fine(const Channel &channel)
     return channel.iov.size() > 1 && channel.nbytes < fine_block * channel.iov.size();
 }
 
-constexpr char answer_yes = 'Y';
-constexpr char answer_no = 'N';
-
 const std::byte zeros[4096] = {};
 
 // The contiguous pieces of the next bytes at cursor, at most bytes of them,
@@ -85,24 +73,6 @@ std::size_t add_pieces(IovCursor cursor, std::size_t bytes, iovec *pieces, std::
 
 } // namespace
 
-void Transport::watch(int fd, std::uint32_t events, std::uint64_t what, bool added)
-{
-    epoll_event event{};
-    event.events = events;
-    event.data.u64 = what;
-    if (::epoll_ctl(tcp_epoll_.get(), added ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event) != 0) {
-        meridian::report_error(std::string("msg ofi: epoll_ctl: ") + std::strerror(errno));
-    }
-}
-
-bool Transport::watch_listener()
-{
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = key(Watch::listener, 0);
-    return ::epoll_ctl(tcp_epoll_.get(), EPOLL_CTL_ADD, tcp_listener_.get(), &event) == 0;
-}
-
 // ---------------------------------------------------------------- sending
 
 void Transport::start_tcp(Channel &channel)
@@ -111,6 +81,9 @@ void Transport::start_tcp(Channel &channel)
     Peer &peer = peers_[static_cast<std::size_t>(rank)];
     if (channel.direction == MCA_MSG_RECV) {
         start_recv_matched(peer, channel, *channel.matching);
+        if (peer.tcp_parked && peer.parked.tag == channel.tag && channel.phase == Phase::active) {
+            unpark(rank, peer); // the message it waits for stayed in the connection
+        }
         if (channel.phase == Phase::active && peer.tcp_closed && !peer.incoming.active) {
             // Nothing more can come from it.
             peer_died(rank, "closed its connection before sending the message");
@@ -134,40 +107,6 @@ void Transport::start_tcp(Channel &channel)
         open_connection(rank, peer);
     } else if (idle && peer.tcp_state == TcpState::ready) {
         flush_tcp(rank, peer);
-    }
-}
-
-void Transport::open_connection(int rank, Peer &peer)
-{
-    auto socket = tcp::connect_to(peer.tcp_address);
-    if (!socket) {
-        tcp_closed(rank, "is unreachable: " + socket.error().message);
-        return;
-    }
-    peer.tcp_socket = std::move(*socket);
-    peer.tcp_state = TcpState::connecting;
-    peer.tcp_writable_wanted = true;
-    watch(peer.tcp_socket.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP, key(Watch::peer, rank), true);
-}
-
-// The connection carries messages: what waited goes.
-void Transport::connection_ready(int rank, Peer &peer)
-{
-    peer.tcp_state = TcpState::ready;
-    if (!flush_tcp(rank, peer)) {
-        return;
-    }
-    if (peer.tcp_socket) {
-        read_tcp(rank, peer); // what came behind the answer or the greeting
-    }
-}
-
-void Transport::want_writable(int rank, Peer &peer, bool wanted)
-{
-    if (peer.tcp_writable_wanted != wanted && peer.tcp_socket) {
-        peer.tcp_writable_wanted = wanted;
-        watch(peer.tcp_socket.get(), EPOLLIN | EPOLLRDHUP | (wanted ? EPOLLOUT : 0u),
-              key(Watch::peer, rank), false);
     }
 }
 
@@ -276,136 +215,14 @@ bool Transport::flush_tcp(int rank, Peer &peer)
     return true;
 }
 
-// ---------------------------------------------------------------- connecting
-
-void Transport::accept_tcp()
-{
-    for (int i = 0; i < 64; ++i) {
-        auto socket = tcp::accept_from(tcp_listener_.get());
-        if (!socket) {
-            VERBOSE(INFO, "%s", socket.error().message.c_str());
-            return;
-        }
-        if (!*socket) {
-            return;
-        }
-        const int fd = socket->get();
-        tcp_accepted_[fd].socket = std::move(*socket);
-        watch(fd, EPOLLIN | EPOLLRDHUP, key(Watch::accepted, fd), true);
-    }
-}
-
-// The greeting of an accepted connection: which peer it is, and whether
-// this connection is the pair's.
-void Transport::greet_tcp(int fd)
-{
-    auto it = tcp_accepted_.find(fd);
-    if (it == tcp_accepted_.end()) {
-        return;
-    }
-    Accepted &accepted = it->second;
-    auto *into = reinterpret_cast<std::byte *>(&accepted.greeting);
-    const ssize_t got =
-        ::recv(fd, into + accepted.got, sizeof accepted.greeting - accepted.got, MSG_DONTWAIT);
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-        return;
-    }
-    if (got <= 0) {
-        tcp_accepted_.erase(it); // closed before it said who it is
-        return;
-    }
-    accepted.got += static_cast<std::size_t>(got);
-    if (accepted.got < sizeof accepted.greeting) {
-        return;
-    }
-    const tcp::Greeting &greeting = accepted.greeting;
-    const auto rank = static_cast<int>(greeting.rank);
-    const bool ours = greeting.magic == tcp::greeting_magic && greeting.job == tcp_greeting_.job &&
-                      greeting.rank < static_cast<std::uint32_t>(job_.size) && rank != job_.rank &&
-                      peers_[static_cast<std::size_t>(rank)].path == Path::tcp;
-    if (!ours) {
-        VERBOSE(INFO,
-                "msg ofi: rank %d: a connection that is not from a peer of this job (magic "
-                "%#x, rank %u): closed",
-                job_.rank, greeting.magic, greeting.rank);
-        tcp_accepted_.erase(it);
-        return;
-    }
-    Peer &peer = peers_[static_cast<std::size_t>(rank)];
-    // Ours under way too: the lower rank's connection stays.
-    const bool take =
-        peer.tcp_state == TcpState::none || (peer.tcp_state != TcpState::ready && rank < job_.rank);
-    const char answer = take ? answer_yes : answer_no;
-    if (::send(fd, &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1 || !take) {
-        tcp_accepted_.erase(it);
-        return;
-    }
-    tcp::Socket socket = std::move(accepted.socket);
-    tcp_accepted_.erase(it);
-    if (peer.tcp_socket) {
-        peer.tcp_socket.reset(); // our own attempt gives way
-    }
-    peer.tcp_socket = std::move(socket);
-    peer.tcp_writable_wanted = false;
-    peer.tcp_awaited = false;
-    watch(fd, EPOLLIN | EPOLLRDHUP, key(Watch::peer, rank), false);
-    connection_ready(rank, peer);
-}
-
-// The peer's answer to our greeting.
-void Transport::answer_tcp(int rank, Peer &peer)
-{
-    char answer = 0;
-    const ssize_t got = ::recv(peer.tcp_socket.get(), &answer, 1, MSG_DONTWAIT);
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-        return;
-    }
-    if (got == 1 && answer == answer_yes) {
-        connection_ready(rank, peer);
-        return;
-    }
-    if (got == 1 && answer == answer_no) {
-        // Its own connection, from the lower rank, is the pair's: what
-        // waits goes on that one when it comes.
-        peer.tcp_socket.reset();
-        peer.tcp_state = TcpState::none;
-        peer.tcp_writable_wanted = false;
-        peer.tcp_awaited = true;
-        return;
-    }
-    tcp_closed(rank, got == 0 ? "closed the connection it was opening"
-                              : std::string("is unreachable: ") + std::strerror(errno));
-}
-
 void Transport::on_socket(int rank, Peer &peer, std::uint32_t events)
 {
     switch (peer.tcp_state) {
     case TcpState::none:
         return;
-    case TcpState::connecting: {
-        if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) == 0) {
-            return;
-        }
-        if (const int error = tcp::connect_error(peer.tcp_socket.get()); error != 0) {
-            tcp_closed(rank, "is unreachable: cannot connect to " + peer.tcp_address.text() + ": " +
-                                 std::strerror(error));
-            return;
-        }
-        // A fresh connection's buffer takes the 16 bytes at once.
-        if (::send(peer.tcp_socket.get(), &tcp_greeting_, sizeof tcp_greeting_,
-                   MSG_NOSIGNAL | MSG_DONTWAIT) != static_cast<ssize_t>(sizeof tcp_greeting_)) {
-            tcp_closed(rank,
-                       std::string("is unreachable: cannot greet it: ") + std::strerror(errno));
-            return;
-        }
-        peer.tcp_state = TcpState::greeted;
-        want_writable(rank, peer, false);
-        return;
-    }
+    case TcpState::connecting:
     case TcpState::greeted:
-        if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) != 0) {
-            answer_tcp(rank, peer);
-        }
+        on_connected(rank, peer, events);
         return;
     case TcpState::ready:
         if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) != 0) {
@@ -463,7 +280,7 @@ void Transport::read_tcp(int rank, Peer &peer)
     }
     // A bounded number of reads per call: other peers and other paths get
     // their turn.
-    for (int round = 0; round < 16 && peer.tcp_socket; ++round) {
+    for (int round = 0; round < 16 && peer.tcp_socket && !peer.tcp_parked; ++round) {
         const Incoming &incoming = peer.incoming;
         if (peer.read_begin == peer.read_end && incoming.active &&
             incoming.total - incoming.got >= direct_min &&
@@ -487,15 +304,22 @@ void Transport::read_tcp(int rank, Peer &peer)
             return;
         }
         peer.read_end += static_cast<std::size_t>(got);
-        take_read(peer);
+        take_read(rank, peer);
+        if (peer.tcp_parked) {
+            return;
+        }
         if (static_cast<std::size_t>(got) < room) {
             return; // the socket is empty
         }
     }
 }
 
-// The messages in what was read: headers, and the bytes behind them.
-void Transport::take_read(Peer &peer)
+// The messages in what was read: headers, and the bytes behind them.  A
+// message nobody waits for yet that would take the early messages past
+// msg_ofi_unexpected_limit stays where it is, and so does what follows it
+// (nothing more is read) until its receive starts (unpark): its size is the
+// sender's word, and the sender's send waits meanwhile.
+void Transport::take_read(int rank, Peer &peer)
 {
     std::byte *data = peer.read.data();
     while (peer.read_begin < peer.read_end) {
@@ -512,6 +336,22 @@ void Transport::take_read(Peer &peer)
         tcp::Header header;
         std::memcpy(&header, data + peer.read_begin, sizeof header);
         peer.read_begin += sizeof header;
+        if (matching_for(peer, header.tag).posted.empty() &&
+            (header.total > params_.unexpected_limit ||
+             unexpected_bytes_ > params_.unexpected_limit - header.total)) {
+            peer.tcp_parked = true;
+            peer.parked = header;
+            VERBOSE(DEBUG,
+                    "msg ofi: rank %d: a message of %llu bytes with tag %s from %s waits in its "
+                    "connection for its receive (%zu bytes held early; msg_ofi_unexpected_limit "
+                    "%zu)",
+                    job_.rank, static_cast<unsigned long long>(header.total),
+                    hex(header.tag).c_str(), describe(rank).c_str(), unexpected_bytes_,
+                    params_.unexpected_limit);
+            watch(peer.tcp_socket.get(), events_for(peer), tcp::watch_key(tcp::Watch::peer, rank),
+                  false);
+            return;
+        }
         const std::size_t take =
             std::min<std::size_t>(peer.read_end - peer.read_begin, header.total);
         message_begins(peer, header.tag, header.total, data + peer.read_begin, take);
@@ -524,6 +364,24 @@ void Transport::take_read(Peer &peer)
         std::memmove(data, data + peer.read_begin, peer.read_end - peer.read_begin);
         peer.read_end -= peer.read_begin;
         peer.read_begin = 0;
+    }
+}
+
+// The receive of the message that waited in the connection has started:
+// the message goes into it, and reading goes on.
+void Transport::unpark(int rank, Peer &peer)
+{
+    peer.tcp_parked = false;
+    const std::size_t take =
+        std::min<std::size_t>(peer.read_end - peer.read_begin, peer.parked.total);
+    message_begins(peer, peer.parked.tag, peer.parked.total, peer.read.data() + peer.read_begin,
+                   take);
+    peer.read_begin += take;
+    take_read(rank, peer);
+    if (peer.tcp_socket && !peer.tcp_parked) {
+        watch(peer.tcp_socket.get(), events_for(peer), tcp::watch_key(tcp::Watch::peer, rank),
+              false);
+        read_tcp(rank, peer);
     }
 }
 
@@ -555,6 +413,8 @@ void Transport::tcp_closed(int rank, const std::string &why)
     peer.tcp_writable_wanted = false;
     peer.read_begin = peer.read_end = 0;
     peer.stage_begin = peer.stage_end = 0;
+    peer.tcp_parked = false;
+    std::erase(tcp_retry_, rank);
     if (busy) {
         peer_died(rank, why);
     }
@@ -565,6 +425,15 @@ void Transport::tcp_closed(int rank, const std::string &why)
 
 void Transport::progress_tcp()
 {
+    if (!tcp_retry_.empty()) {
+        retry_connections();
+    }
+    if (!tcp_accepted_.empty()) {
+        expire_unproved();
+    }
+    if (tcp_listener_resting_) {
+        wake_listener();
+    }
     if (!tcp_blocked_.empty()) {
         auto blocked = std::move(tcp_blocked_);
         tcp_blocked_.clear();
@@ -575,16 +444,16 @@ void Transport::progress_tcp()
     epoll_event events[32];
     const int ready = ::epoll_wait(tcp_epoll_.get(), events, 32, 0);
     for (int i = 0; i < ready; ++i) {
-        const auto kind = static_cast<Watch>(events[i].data.u64 >> 32);
+        const auto kind = static_cast<tcp::Watch>(events[i].data.u64 >> 32);
         const auto value = static_cast<int>(events[i].data.u64 & 0xffffffffU);
         switch (kind) {
-        case Watch::listener:
+        case tcp::Watch::listener:
             accept_tcp();
             break;
-        case Watch::accepted:
+        case tcp::Watch::accepted:
             greet_tcp(value);
             break;
-        case Watch::peer: {
+        case tcp::Watch::peer: {
             Peer &peer = peers_[static_cast<std::size_t>(value)];
             if (peer.tcp_socket) {
                 on_socket(value, peer, events[i].events);

@@ -64,6 +64,34 @@ void Transport::peer_died(int rank, const std::string &why)
     }
 }
 
+// A receive started after its peer died: a message that had all arrived
+// (drained from its ring or read from its connection before the end) is
+// delivered (true: the channel is complete, its status says how); one that
+// can never be whole -- cut off, or a rendezvous whose memory died with its
+// sender -- is dropped, and the receive fails like any with nothing to take.
+bool Transport::receive_from_dead(Peer &peer, Channel &recv)
+{
+    if (recv.direction != MCA_MSG_RECV || recv.matching == nullptr ||
+        recv.matching->unexpected.empty()) {
+        return false;
+    }
+    Unexpected &first = *recv.matching->unexpected.front();
+    if (first.kind != Unexpected::Kind::eager || first.arrived < first.total) {
+        if (peer.incoming.stash == &first) {
+            peer.incoming = Incoming{};
+        }
+        if (first.kind == Unexpected::Kind::eager) {
+            unexpected_bytes_ -= first.total;
+        }
+        recv.matching->unexpected.pop_front();
+        return false;
+    }
+    recv.phase = Phase::active;
+    recv.status = MERIDIAN_SUCCESS;
+    start_recv_matched(peer, recv, *recv.matching);
+    return true;
+}
+
 // A poll that found nothing: after a few microseconds of them, leave the
 // core's execution resources to whoever shares it (the peer's CMA copy on a
 // hyperthread sibling ran at half speed beside a tight spin).

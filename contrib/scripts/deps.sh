@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
     build-essential g++ make autoconf automake libtool pkg-config
     libltdl-dev libboost-program-options-dev libboost-graph-dev nlohmann-json3-dev check
-    libhwloc-dev hwloc libfabric-dev libucx-dev ucx-utils libpmix-dev
+    libhwloc-dev hwloc libfabric-dev libucx-dev ucx-utils libpmix-dev libsodium-dev
     openmpi-bin libopenmpi-dev python3
     clang libclang-rt-14-dev clang-format
     graphviz
