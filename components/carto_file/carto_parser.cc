@@ -344,6 +344,11 @@ class Parser
         if (token.kind != TokenKind::word) {
             return error_at(token, "expected a vertex name, found " + found(token));
         }
+        if (token.text.size() > max_vertex_name_bytes) {
+            return error_at(token, "expected a vertex name of at most " +
+                                       std::to_string(max_vertex_name_bytes) + " bytes, found " +
+                                       std::to_string(token.text.size()) + " bytes");
+        }
         if (is_reserved(token.text)) {
             return error_at(token, "expected a vertex name (EDGE, BRANCH and BRANCH_BI_DIR are "
                                    "reserved), found " +

@@ -31,7 +31,8 @@
 //
 // In both formats a name may be used before the line that declares it; a
 // name that no line declares is an error.  Names are ASCII letters, digits,
-// '_', '-' and '.'; EDGE, BRANCH and BRANCH_BI_DIR are reserved.  A weight is
+// '_', '-' and '.', at most max_vertex_name_bytes (255) long; EDGE, BRANCH
+// and BRANCH_BI_DIR are reserved.  A weight is
 // a whole number from 0 to 2^64-1.  A vertex is declared once and an edge
 // (an ordered pair of vertices) given once.  Lines end with "\n" ("\r" counts
 // as a blank); columns count bytes from 1.
@@ -57,6 +58,11 @@ namespace meridian::carto
 {
 
 enum class CartoFormat { adjacency, open_mpi };
+
+// The longest vertex name a carto file may give: far above any real one
+// ("Slot0", "mlx5_0"), and what keeps a hostile file from making vertices
+// of megabytes.
+inline constexpr std::size_t max_vertex_name_bytes = 255;
 
 // Where a vertex or edge was written (1-based); 0 for one not read from text.
 struct CartoVertex {

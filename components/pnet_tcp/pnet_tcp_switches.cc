@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include <meridian/opal/class/fabric.hpp>
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/strings.hpp>
 
@@ -93,6 +94,11 @@ Status Parser::part(Piece text, std::vector<SwitchSpec> &switches,
 {
     const std::size_t colon = text.text.find(':');
     const Piece name = util::trim(Piece{text.text.substr(0, colon), text.offset});
+    if (name.text.size() > fabric::max_name_bytes) {
+        return error_at(name.offset, "expected a switch NAME of at most " +
+                                         std::to_string(fabric::max_name_bytes) + " bytes, found " +
+                                         std::to_string(name.text.size()) + " bytes");
+    }
     if (!is_switch_name(name.text)) {
         return error_at(name.offset, "expected a switch NAME (letters, digits, '_', '-', '.'), "
                                      "found " +

@@ -10,9 +10,10 @@
 //
 //   data0:10.77.0.1-10.77.0.2;data1:10.77.0.3-10.77.0.8;mgmt:10.78.0.0/24
 //
-// A switch may be named in several parts (they add up); an address may
-// belong to one switch only.  Errors (MERIDIAN_ERR_BAD_PARAM) read
-// "WHERE:COLUMN: expected ..., found ...".
+// NAME is a fabric file's switch name (letters, digits, '_', '-', '.'; at
+// most fabric::max_name_bytes, 255).  A switch may be named in several parts
+// (they add up); an address may belong to one switch only.  Errors
+// (MERIDIAN_ERR_BAD_PARAM) read "WHERE:COLUMN: expected ..., found ...".
 #ifndef MERIDIAN_COMPONENTS_PNET_TCP_SWITCHES_HPP
 #define MERIDIAN_COMPONENTS_PNET_TCP_SWITCHES_HPP
 

@@ -6,8 +6,9 @@
 // Fabric file: one statement per line; '#' starts a comment; blank lines are
 // ignored; words are separated by spaces or tabs; KEY=VALUE attributes may
 // come in any order, each at most once.  A name is letters, digits and
-// "_-.:/" (so CIDRs and device names like mlx5_0:1 are names).  Statements
-// refer only to names defined on earlier lines.
+// "_-.:/" (so CIDRs and device names like mlx5_0:1 are names), at most
+// max_name_bytes (255) long, as is a plane's TYPE.  Statements refer only to
+// names defined on earlier lines.
 //
 //   fabric NAME                         the fabric's name (optional, at most
 //                                       once, before any plane; default "fabric")
@@ -47,6 +48,7 @@
 
 #include <meridian/opal/util/require_cxx20.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -67,6 +69,11 @@ namespace meridian::fabric
 
 using Index = std::uint32_t;
 inline constexpr Index no_index = UINT32_MAX;
+
+// The longest name a fabric file may give (fabric, plane, switch, node, NIC,
+// a plane's type): far above a real host or device name, and what keeps a
+// hostile file from filling every message and index with megabytes.
+inline constexpr std::size_t max_name_bytes = 255;
 
 struct Plane {
     std::string name;
@@ -187,6 +194,10 @@ class Fabric
     struct OrderCache;
     std::shared_ptr<OrderCache> order_cache_; // filled lazily; copies share
 };
+
+// Whether `text` is a name a fabric file can give: 1 to max_name_bytes
+// letters, digits and "_-.:/".
+bool is_fabric_name(std::string_view text);
 
 // Parse fabric text; `origin` is the path (or "<string>") used in messages.
 Result<Fabric> parse_fabric(std::string_view text, std::string_view origin);

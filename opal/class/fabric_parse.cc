@@ -30,7 +30,7 @@ bool is_word_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
            c == '-' || c == '.';
 }
-bool is_name(std::string_view text)
+bool has_name_chars(std::string_view text)
 {
     if (text.empty()) {
         return false;
@@ -116,6 +116,13 @@ class FabricParser
     }
     // A required NAME at words_[index].
     Result<std::string_view> name_at(std::size_t index, std::string_view what) const;
+    // A name longer than max_name_bytes, refused without echoing it.
+    Error too_long(std::size_t column, std::string_view what, std::size_t bytes) const
+    {
+        return error_at(column, "expected " + std::string(what) + " at most " +
+                                    std::to_string(max_name_bytes) + " bytes, found " +
+                                    std::to_string(bytes) + " bytes");
+    }
     // words_[first...] as attributes; `attributes` holds one entry per known key.
     Status attributes(std::size_t first, std::string_view statement,
                       std::span<const std::string_view> keys,
@@ -153,7 +160,10 @@ Result<std::string_view> FabricParser::name_at(std::size_t index, std::string_vi
     if (index >= words_.size()) {
         return error_at(end_column(), "expected " + std::string(what) + ", found end of line");
     }
-    if (!is_name(words_[index].text)) {
+    if (words_[index].text.size() > max_name_bytes) {
+        return too_long(words_[index].column, std::string(what) + " of", words_[index].text.size());
+    }
+    if (!has_name_chars(words_[index].text)) {
         return error_at(words_[index].column, "expected " + std::string(what) +
                                                   " (letters, digits and \"_-.:/\"), found " +
                                                   found(index));
@@ -210,6 +220,9 @@ Result<Index> FabricParser::plane_named(const Attribute &plane, std::string_view
     if (!plane.present) {
         return error_at(end_column(), "expected plane=NAME for the " + std::string(statement) +
                                           ", found end of line");
+    }
+    if (plane.value.text.size() > max_name_bytes) {
+        return too_long(plane.value.column, "plane=NAME with NAME", plane.value.text.size());
     }
     const auto index = fabric_.find_plane(plane.value.text);
     if (!index) {
@@ -268,6 +281,10 @@ Status FabricParser::plane_statement()
     Plane plane;
     plane.name = std::string(*name);
     if (attrs[0].present) {
+        if (attrs[0].value.text.size() > max_name_bytes) {
+            return too_long(attrs[0].value.column, "type=TYPE with TYPE",
+                            attrs[0].value.text.size());
+        }
         if (!is_word(attrs[0].value.text)) {
             return error_at(attrs[0].value.column,
                             "expected type=TYPE (a word such as ethernet or infiniband), found " +
@@ -510,6 +527,10 @@ Status FabricParser::nic_statement()
         }
     }
     if (attrs[2].present) {
+        if (attrs[2].value.text.size() > max_name_bytes) {
+            return too_long(attrs[2].value.column, "switch=NAME with NAME",
+                            attrs[2].value.text.size());
+        }
         const auto sw = fabric_.find_switch(attrs[2].value.text);
         if (!sw) {
             std::string list;
@@ -646,6 +667,11 @@ std::string speed_text(std::uint64_t mbps)
 }
 
 } // namespace
+
+bool is_fabric_name(std::string_view text)
+{
+    return text.size() <= max_name_bytes && has_name_chars(text);
+}
 
 Result<Fabric> parse_fabric(std::string_view text, std::string_view origin)
 {

@@ -8,15 +8,6 @@
 namespace meridian::fabric
 {
 
-namespace
-{
-
-constexpr std::uint64_t max_per_node = 10000000;
-// Ranks are an int in PMIx and MPI.
-constexpr std::uint64_t max_ranks = 2147483647;
-
-} // namespace
-
 std::string some_nodes(const Fabric &fabric)
 {
     const auto nodes = fabric.nodes();
@@ -105,7 +96,7 @@ Result<JobMap> make_job_map(const Fabric &fabric, std::string_view hosts, Bindin
             }
             const std::string_view digits = hosts.substr(at, stop - at);
             const auto parsed =
-                digits.size() <= 8 ? util::parse_uint(digits, 1, max_per_node) : std::nullopt;
+                digits.size() <= 8 ? util::parse_uint(digits, 1, max_procs_per_node) : std::nullopt;
             if (!parsed) {
                 return error_at(
                     at, "expected a process count 1-10000000 after " +

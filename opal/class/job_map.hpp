@@ -22,6 +22,12 @@ std::string_view binding_name(Binding binding); // "none", "core", "package"
 // "defined: node01, node02, ... (64 nodes)", or "the fabric has no nodes".
 std::string some_nodes(const Fabric &fabric);
 
+// The most processes a job map holds: in all (ranks are an int in PMIx and
+// MPI), and on one node (a sane ceiling, far above any node's cores; it
+// keeps a count given by mistake from sizing a map of billions).
+inline constexpr std::uint64_t max_ranks = 2147483647;
+inline constexpr std::uint64_t max_procs_per_node = 10000000;
+
 struct ProcPlacement {
     Index node = no_index;
     std::uint32_t local_rank = 0;

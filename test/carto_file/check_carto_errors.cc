@@ -319,11 +319,43 @@ START_TEST(odd_bytes_are_shown_escaped)
                       "found \"M\\xff\\xfe\\xc3\\xa9\"");
     ck_assert_text_eq(error_of(parse("Slot0 MEM0:1\x1b[31m\nMEM0\n")),
                       "t.carto:1:12: expected a weight (a whole number), found \"1\\x1b[31m\"");
-    // A huge line: the message stays short.
-    const std::string huge = "Slot0 " + std::string(1 << 20, 'a') + ":1\n";
-    ck_assert_text_eq(error_of(parse(huge)), "t.carto:1:7: expected a declared vertex, found \"" +
-                                                 std::string(32, 'a') +
-                                                 "\"... (no line declares it)");
+    // A long name: the message shows its start.
+    const std::string longest = "Slot0 " + std::string(255, 'a') + ":1\n";
+    ck_assert_text_eq(error_of(parse(longest)),
+                      "t.carto:1:7: expected a declared vertex, found \"" + std::string(32, 'a') +
+                          "\"... (no line declares it)");
+}
+END_TEST
+
+// A name is at most max_vertex_name_bytes: 255 bytes are a name, 256 are
+// refused where they stand, in both formats, without echoing them.
+START_TEST(long_names_are_refused)
+{
+    using meridian::carto::max_vertex_name_bytes;
+    ck_assert_uint_eq(max_vertex_name_bytes, 255);
+    const std::string n255(255, 'n');
+    const std::string n256(256, 'n');
+    ck_assert_text_eq(error_of(parse("Slot0 " + n255 + ":1\n" + n255 + "\n")),
+                      "parsed without error");
+    ck_assert_text_eq(
+        error_of(parse("EDGE slot " + n255 + "\nEDGE Memory m\nBRANCH " + n255 + " m:1\n")),
+        "parsed without error");
+    ck_assert_text_eq(error_of(parse(n256 + " Slot0:1\nSlot0\n")),
+                      "t.carto:1:1: expected a vertex name of at most 255 bytes, found 256 bytes");
+    ck_assert_text_eq(error_of(parse("Slot0 MEM0:1,\n  " + n256 + ":2\n")),
+                      "t.carto:2:3: expected a vertex name of at most 255 bytes, found 256 bytes");
+    ck_assert_text_eq(error_of(parse("EDGE slot " + n256 + "\n")),
+                      "t.carto:1:11: expected a vertex name of at most 255 bytes, found 256 bytes");
+    ck_assert_text_eq(error_of(parse("EDGE slot s\nBRANCH " + n256 + " s:1\n")),
+                      "t.carto:2:8: expected a vertex name of at most 255 bytes, found 256 bytes");
+    // 20 MB of name, and 1 MB of bytes a name may not have: the length is
+    // what is said.
+    ck_assert_text_eq(error_of(parse("Slot0 " + std::string(std::size_t{20} << 20, 'a') + ":1\n")),
+                      "t.carto:1:7: expected a vertex name of at most 255 bytes, found 20971520 "
+                      "bytes");
+    ck_assert_text_eq(error_of(parse(std::string(1 << 20, '\xff') + "\n")),
+                      "t.carto:1:1: expected a vertex name of at most 255 bytes, found 1048576 "
+                      "bytes");
 }
 END_TEST
 
@@ -398,6 +430,7 @@ int main()
     tcase_add_test(text, layout_errors);
     tcase_add_test(text, bad_names);
     tcase_add_test(text, odd_bytes_are_shown_escaped);
+    tcase_add_test(text, long_names_are_refused);
     tcase_add_test(text, any_bytes_give_a_description_or_one_error);
     suite_add_tcase(suite, text);
     return meridian_test::run_suite(suite);

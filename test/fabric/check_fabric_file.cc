@@ -319,6 +319,70 @@ START_TEST(fabric_statement_errors)
 }
 END_TEST
 
+// Every name the format has is at most max_name_bytes: 255 bytes are a
+// name, 256 are refused where they stand, without echoing them.
+START_TEST(long_names_are_refused)
+{
+    ck_assert_uint_eq(max_name_bytes, 255);
+    const std::string n255(255, 'n');
+    const std::string n256(256, 'n');
+    const std::string longest = "fabric " + n255 + "\nplane " + n255 + " type=" + n255 +
+                                "\nswitch " + n255 + " plane=" + n255 + "\nnode " + n255 +
+                                "\nnic " + n255 + " " + n255 + " plane=" + n255 +
+                                " switch=" + n255 + "\n";
+    ck_assert_text_eq(error_of(parse(longest)), "parsed without error");
+    ck_assert_text_eq(roundtrip_error(longest), "");
+
+    const std::string pre = "plane data\n"            // line 1
+                            "switch sw1 plane=data\n" // line 2
+                            "node n1\n";              // line 3
+    struct Case {
+        std::string line;
+        const char *message;
+    };
+    const Case cases[] = {
+        {"plane " + n256, "t.fabric:4:7: expected a plane name of at most 255 bytes, found 256 "
+                          "bytes"},
+        {"plane p type=" + n256, "t.fabric:4:14: expected type=TYPE with TYPE at most 255 bytes, "
+                                 "found 256 bytes"},
+        {"switch " + n256 + " plane=data", "t.fabric:4:8: expected a switch name of at most 255 "
+                                           "bytes, found 256 bytes"},
+        {"switch sw2 plane=" + n256, "t.fabric:4:18: expected plane=NAME with NAME at most 255 "
+                                     "bytes, found 256 bytes"},
+        {"subnet 10.0.0.0/8 plane=" + n256, "t.fabric:4:25: expected plane=NAME with NAME at "
+                                            "most 255 bytes, found 256 bytes"},
+        {"node " + n256, "t.fabric:4:6: expected a node name of at most 255 bytes, found 256 "
+                         "bytes"},
+        {"nic " + n256 + " eth0 plane=data", "t.fabric:4:5: expected a node name of at most 255 "
+                                             "bytes, found 256 bytes"},
+        {"nic n1 " + n256 + " plane=data", "t.fabric:4:8: expected a NIC name of at most 255 "
+                                           "bytes, found 256 bytes"},
+        {"nic n1 eth0 plane=" + n256, "t.fabric:4:19: expected plane=NAME with NAME at most 255 "
+                                      "bytes, found 256 bytes"},
+        {"nic n1 eth0 plane=data switch=" + n256, "t.fabric:4:31: expected switch=NAME with NAME "
+                                                  "at most 255 bytes, found 256 bytes"},
+    };
+    for (const Case &c : cases) {
+        ck_assert_text_eq(error_of(parse(pre + c.line + "\n")), c.message);
+    }
+    ck_assert_text_eq(error_of(parse("fabric " + n256 + "\n")),
+                      "t.fabric:1:8: expected the fabric's name of at most 255 bytes, found 256 "
+                      "bytes");
+    // 20 MB of switch name, characters a name may not have included: the
+    // length is what is said, and the message stays short.
+    const std::string huge(std::size_t{20} << 20, 's');
+    ck_assert_text_eq(error_of(parse(pre + "switch " + huge + " plane=data\n")),
+                      "t.fabric:4:8: expected a switch name of at most 255 bytes, found 20971520 "
+                      "bytes");
+    ck_assert_text_eq(error_of(parse(pre + "node " + std::string(300, '\xff') + "\n")),
+                      "t.fabric:4:6: expected a node name of at most 255 bytes, found 300 bytes");
+    ck_assert(is_fabric_name(n255));
+    ck_assert(!is_fabric_name(n256));
+    ck_assert(!is_fabric_name(""));
+    ck_assert(!is_fabric_name("node\xff"));
+}
+END_TEST
+
 START_TEST(round_trips)
 {
     ck_assert_text_eq(roundtrip_error(example), "");
@@ -430,6 +494,7 @@ int main()
     tcase_add_test(tcase, defaults_and_the_plane_cidr_as_a_subnet);
     tcase_add_test(tcase, every_error);
     tcase_add_test(tcase, fabric_statement_errors);
+    tcase_add_test(tcase, long_names_are_refused);
     tcase_add_test(tcase, round_trips);
     tcase_add_test(tcase, contrib_example_parses);
     tcase_add_test(tcase, read_errors);

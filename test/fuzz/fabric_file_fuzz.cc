@@ -3,7 +3,9 @@
 //   - an error is one line "fuzz.fabric:LINE:COL: ...", at a line that exists;
 //   - a parsed fabric written by format_fabric reads back to an equal fabric
 //     (every plane, subnet, switch, node and NIC), written the same again;
-//   - every NIC order by distance is a permutation of its node's NICs.
+//   - every NIC order by distance is a permutation of its node's NICs;
+//   - no name (fabric, plane, plane type, switch, node, NIC) is longer than
+//     max_name_bytes.
 // Any broken promise aborts with the reason, which libFuzzer reports as a crash.
 //
 // fuzz-sources: opal/class/fabric.cc opal/class/fabric_parse.cc opal/class/fabric_address.cc
@@ -95,6 +97,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         broken("format_fabric writes the same text twice:\n" + written);
     }
     const Fabric &fabric = *parsed;
+    const auto too_long = [](const std::string &name) {
+        return name.size() > meridian::fabric::max_name_bytes;
+    };
+    bool long_name = too_long(fabric.name);
+    for (const auto &plane : fabric.planes()) {
+        long_name = long_name || too_long(plane.name) || too_long(plane.type);
+    }
+    for (const auto &sw : fabric.switches()) {
+        long_name = long_name || too_long(sw.name);
+    }
+    for (const auto &node : fabric.nodes()) {
+        long_name = long_name || too_long(node.name);
+    }
+    for (const auto &nic : fabric.nics()) {
+        long_name = long_name || too_long(nic.name);
+    }
+    if (long_name) {
+        broken("no name is longer than max_name_bytes");
+    }
     for (Index node = 0; node < fabric.nodes().size(); ++node) {
         const auto &nics = fabric.nodes()[node].nics;
         for (std::int32_t package = -1;

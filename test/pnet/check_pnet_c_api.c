@@ -7,6 +7,7 @@
  * by its message, taken through the message sink.  Components: pnet_tcp and
  * the "opa" fixture (fixtures/pnet_opa_fixture.cc), from the build tree. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,8 +448,8 @@ START_TEST(inventory_into_a_fabric)
     ck_assert_int_eq(meridian_pnet_fabric_deliver(fabric, "node01", "ucx", inventory[0].bytes,
                                                   inventory[0].size),
                      MERIDIAN_ERR_NOT_FOUND);
-    expect_error("inventory from node01 is for the pnet component \"ucx\", which is not active "
-                 "(active: tcp, opa)");
+    expect_error("inventory from \"node01\" is for the pnet component \"ucx\", which is not "
+                 "active (active: tcp, opa)");
     meridian_pnet_inventory_free(inventory, count);
     char *text = NULL;
     ck_assert_int_eq(meridian_pnet_fabric_format(fabric, &text), MERIDIAN_SUCCESS);
@@ -584,7 +585,7 @@ START_TEST(bad_job_map)
                      MERIDIAN_ERR_BAD_PARAM);
     expect_error("setup_fork: rank 7 is not in the job (2 processes)");
     ck_assert_int_eq(meridian_pnet_setup_local_network(job, "node09"), MERIDIAN_ERR_NOT_FOUND);
-    expect_error("setup_local_network: node node09 is not in the fabric");
+    expect_error("setup_local_network: node \"node09\" is not in the fabric");
     meridian_pnet_job_free(job);
 
     meridian_pnet_fabric_t *broken = NULL;
@@ -597,6 +598,130 @@ START_TEST(bad_job_map)
     clear_messages();
     ck_assert_int_eq(meridian_pnet_close(), MERIDIAN_ERR_NOT_INITIALIZED);
     expect_error("meridian_pnet_close: no meridian_pnet_open to match");
+    meridian_pnet_requests_free(requests);
+    meridian_pnet_fabric_free(fabric);
+}
+END_TEST
+
+/* Counts and sizes past what the call can hold are refused by name, value
+ * and limit before anything is sized by them (the arrays given are short:
+ * nothing past the check reads them). */
+START_TEST(counts_are_bounded)
+{
+    meridian_pnet_fabric_t *fabric = lab();
+    meridian_pnet_requests_t *requests = requests_from_text("id=data,type=tcp,seckey=4");
+    const char *const nodes[] = {"node01", "node02"};
+    meridian_pnet_proc_t procs[2];
+    place(procs, 0, 2, 0);
+    meridian_pnet_job_t *job = NULL;
+
+    ck_assert_int_eq(
+        meridian_pnet_job_new(fabric, "job1", nodes, SIZE_MAX, procs, 2, requests, &job),
+        MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_ptr_null(job);
+    expect_error("meridian_pnet_job_new: node_count 18446744073709551615 is more nodes than the "
+                 "fabric holds (3)");
+    ck_assert_int_eq(meridian_pnet_job_new(fabric, "job1", nodes, 4, procs, 2, requests, &job),
+                     MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_job_new: node_count 4 is more nodes than the fabric holds (3)");
+    ck_assert_int_eq(meridian_pnet_job_new(fabric, "job1", NULL, 0, procs, 2, requests, &job),
+                     MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_job_new: the job has no nodes (node_count is 0)");
+    ck_assert_int_eq(
+        meridian_pnet_job_new(fabric, "job1", nodes, 2, procs, SIZE_MAX, requests, &job),
+        MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_job_new: proc_count 18446744073709551615 is more processes than "
+                 "ranks can number (at most 2147483647)");
+    ck_assert_int_eq(
+        meridian_pnet_job_new(fabric, "job1", nodes, 2, procs, 20000001, requests, &job),
+        MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_job_new: proc_count 20000001 is more processes than 2 nodes can "
+                 "hold (at most 10000000 per node)");
+    ck_assert_ptr_null(job);
+
+    const meridian_pnet_attr_t one[] = {{"pmix.alloc.netid", "ctl", 0}};
+    expect_attrs_refused(one, SIZE_MAX,
+                         "meridian_pnet_requests_add: count 18446744073709551615 is more "
+                         "attributes than a request has keys (7)");
+    expect_attrs_refused(one, 8,
+                         "meridian_pnet_requests_add: count 8 is more attributes than a request "
+                         "has keys (7)");
+
+    const uint8_t bytes[4] = {0};
+    ck_assert_int_eq(meridian_pnet_fabric_deliver(fabric, "node01", "tcp", bytes, SIZE_MAX),
+                     MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_fabric_deliver: size 18446744073709551615 is more than an "
+                 "inventory may be (at most 67108864 bytes)");
+    ck_assert_uint_eq(MERIDIAN_PNET_INVENTORY_MAX_SIZE, 67108864);
+
+    job = job_on(fabric, "job1", "node01", 2, requests);
+    ck_assert_int_eq(meridian_pnet_job_set_seckey(job, "data", bytes, SIZE_MAX),
+                     MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_job_set_seckey: request \"data\" asks for a 4-byte key, the key "
+                 "given has 18446744073709551615 bytes");
+    meridian_pnet_job_free(job);
+    meridian_pnet_requests_free(requests);
+    meridian_pnet_fabric_free(fabric);
+    expect_no_messages();
+}
+END_TEST
+
+/* A caller's bytes in a message are escaped as everywhere else (\xff), and
+ * a node name no fabric can hold is not delivered. */
+START_TEST(callers_bytes_are_escaped)
+{
+    meridian_pnet_fabric_t *fabric = lab();
+    meridian_pnet_requests_t *requests = requests_from_text("id=data,type=tcp");
+    const char *const odd[] = {"node\xff"};
+    meridian_pnet_proc_t procs[1];
+    place(procs, 0, 1, 0);
+    meridian_pnet_job_t *job = NULL;
+    ck_assert_int_eq(meridian_pnet_job_new(fabric, "job1", odd, 1, procs, 1, requests, &job),
+                     MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_job_new: nodes[0]: unknown node \"node\\xff\" (defined: node01, "
+                 "node02, node03)");
+
+    const uint8_t bytes[1] = {'x'};
+    ck_assert_int_eq(meridian_pnet_fabric_deliver(fabric, "node\xff", "tcp", bytes, 1),
+                     MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_fabric_deliver: expected a node name (letters, digits and "
+                 "\"_-.:/\"), found \"node\\xff\"");
+    char long_name[257];
+    memset(long_name, 'n', 256);
+    long_name[256] = '\0';
+    ck_assert_int_eq(meridian_pnet_fabric_deliver(fabric, long_name, "tcp", bytes, 1),
+                     MERIDIAN_ERR_BAD_PARAM);
+    expect_error("meridian_pnet_fabric_deliver: expected a node name of at most 255 bytes, found "
+                 "256 bytes");
+    ck_assert_int_eq(meridian_pnet_fabric_deliver(fabric, "node01", "uc\xff", bytes, 1),
+                     MERIDIAN_ERR_NOT_FOUND);
+    expect_error("inventory from \"node01\" is for the pnet component \"uc\\xff\", which is "
+                 "not active (active: tcp, opa)");
+
+    job = job_on(fabric, "job1", "node01", 1, requests);
+    ck_assert_int_eq(meridian_pnet_allocate(job), MERIDIAN_SUCCESS);
+    clear_messages(); /* the opa plane has no coordinates: a warning */
+    ck_assert_int_eq(meridian_pnet_setup_local_network(job, "node\xff"), MERIDIAN_ERR_NOT_FOUND);
+    expect_error("setup_local_network: node \"node\\xff\" is not in the fabric");
+    meridian_pnet_assignment_t *got = NULL;
+    ck_assert_int_eq(meridian_pnet_get_assignment(job, "d\xff", 0, &got), MERIDIAN_ERR_NOT_FOUND);
+    expect_error("meridian_pnet_get_assignment: the job has no request \"d\\xff\" (requests: "
+                 "data)");
+    struct pmix_info *info = NULL;
+    size_t count = 0;
+#ifdef TEST_WITH_PMIX
+    ck_assert_int_eq(meridian_pnet_pmix_node_data(job, "node\xff", &info, &count),
+                     MERIDIAN_ERR_NOT_FOUND);
+    expect_error("meridian_pnet_pmix_node_data: unknown node \"node\\xff\" (defined: node01, "
+                 "node02, node03)");
+#else
+    ck_assert_int_eq(meridian_pnet_pmix_node_data(job, "node\xff", &info, &count),
+                     MERIDIAN_ERR_NOT_SUPPORTED);
+    expect_error("meridian_pnet_pmix_node_data: this Meridian was built without PMIx");
+#endif
+    ck_assert_ptr_null(info);
+    ck_assert_uint_eq(count, 0);
+    meridian_pnet_job_free(job);
     meridian_pnet_requests_free(requests);
     meridian_pnet_fabric_free(fabric);
 }
@@ -704,6 +829,8 @@ static Suite *pnet_c_api_suite(void)
     tcase_add_test(api, inventory_into_a_fabric);
     tcase_add_test(api, bad_request_attributes);
     tcase_add_test(api, bad_job_map);
+    tcase_add_test(api, counts_are_bounded);
+    tcase_add_test(api, callers_bytes_are_escaped);
     tcase_add_test(api, pmix_results);
     suite_add_tcase(suite, api);
     return suite;

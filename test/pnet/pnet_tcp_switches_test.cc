@@ -126,6 +126,21 @@ START_TEST(errors_say_where_and_what)
 }
 END_TEST
 
+// A switch name is a fabric file's: at most 255 bytes, a longer one refused
+// at its column without echoing it.
+START_TEST(long_switch_names_are_refused)
+{
+    const std::string n255(255, 's');
+    const SwitchMap map = parsed((n255 + ":10.0.0.1").c_str());
+    expect_switch(map, "10.0.0.1", n255.c_str());
+    expect_error((std::string(256, 's') + ":10.0.0.1").c_str(),
+                 "S:1: expected a switch NAME of at most 255 bytes, found 256 bytes");
+    const std::string huge = "a:10.0.0.1; " + std::string(std::size_t{20} << 20, 's') + ":10.0.0.2";
+    expect_error(huge.c_str(),
+                 "S:13: expected a switch NAME of at most 255 bytes, found 20971520 bytes");
+}
+END_TEST
+
 int main()
 {
     Suite *suite = suite_create("pnet_tcp_switches");
@@ -135,6 +150,7 @@ int main()
     tcase_add_test(parse, touches_a_subnet);
     tcase_add_test(parse, empty_is_no_switch);
     tcase_add_test(parse, errors_say_where_and_what);
+    tcase_add_test(parse, long_switch_names_are_refused);
     suite_add_tcase(suite, parse);
     return meridian_test::run_suite(suite);
 }

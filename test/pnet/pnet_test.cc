@@ -757,8 +757,9 @@ START_TEST(inventory_round_trip_through_the_file)
     const std::string described = fabric::format_fabric(*lab());
     ck_assert_text_eq(merged.substr(merged.find('\n')), described.substr(described.find('\n')));
     auto wrong = pnet::deliver_inventory("node01", "ucx", (*blobs)[0].second, launcher);
-    ck_assert_text_eq(wrong.error().message, "inventory from node01 is for the pnet component "
-                                             "\"ucx\", which is not active (active: tcp)");
+    ck_assert_text_eq(wrong.error().message, "inventory from \"node01\" is for the pnet "
+                                             "component \"ucx\", which is not active (active: "
+                                             "tcp)");
 }
 END_TEST
 

@@ -108,9 +108,14 @@ int meridian_pnet_fabric_parse(const char *text, const char *origin,
 /* A fabric from a fabric file (MERIDIAN_ERR_IO when it cannot be read,
  * MERIDIAN_ERR_BAD_PARAM when it is not a fabric). */
 int meridian_pnet_fabric_read(const char *path, meridian_pnet_fabric_t **fabric);
+/* The largest inventory meridian_pnet_fabric_deliver takes, in bytes: 64 MiB,
+ * as large as a fabric file may be and far above any node's inventory. */
+#define MERIDIAN_PNET_INVENTORY_MAX_SIZE ((size_t)64 << 20)
 /* Node `node`'s inventory from `component` (as collected there) into the
- * fabric.  An inactive component is MERIDIAN_ERR_NOT_FOUND.  Jobs made from
- * the fabric before keep the fabric as it was. */
+ * fabric.  An inactive component is MERIDIAN_ERR_NOT_FOUND; a node that is
+ * not a fabric name (letters, digits and "_-.:/", at most 255 bytes) and a
+ * size over MERIDIAN_PNET_INVENTORY_MAX_SIZE are MERIDIAN_ERR_BAD_PARAM.
+ * Jobs made from the fabric before keep the fabric as it was. */
 int meridian_pnet_fabric_deliver(meridian_pnet_fabric_t *fabric, const char *node,
                                  const char *component, const void *bytes, size_t size);
 /* The fabric as fabric text (free()), which meridian_pnet_fabric_parse
@@ -153,8 +158,9 @@ typedef struct meridian_pnet_requests meridian_pnet_requests_t;
 
 int meridian_pnet_requests_new(meridian_pnet_requests_t **requests);
 /* Add one request made of count attributes.  Refused (nothing added) for an
- * unknown key, a key given twice, a bad value, no ID, or an ID the set has
- * already; the message names the attribute by its index ("attrs[1]"). */
+ * unknown key, a key given twice, a bad value, no ID, an ID the set has
+ * already, or more attributes than there are keys (7); the message names
+ * the attribute by its index ("attrs[1]"). */
 int meridian_pnet_requests_add(meridian_pnet_requests_t *requests,
                                const meridian_pnet_attr_t *attrs, size_t count);
 /* Add the requests of a text in the syntax of pnet_base_requests:
@@ -186,9 +192,10 @@ typedef struct meridian_pnet_job meridian_pnet_job_t;
  * and its requests (NULL: none; copied).  The job keeps the fabric as it is
  * now.  Refused with MERIDIAN_ERR_BAD_PARAM for a node the fabric lacks or
  * named twice, a node index past the nodes, a package past the node's
- * packages, two processes with one local rank on a node; and, as make_job
- * does, for a request whose required type no active component serves
- * (MERIDIAN_ERR_NOT_AVAILABLE). */
+ * packages, two processes with one local rank on a node, node_count over
+ * the fabric's nodes, proc_count over 2147483647 (ranks are an int) or over
+ * 10000000 per node; and, as make_job does, for a request whose required
+ * type no active component serves (MERIDIAN_ERR_NOT_AVAILABLE). */
 int meridian_pnet_job_new(const meridian_pnet_fabric_t *fabric, const char *nspace,
                           const char *const *nodes, size_t node_count,
                           const meridian_pnet_proc_t *procs, size_t proc_count,

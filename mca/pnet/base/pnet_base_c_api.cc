@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -112,6 +111,13 @@ constexpr std::uint32_t default_seckey_bytes = 16;
 Result<pnet::Request> request_of(const meridian_pnet_attr_t *attrs, size_t count)
 {
     constexpr std::string_view call = "meridian_pnet_requests_add: ";
+    // Each key at most once: more attributes than keys cannot be a request.
+    if (count > std::size(attribute_keys)) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          std::string(call) + "count " + std::to_string(count) +
+                              " is more attributes than a request has keys (" +
+                              std::to_string(std::size(attribute_keys)) + ")");
+    }
     pnet::Request request;
     bool has_id = false;
     std::unordered_map<std::string, size_t> seen;
@@ -234,12 +240,29 @@ Result<fabric::JobMap> job_map_of(const fabric::Fabric &fab, const char *nspace,
         }
         map.nspace = nspace;
     }
+    // The counts are checked before anything is sized by them: each node is
+    // named once, and a job map holds so many processes.
+    if (node_count > fab.nodes().size()) {
+        return bad("node_count " + std::to_string(node_count) +
+                   " is more nodes than the fabric holds (" + std::to_string(fab.nodes().size()) +
+                   ")");
+    }
     if (proc_count == 0) {
         return bad("the job has no processes (proc_count is 0)");
     }
-    if (proc_count > std::numeric_limits<std::int32_t>::max()) {
-        return bad("the job has " + std::to_string(proc_count) +
-                   " processes; ranks are at most 2147483647");
+    if (node_count == 0) {
+        return bad("the job has no nodes (node_count is 0)");
+    }
+    if (proc_count > fabric::max_ranks) {
+        return bad("proc_count " + std::to_string(proc_count) +
+                   " is more processes than ranks can number (at most " +
+                   std::to_string(fabric::max_ranks) + ")");
+    }
+    if (proc_count > node_count * fabric::max_procs_per_node) {
+        return bad("proc_count " + std::to_string(proc_count) + " is more processes than " +
+                   std::to_string(node_count) + (node_count == 1 ? " node" : " nodes") +
+                   " can hold (at most " + std::to_string(fabric::max_procs_per_node) +
+                   " per node)");
     }
     std::vector<fabric::Index> fabric_node(node_count);
     std::unordered_map<fabric::Index, size_t> listed;
@@ -547,6 +570,28 @@ int meridian_pnet_fabric_deliver(meridian_pnet_fabric_t *fabric, const char *nod
                                                         : "bytes");
     }
     return c_boundary(__func__, [&]() -> int {
+        constexpr std::string_view call = "meridian_pnet_fabric_deliver: ";
+        if (size > MERIDIAN_PNET_INVENTORY_MAX_SIZE) {
+            return refuse(MERIDIAN_ERR_BAD_PARAM,
+                          std::string(call) + "size " + std::to_string(size) +
+                              " is more than an inventory may be (at most " +
+                              std::to_string(MERIDIAN_PNET_INVENTORY_MAX_SIZE) + " bytes)");
+        }
+        // The node becomes a node of the fabric: a name no fabric can hold
+        // is refused here, before a component puts it in its messages.
+        const std::string_view node_name = node;
+        if (node_name.size() > fabric::max_name_bytes) {
+            return refuse(MERIDIAN_ERR_BAD_PARAM,
+                          std::string(call) + "expected a node name of at most " +
+                              std::to_string(fabric::max_name_bytes) + " bytes, found " +
+                              std::to_string(node_name.size()) + " bytes");
+        }
+        if (!fabric::is_fabric_name(node_name)) {
+            return refuse(MERIDIAN_ERR_BAD_PARAM,
+                          std::string(call) +
+                              "expected a node name (letters, digits and \"_-.:/\"), found " +
+                              util::quoted(node_name));
+        }
         const unsigned long before = meridian_error_count();
         // A fabric a job (or coord) still holds is copied first, so that the
         // job keeps what it was made from; the component's delivery itself

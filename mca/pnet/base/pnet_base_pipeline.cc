@@ -337,8 +337,8 @@ Status deliver_inventory(std::string_view node, std::string_view component,
     }
     const auto names = active_components();
     return make_error(MERIDIAN_ERR_NOT_FOUND,
-                      "inventory from " + std::string(node) + " is for the pnet component \"" +
-                          std::string(component) + "\", which is not active (active: " +
+                      "inventory from " + util::quoted(node) + " is for the pnet component " +
+                          util::quoted(component) + ", which is not active (active: " +
                           (names.empty() ? std::string("none") : util::join(names, ", ")) + ")");
 }
 
@@ -384,8 +384,8 @@ Status setup_local_network(mca_pnet_job &job, std::string_view node)
     const Job &j = job.job;
     const auto node_index = j.fabric->find_node(node);
     if (!node_index) {
-        return make_error(MERIDIAN_ERR_NOT_FOUND, "setup_local_network: node " + std::string(node) +
-                                                      " is not in the fabric");
+        return make_error(MERIDIAN_ERR_NOT_FOUND, "setup_local_network: node " +
+                                                      util::quoted(node) + " is not in the fabric");
     }
     auto store = datastore::store();
     if (!store) {

@@ -28,6 +28,7 @@
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet::detail
 {
@@ -261,7 +262,7 @@ Status pmix_node_data(const mca_pnet_job &handle, std::string_view node, pmix_in
     const Job &job = handle.job;
     const auto index = job.fabric->find_node(node);
     if (!index) {
-        return make_error(MERIDIAN_ERR_NOT_FOUND, "unknown node \"" + std::string(node) + "\" (" +
+        return make_error(MERIDIAN_ERR_NOT_FOUND, "unknown node " + util::quoted(node) + " (" +
                                                       fabric::some_nodes(*job.fabric) + ")");
     }
     InfoArray out(1);
