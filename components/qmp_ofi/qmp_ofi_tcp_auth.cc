@@ -124,7 +124,7 @@ HelloBytes make_hello(const Key &own, std::uint64_t job, const Hello &hello)
     return bytes;
 }
 
-Result<Hello> HelloChecker::check(std::span<const std::byte, hello_bytes> bytes)
+Result<Hello> HelloChecker::check(std::span<const std::byte, hello_bytes> bytes) const
 {
     const std::byte *at = bytes.data();
     if (const std::uint32_t magic = get32(at); magic != hello_magic) {
@@ -160,11 +160,17 @@ Result<Hello> HelloChecker::check(std::span<const std::byte, hello_bytes> bytes)
         return make_error(MERIDIAN_ERR_BAD_PARAM,
                           claims + " but does not prove it holds that rank's key");
     }
+    return hello;
+}
+
+Status HelloChecker::admit(const Hello &hello)
+{
     if (!seen_.insert(hello.nonce).second) {
         return make_error(MERIDIAN_ERR_BAD_PARAM,
-                          claims + " with a greeting this process has accepted before (a replay)");
+                          "it proves it is rank " + std::to_string(hello.from) +
+                              " with a greeting this process accepted before (a replay)");
     }
-    return hello;
+    return success();
 }
 
 AnswerBytes make_answer(const Key &own, std::uint64_t job, const Hello &hello, char verdict)

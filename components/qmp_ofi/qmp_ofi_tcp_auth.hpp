@@ -78,14 +78,18 @@ struct HelloPolicy {
     std::function<const Key *(std::uint32_t rank)> key_of;
 };
 
-// The listener's side: the hello, or why it is refused (a sentence for the
-// refusal's report, in the listener's words: "claims rank 7, ...").  It
-// remembers every nonce it accepted and refuses one seen before.
+// The listener's side: check reads a hello and says whether it proves its
+// rank (the reason when not is a clause for the refusal's report: "it
+// claims rank 7, ..."); admit then takes its nonce, once: a hello seen
+// before is refused as a replay.  The caller checks where the connection
+// comes from between the two, so a hello refused for its address leaves its
+// nonce unspent.
 class HelloChecker
 {
   public:
     explicit HelloChecker(HelloPolicy policy) : policy_(std::move(policy)) {}
-    Result<Hello> check(std::span<const std::byte, hello_bytes> bytes);
+    Result<Hello> check(std::span<const std::byte, hello_bytes> bytes) const;
+    Status admit(const Hello &hello);
     std::size_t remembered() const { return seen_.size(); }
 
   private:

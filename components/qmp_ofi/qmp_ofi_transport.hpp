@@ -311,6 +311,7 @@ class Transport
     bool check_liveness(Channel *const *channels, std::size_t count);
     void peer_died(int rank, const std::string &why);
     bool receive_from_dead(Peer &peer, Channel &recv);
+    void end_with_dead_peer(Channel &channel);
     void idle(Clock::time_point since);
     static void relax(std::uint32_t idle_polls);
 

@@ -308,8 +308,15 @@ void Transport::greet_tcp(int fd)
         return;
     }
     if (got <= 0) {
-        refuse(accepted.from, "it closed after " + std::to_string(accepted.got) + " of the " +
-                                  std::to_string(tcp::hello_bytes) + " bytes of a greeting");
+        // Closed having said nothing: a peer whose own attempt gave way to
+        // ours (the pair keeps one connection), or a port probe.
+        if (accepted.got == 0) {
+            VERBOSE(INFO, "msg ofi: rank %d: a connection from %s closed before it said anything",
+                    job_.rank, accepted.from.text().c_str());
+        } else {
+            refuse(accepted.from, "it closed after " + std::to_string(accepted.got) + " of the " +
+                                      std::to_string(tcp::hello_bytes) + " bytes of a greeting");
+        }
         tcp_accepted_.erase(it);
         return;
     }
@@ -329,6 +336,11 @@ void Transport::greet_tcp(int fd)
                                   " but comes from another address than the one rank " +
                                   std::to_string(hello->from) + " published (" +
                                   peer.tcp_address.text() + ")");
+        tcp_accepted_.erase(it);
+        return;
+    }
+    if (auto fresh = tcp_checker_->admit(*hello); !fresh) {
+        refuse(accepted.from, fresh.error().message);
         tcp_accepted_.erase(it);
         return;
     }
@@ -414,7 +426,8 @@ void Transport::report_refusals()
     }
     meridian::report_warning("msg ofi: rank " + std::to_string(job_.rank) + " on node " +
                              node_name(job_.rank) + ": refused " + std::to_string(refusals_held_) +
-                             " more tcp connections (the last" + last_refusal_ + ")");
+                             " more tcp connection" + (refusals_held_ == 1 ? "" : "s") +
+                             " (the last" + last_refusal_ + ")");
     refusals_held_ = 0;
     last_refusal_.clear();
 }

@@ -26,6 +26,9 @@ bool Transport::check_liveness(Channel *const *channels, std::size_t count)
         }
         const Peer &peer = peers_[static_cast<std::size_t>(channel->peer)];
         if (peer.dead) {
+            // Started after the death (a libfabric receive that found
+            // nothing in the progress before): it ends here.
+            end_with_dead_peer(*channel);
             died = true;
             continue;
         }
@@ -55,13 +58,18 @@ void Transport::peer_died(int rank, const std::string &why)
                            node_name(job_.rank) + ": peer " + describe(rank) + " " + why);
     for (auto &[raw, channel] : channels_) {
         if (channel->peer == rank && channel->phase == Phase::active) {
-            detach(*channel, false);
-            if (channel->path == Path::ofi && !channel->ofi) {
-                prepare_ofi(*channel);
-            }
-            finish(*channel, MERIDIAN_ERR_UNREACH);
+            end_with_dead_peer(*channel);
         }
     }
+}
+
+void Transport::end_with_dead_peer(Channel &channel)
+{
+    detach(channel, false);
+    if (channel.path == Path::ofi && !channel.ofi) {
+        prepare_ofi(channel); // ready to start again, as after any completion
+    }
+    finish(channel, MERIDIAN_ERR_UNREACH);
 }
 
 // A receive started after its peer died: a message that had all arrived

@@ -19,10 +19,33 @@
 //                        message around the ring and the transport's stop
 //                        the segment must be there with its bytes:
 //                        "rank R: planted segment intact: ok"
+//   ofi_driver attacked DIR [hog]
+//                        2 processes on the tcp path under attack
+//                        (tcp_attack.sh): each writes its address, key and
+//                        the namespace into DIR and serves its listener
+//                        until DIR/go1 appears (with hog, rank 0 holds every
+//                        descriptor it may open until then), exchanges
+//                        messages, writes DIR/connected.R, serves again
+//                        until DIR/go2, exchanges again: "rank R: values
+//                        right after the attacks: ok"
+//   ofi_driver early     rank 1 sends three 16 MiB messages before rank 0
+//                        starts their receives (1 s later; run with a small
+//                        msg_ofi_unexpected_limit): every byte right, and
+//                        rank 1's sends complete only once they are
+//                        received: "rank 1: sends waited N ms: ok"
+//   ofi_driver dead_sender
+//                        rank 1 completes three sends and finalizes; rank 0
+//                        learns of its end (a receive it waits on fails),
+//                        then starts the three receives: every one takes
+//                        its message: "rank 0: 3 messages of a dead sender:
+//                        ok"
 //   ofi_driver pingpong  half round-trip times rank 0 <-> 1 (not a test)
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -35,6 +58,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
@@ -1080,6 +1105,228 @@ int pingpong(const std::vector<std::size_t> &chosen)
     return 0;
 }
 
+// Messages of several sizes both ways between ranks 0 and 1, every byte
+// checked (salt: a round of its own).
+void exchange_checked(int salt)
+{
+    const int other = 1 - job->rank;
+    for (const std::size_t size : {std::size_t{8}, std::size_t{65536}, std::size_t{4} << 20}) {
+        for (int round = 0; round < 5; ++round) {
+            std::vector<unsigned char> out(size), in(size, 0);
+            for (std::size_t i = 0; i < size; ++i) {
+                out[i] = pattern(job->rank, size, i, salt + round);
+            }
+            Chan send(MCA_MSG_SEND, other, 0x5a00 + static_cast<std::uint64_t>(round), out.data(),
+                      size);
+            Chan recv(MCA_MSG_RECV, other, 0x5a00 + static_cast<std::uint64_t>(round), in.data(),
+                      size);
+            check(recv.start() == MERIDIAN_SUCCESS && send.start() == MERIDIAN_SUCCESS, "start");
+            const int rc = wait_all({send.get(), recv.get()});
+            check(rc == MERIDIAN_SUCCESS, "exchange of " + std::to_string(size) + ": " + code(rc));
+            const std::size_t bad = first_bad(in, other, size, salt + round);
+            check(bad == SIZE_MAX, "exchange of " + std::to_string(size) + " bytes: byte " +
+                                       std::to_string(bad) + " is wrong");
+        }
+    }
+}
+
+// Serve the listener (refusing strangers) until the file appears, at most
+// two minutes.
+void serve_until(const std::filesystem::path &file)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (!std::filesystem::exists(file) && std::chrono::steady_clock::now() < until) {
+        tp->progress(tp);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    check(std::filesystem::exists(file), "attacked: " + file.string() + " never came");
+}
+
+void write_file(const std::filesystem::path &file, const void *data, std::size_t size)
+{
+    const auto part = file.string() + "." + std::to_string(::getpid()) + ".part";
+    std::ofstream(part, std::ios::binary)
+        .write(static_cast<const char *>(data), static_cast<std::streamsize>(size));
+    std::filesystem::rename(part, file); // whole or not there
+}
+
+int attacked(const std::filesystem::path &dir, bool hog)
+{
+    if (job->size != 2 || std::strcmp(tp->path_name(tp, 1 - job->rank), "tcp") != 0) {
+        std::printf("rank %d: attacked needs 2 processes on the tcp path (path %s)\n", job->rank,
+                    tp->path_name(tp, 1 - job->rank));
+        return 1;
+    }
+    const std::string me = std::to_string(job->rank);
+    std::vector<unsigned char> bytes(128);
+    std::size_t len = bytes.size();
+    check(meridian_mca_msg_base_modex_get(job->rank, "ofi.tcp", bytes.data(), &len) ==
+                  MERIDIAN_SUCCESS &&
+              len == sizeof(sockaddr_in),
+          "attacked: this process's tcp address (IPv4)");
+    sockaddr_in address{};
+    std::memcpy(&address, bytes.data(), sizeof address);
+    char host[INET_ADDRSTRLEN] = "";
+    ::inet_ntop(AF_INET, &address.sin_addr, host, sizeof host);
+    const std::string text = std::string(host) + ":" + std::to_string(ntohs(address.sin_port));
+    write_file(dir / ("rank" + me + ".addr"), text.data(), text.size());
+    len = bytes.size();
+    check(meridian_mca_msg_base_modex_get(job->rank, "ofi.tcpkey", bytes.data(), &len) ==
+              MERIDIAN_SUCCESS,
+          "attacked: this process's key");
+    write_file(dir / ("rank" + me + ".key"), bytes.data(), len);
+    write_file(dir / "nspace", job->nspace, std::strlen(job->nspace));
+    // Every descriptor this process may open, taken until the first go.
+    std::vector<int> hogged;
+    if (hog && job->rank == 0) {
+        rlimit limit{};
+        ::getrlimit(RLIMIT_NOFILE, &limit);
+        limit.rlim_cur = std::min<rlim_t>(limit.rlim_cur, 1024);
+        ::setrlimit(RLIMIT_NOFILE, &limit);
+        for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
+            hogged.push_back(fd);
+        }
+    }
+    // (with hog, a descriptor lent back for the file)
+    if (!hogged.empty()) {
+        ::close(hogged.back());
+        hogged.pop_back();
+    }
+    write_file(dir / ("ready." + me), "", 0);
+    if (hog && job->rank == 0) {
+        hogged.push_back(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    }
+    serve_until(dir / "go1");
+    for (const int fd : hogged) {
+        ::close(fd);
+    }
+    exchange_checked(1);
+    barrier();
+    write_file(dir / ("connected." + me), "", 0);
+    serve_until(dir / "go2");
+    exchange_checked(2);
+    barrier();
+    if (failures == 0) {
+        std::printf("rank %d: values right after the attacks: ok\n", job->rank);
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+// Completed sends outlive their sender.
+int dead_sender()
+{
+    if (job->size != 2) {
+        std::printf("rank %d: dead_sender needs 2 processes\n", job->rank);
+        return 1;
+    }
+    barrier();
+    const std::size_t sizes[3] = {8, 1000, 4000};
+    if (job->rank == 1) {
+        std::vector<std::vector<unsigned char>> out;
+        std::vector<Chan> sends;
+        std::vector<mca_msg_channel_t *> raw;
+        for (int m = 0; m < 3; ++m) {
+            out.emplace_back(sizes[m]);
+            for (std::size_t i = 0; i < sizes[m]; ++i) {
+                out[m][i] = pattern(1, sizes[m], i, m);
+            }
+            sends.emplace_back(MCA_MSG_SEND, 0, 0xde0 + static_cast<std::uint64_t>(m),
+                               out[m].data(), sizes[m]);
+            check(sends.back().start() == MERIDIAN_SUCCESS, "dead_sender: start");
+            raw.push_back(sends.back().get());
+        }
+        check(wait_all(raw) == MERIDIAN_SUCCESS, "dead_sender: the sends");
+        return failures == 0 ? 0 : 1; // main stops the transport and finalizes
+    }
+    // A receive nothing answers: it ends when rank 1 is known gone.
+    char never = 0;
+    {
+        Chan recv(MCA_MSG_RECV, 1, 0xdef, &never, 1);
+        check(recv.start() == MERIDIAN_SUCCESS, "dead_sender: start");
+        const int rc = recv.wait();
+        check(rc == MERIDIAN_ERR_UNREACH,
+              "dead_sender: the wait for rank 1's end gave " + code(rc));
+    }
+    for (int m = 0; m < 3; ++m) {
+        std::vector<unsigned char> in(sizes[m], 0);
+        Chan recv(MCA_MSG_RECV, 1, 0xde0 + static_cast<std::uint64_t>(m), in.data(), sizes[m]);
+        const int rs = recv.start();
+        const int rc = rs == MERIDIAN_SUCCESS ? recv.wait() : rs;
+        check(rc == MERIDIAN_SUCCESS, "dead_sender: message " + std::to_string(m) + " gave " +
+                                          code(rc) + (rs != MERIDIAN_SUCCESS ? " at start" : ""));
+        const std::size_t bad = first_bad(in, 1, sizes[m], m);
+        check(rc != MERIDIAN_SUCCESS || bad == SIZE_MAX, "dead_sender: message " +
+                                                             std::to_string(m) + ": byte " +
+                                                             std::to_string(bad) + " is wrong");
+    }
+    // Nothing more comes: a fourth receive fails at once.
+    Chan fourth(MCA_MSG_RECV, 1, 0xde0, &never, 1);
+    const int rs = fourth.start();
+    check(rs == MERIDIAN_ERR_UNREACH || fourth.wait() == MERIDIAN_ERR_UNREACH,
+          "dead_sender: a fourth receive gave " + code(rs));
+    if (failures == 0) {
+        std::printf("rank 0: 3 messages of a dead sender: ok\n");
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+// Messages that come before their receives, past msg_ofi_unexpected_limit.
+int early()
+{
+    if (job->size != 2) {
+        std::printf("rank %d: early needs 2 processes\n", job->rank);
+        return 1;
+    }
+    constexpr std::size_t size = std::size_t{16} << 20;
+    barrier();
+    std::vector<std::vector<unsigned char>> blocks(3, std::vector<unsigned char>(size));
+    if (job->rank == 1) {
+        std::vector<Chan> sends;
+        std::vector<mca_msg_channel_t *> raw;
+        for (int m = 0; m < 3; ++m) {
+            for (std::size_t i = 0; i < size; ++i) {
+                blocks[m][i] = pattern(1, size, i, m);
+            }
+            sends.emplace_back(MCA_MSG_SEND, 0, 0xea0 + static_cast<std::uint64_t>(m),
+                               blocks[m].data(), size);
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        for (auto &c : sends) {
+            check(c.start() == MERIDIAN_SUCCESS, "early: start");
+            raw.push_back(c.get());
+        }
+        check(wait_all(raw) == MERIDIAN_SUCCESS, "early: the sends");
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - t0)
+                            .count();
+        check(ms >= 500, "early: the sends completed after " + std::to_string(ms) +
+                             " ms, before rank 0 started its receives (1 s)");
+        if (failures == 0) {
+            std::printf("rank 1: sends waited %lld ms: ok\n", static_cast<long long>(ms));
+        }
+    } else {
+        // A second of progress without a receive: the messages come early.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        while (std::chrono::steady_clock::now() < until) {
+            tp->progress(tp);
+        }
+        for (int m = 0; m < 3; ++m) {
+            Chan recv(MCA_MSG_RECV, 1, 0xea0 + static_cast<std::uint64_t>(m), blocks[m].data(),
+                      size);
+            check(recv.start() == MERIDIAN_SUCCESS, "early: start");
+            check(recv.wait() == MERIDIAN_SUCCESS, "early: receive " + std::to_string(m));
+            const std::size_t bad = first_bad(blocks[m], 1, size, m);
+            check(bad == SIZE_MAX, "early: message " + std::to_string(m) + ": byte " +
+                                       std::to_string(bad) + " is wrong");
+        }
+        if (failures == 0) {
+            std::printf("rank 0: three early messages right: ok\n");
+        }
+    }
+    barrier();
+    return failures == 0 ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -1129,6 +1376,12 @@ int main(int argc, char **argv)
         status = kill_peer();
     } else if (mode == "timeout") {
         status = timeout();
+    } else if (mode == "attacked" && argc >= 3) {
+        status = attacked(argv[2], argc > 3 && std::strcmp(argv[3], "hog") == 0);
+    } else if (mode == "early") {
+        status = early();
+    } else if (mode == "dead_sender") {
+        status = dead_sender();
     } else if (mode == "pingpong") {
         // ofi_driver pingpong [SIZE...]
         std::vector<std::size_t> sizes;
@@ -1137,7 +1390,8 @@ int main(int argc, char **argv)
         }
         status = pingpong(sizes);
     } else {
-        std::printf("usage: ofi_driver [suite|kill|timeout|planted|pingpong]\n");
+        std::printf("usage: ofi_driver [suite|kill|timeout|planted|attacked DIR [hog]|early|"
+                    "dead_sender|pingpong]\n");
     }
     meridian_mca_msg_base_stop();
     meridian_finalize();

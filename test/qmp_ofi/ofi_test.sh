@@ -221,6 +221,52 @@ if [ $mpi = yes ]; then
         unsetp msg_ofi_shm
     fi
 
+    # A sender that completes three sends and finalizes before its peer
+    # starts the receives: the peer, having seen it end, still gets all
+    # three, on every path, three times each.
+    dead_sender_case() {
+        name=$1
+        for try in 1 2 3; do
+            out=$("$MPIRUN" -np 2 "$DRIVER" dead_sender 2>&1)
+            rc=$?
+            [ $rc -eq 0 ] || { fail "$name, run $try (exit $rc)"; return; }
+            expect "$name, run $try" 1 "^rank 0: 3 messages of a dead sender: ok\$" || return
+            expect "$name, run $try" 0 "FAIL" || return
+        done
+        echo "ok: $name"
+    }
+    dead_sender_case "dead sender, shm"
+    setp msg_ofi_cma off
+    dead_sender_case "dead sender, shm without CMA"
+    unsetp msg_ofi_cma
+    if [ "$HAVE_LIBFABRIC" = yes ]; then
+        setp msg_ofi_shm off
+        setp msg_ofi_provider tcp
+        dead_sender_case "dead sender, libfabric tcp"
+        unsetp msg_ofi_provider
+        dead_sender_case "dead sender, tcp path"
+        # Early messages past msg_ofi_unexpected_limit wait in the
+        # connection, their sender's sends with them, until the receives
+        # start.
+        name="early messages past msg_ofi_unexpected_limit, tcp path"
+        setp msg_ofi_unexpected_limit 1048576
+        setp msg_base_verbose debug
+        out=$("$MPIRUN" -np 2 "$DRIVER" early 2>&1)
+        rc=$?
+        if [ $rc -ne 0 ]; then
+            fail "$name (exit $rc)"
+        elif expect "$name" 1 "^rank 0: three early messages right: ok\$" &&
+            expect "$name" 1 "^rank 1: sends waited [0-9]* ms: ok\$" &&
+            expect "$name" 1 "^meridian: msg: msg ofi: rank 0: a message of 16777216 bytes with tag 0xea0 from rank 1 (node .*, path tcp) waits in its connection for its receive (0 bytes held early; msg_ofi_unexpected_limit 1048576)\$" &&
+            expect "$name" 0 "FAIL"; then
+            echo "ok: $name"
+            echo "$out" | grep -e 'waited' | sed 's/^/  /'
+        fi
+        unsetp msg_base_verbose
+        unsetp msg_ofi_unexpected_limit
+        unsetp msg_ofi_shm
+    fi
+
     # A peer that never sends: msg_ofi_timeout=1 ends rank 0's wait, with a
     # message naming the channel.
     timeout_case() {
