@@ -7,6 +7,16 @@
 # stranger's address and why, the first three of every 10 s one by one,
 # the rest counted) and that every value the job moved was right, with no
 # peer declared dead.  Every job is bounded (timeout) and killed on exit.
+#
+# Across simulated hosts (test/cluster/tcp_attack_hosts.sh) the same cases
+# run with, from the environment:
+#   ATTACK_JOB         how the 2-process job starts (default: $MPIRUN -np 2)
+#   ATTACK_STRANGER    a prefix that runs the attacker elsewhere (a third
+#                      host: ip netns exec ...; default: nothing, this host)
+#   ATTACK_RANK1_HOST  a prefix that runs it on rank 1's host (the replay
+#                      comes from there; default: nothing)
+#   ATTACK_WRONG_SOURCE an address rank 1 did not publish, local to where
+#                      ATTACK_STRANGER runs (default: 127.0.0.2)
 # shellcheck source=test/support/mpi_test_lib.sh
 . "$srcdir/../support/mpi_test_lib.sh"
 if [ $mpi != yes ] || [ "$HAVE_LIBFABRIC" != yes ]; then
@@ -67,7 +77,8 @@ start_job() {
     dir=$work/$1
     mkdir -p "$dir"
     : >"$dir/attack.out"
-    timeout 180 "$MPIRUN" -np 2 "$DRIVER" attacked "$dir" ${2:-} >"$dir/job.out" 2>&1 &
+    # shellcheck disable=SC2086 # ATTACK_JOB is a command line
+    timeout 180 ${ATTACK_JOB:-$MPIRUN -np 2} "$DRIVER" attacked "$dir" ${2:-} >"$dir/job.out" 2>&1 &
     job=$!
     if ! wait_for "$dir/ready.0" "$dir/ready.1"; then
         fail "$1: the job did not start"
@@ -94,8 +105,14 @@ finish_job() {
     expect "$1" 0 "peer rank" "$dir/job.out" || return 1
 }
 attack() {
-    "$ATTACKER" "$@" >>"$dir/attack.out" 2>&1
+    # shellcheck disable=SC2086 # a command prefix
+    ${ATTACK_STRANGER:-} "$ATTACKER" "$@" >>"$dir/attack.out" 2>&1
 }
+attack_from_rank1_host() {
+    # shellcheck disable=SC2086
+    ${ATTACK_RANK1_HOST:-} "$ATTACKER" "$@" >>"$dir/attack.out" 2>&1
+}
+wrong=${ATTACK_WRONG_SOURCE:-127.0.0.2}
 refused() { # RANK: the start of a refusal's line
     echo "^meridian: warning: msg ofi: rank $1 on node [^:]*: refused a tcp connection from [0-9.]*:[0-9]*: "
 }
@@ -183,11 +200,11 @@ fi
 # pair's connection stays), and the same hello again is a replay.
 name="a keyed hello from a wrong address, and replayed"
 if start_job keyed; then
-    attack keyed "$addr0" 1 0 "$dir/rank1.key" "$(cat "$dir/nspace")" 127.0.0.2
+    attack keyed "$addr0" 1 0 "$dir/rank1.key" "$(cat "$dir/nspace")" "$wrong"
     connected "$name" &&
-        attack keyed "$addr0" 1 0 "$dir/rank1.key" "$(cat "$dir/nspace")" "$host1"
+        attack_from_rank1_host keyed "$addr0" 1 0 "$dir/rank1.key" "$(cat "$dir/nspace")" "$host1"
     if finish_job "$name" &&
-        expect "$name" 1 "^keyed from 127.0.0.2: the listener answered 0 bytes, then 0 to the same hello\$" "$dir/attack.out" &&
+        expect "$name" 1 "^keyed from $wrong: the listener answered 0 bytes, then 0 to the same hello\$" "$dir/attack.out" &&
         expect "$name" 1 "^keyed from $host1: the listener answered 40 bytes, then 0 to the same hello\$" "$dir/attack.out" &&
         expect "$name" 2 "$(refused 0)it proves it is rank 1 but comes from another address than the one rank 1 published ($addr1)\$" "$dir/job.out" &&
         expect "$name" 1 "$(refused 0)it proves it is rank 1 with a greeting this process accepted before (a replay)\$" "$dir/job.out"; then
