@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -186,7 +187,9 @@ Result<char> check_answer(std::span<const std::byte, answer_bytes> bytes, const 
                           std::uint64_t job, const Hello &hello)
 {
     const auto verdict = static_cast<char>(bytes[0]);
-    if (verdict != verdict_yes && verdict != verdict_no) {
+    const bool padded = std::all_of(bytes.begin() + 1, bytes.begin() + 8,
+                                    [](std::byte b) { return b == std::byte{0}; });
+    if ((verdict != verdict_yes && verdict != verdict_no) || !padded) {
         return make_error(MERIDIAN_ERR_BAD_PARAM, "its answer is not a Meridian tcp answer");
     }
     const Mac expected = mac_of(theirs, answer_label, job, hello, &verdict);

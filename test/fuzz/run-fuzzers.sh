@@ -12,7 +12,8 @@
 #   FUZZ_CXX        the clang++ to use (default: clang++, else clang++-14)
 #
 # A target NAME_fuzz.cc names the sources it needs on a "// fuzz-sources:"
-# line (paths from the top of the tree) and may have a seed corpus in
+# line (paths from the top of the tree), the libraries it links on a
+# "// fuzz-libs:" line (linker options), and may have a seed corpus in
 # corpus/NAME/ and a dictionary NAME.dict.  The seeds are only read: what the
 # fuzzer adds goes to $FUZZ_WORK_DIR/corpus/NAME.
 set -euo pipefail
@@ -94,9 +95,11 @@ for target in "${targets[@]}"; do
     for file in $(sed -n 's|^// fuzz-sources:||p' "$source"); do
         sources+=("$top/$file")
     done
+    # shellcheck disable=SC2207 # words: linker options
+    libs=($(sed -n 's|^// fuzz-libs:||p' "$source"))
     binary="$work/${target}_fuzz"
     echo "== $target: building with $cxx"
-    "$cxx" "${flags[@]}" "$source" "${sources[@]}" -o "$binary"
+    "$cxx" "${flags[@]}" "$source" "${sources[@]}" -o "$binary" ${libs[@]+"${libs[@]}"}
 
     grown="$work/corpus/$target"
     artifacts="$work/artifacts/$target"

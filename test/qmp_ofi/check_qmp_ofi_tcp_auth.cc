@@ -159,6 +159,11 @@ START_TEST(an_answer_counts_only_from_the_listener)
     auto reflection = tcp::check_answer(reflected, j.keys[1], job, hello);
     ck_assert(!reflection);
     ck_assert_text_eq(reflection.error().message, wrong);
+    auto padded = yes;
+    padded[3] = std::byte{1};
+    auto bad_padding = tcp::check_answer(padded, j.keys[1], job, hello);
+    ck_assert(!bad_padding);
+    ck_assert_text_eq(bad_padding.error().message, "its answer is not a Meridian tcp answer");
     tcp::AnswerBytes junk{};
     junk[0] = std::byte{'?'};
     auto not_an_answer = tcp::check_answer(junk, j.keys[1], job, hello);
