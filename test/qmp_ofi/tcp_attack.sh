@@ -8,8 +8,8 @@
 # the rest counted) and that every value the job moved was right, with no
 # peer declared dead.  Every job is bounded (timeout) and killed on exit.
 #
-# Across simulated hosts (test/cluster/tcp_attack_hosts.sh) the same cases
-# run with, from the environment:
+# Across simulated hosts (tcp_attack_hosts.sh) the same cases run with, from
+# the environment:
 #   ATTACK_JOB         how the 2-process job starts (default: $MPIRUN -np 2)
 #   ATTACK_STRANGER    a prefix that runs the attacker elsewhere (a third
 #                      host: ip netns exec ...; default: nothing, this host)
