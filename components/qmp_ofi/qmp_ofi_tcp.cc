@@ -50,6 +50,16 @@ std::string Address::text() const
     return "(no address)";
 }
 
+std::string Address::host_text() const
+{
+    const std::string all = text();
+    if (storage.ss_family == AF_INET6 && all.front() == '[') {
+        return all.substr(1, all.rfind(']') - 1);
+    }
+    const auto colon = all.rfind(':');
+    return colon == std::string::npos ? all : all.substr(0, colon);
+}
+
 bool Address::same_host(const Address &other) const
 {
     if (storage.ss_family != other.storage.ss_family) {

@@ -22,7 +22,8 @@ struct Address {
     socklen_t length = 0;
 
     bool empty() const { return length == 0; }
-    std::string text() const; // "10.1.2.3:32000", "[fe80::1]:32000"
+    std::string text() const;      // "10.1.2.3:32000", "[fe80::1]:32000"
+    std::string host_text() const; // "10.1.2.3", "fe80::1"
     // The same host address (the ports aside).
     bool same_host(const Address &other) const;
     // The wildcard address (0.0.0.0, ::), which names no one host.

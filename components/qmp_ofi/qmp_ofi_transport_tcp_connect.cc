@@ -144,6 +144,12 @@ void Transport::on_connected(int rank, Peer &peer, std::uint32_t events)
         return;
     }
     if (const int error = tcp::connect_error(peer.tcp_socket.get()); error != 0) {
+        if (error == ECONNRESET || error == ECONNABORTED || error == EPIPE) {
+            // Accepted, then closed before this process could say hello
+            // (the listener made room for newer connections).
+            connect_again(rank, peer, std::strerror(error));
+            return;
+        }
         tcp_closed(rank, "is unreachable: cannot connect to " + peer.tcp_address.text() + ": " +
                              std::strerror(error));
         return;
@@ -335,7 +341,7 @@ void Transport::greet_tcp(int fd)
         refuse(accepted.from, "it proves it is rank " + std::to_string(hello->from) +
                                   " but comes from another address than the one rank " +
                                   std::to_string(hello->from) + " published (" +
-                                  peer.tcp_address.text() + ")");
+                                  peer.tcp_address.host_text() + ")");
         tcp_accepted_.erase(it);
         return;
     }

@@ -82,6 +82,9 @@ start_job() {
     job=$!
     if ! wait_for "$dir/ready.0" "$dir/ready.1"; then
         fail "$1: the job did not start"
+        kill "$job" 2>/dev/null
+        wait "$job" 2>/dev/null
+        job=
         return 1
     fi
     addr0=$(cat "$dir/rank0.addr")
@@ -117,13 +120,15 @@ refused() { # RANK: the start of a refusal's line
     echo "^meridian: warning: msg ofi: rank $1 on node [^:]*: refused a tcp connection from [0-9.]*:[0-9]*: "
 }
 
-# 1. Forged hellos, one then 300 more (the old key was a hash of the
-# namespace: now the proof is a MAC by a key of 256 random bits).
+# 1. Forged hellos for the job's own namespace, one then 300 more (the old
+# greeting's only secret was a hash of the namespace; now the proof is a MAC
+# by a key of 256 random bits).
 name="forged and brute-forced hellos"
 if start_job forged; then
-    attack forge "$addr1" 0 1
-    attack brute "$addr1" 0 1 300
-    connected "$name" && attack forge "$addr0" 1 0
+    nspace=$(cat "$dir/nspace")
+    attack forge "$addr1" 0 1 "$nspace"
+    attack brute "$addr1" 0 1 "$nspace" 300
+    connected "$name" && attack forge "$addr0" 1 0 "$nspace"
     if finish_job "$name" &&
         expect "$name" 2 "^forge: the listener answered 0 bytes and closed: ok\$" "$dir/attack.out" &&
         expect "$name" 1 "^brute: 300 tries, 0 answered: ok\$" "$dir/attack.out" &&
@@ -206,7 +211,7 @@ if start_job keyed; then
     if finish_job "$name" &&
         expect "$name" 1 "^keyed from $wrong: the listener answered 0 bytes, then 0 to the same hello\$" "$dir/attack.out" &&
         expect "$name" 1 "^keyed from $host1: the listener answered 40 bytes, then 0 to the same hello\$" "$dir/attack.out" &&
-        expect "$name" 2 "$(refused 0)it proves it is rank 1 but comes from another address than the one rank 1 published ($addr1)\$" "$dir/job.out" &&
+        expect "$name" 2 "$(refused 0)it proves it is rank 1 but comes from another address than the one rank 1 published ($host1)\$" "$dir/job.out" &&
         expect "$name" 1 "$(refused 0)it proves it is rank 1 with a greeting this process accepted before (a replay)\$" "$dir/job.out"; then
         echo "ok: $name"
     fi

@@ -4,10 +4,15 @@
 // answer to a hello that proves nothing, a connection held past the time
 // limit), 2 on bad usage or when it cannot even connect.
 //
-//   tcp_attacker forge HOST:PORT FROM TO       a well-formed hello for rank TO
-//                                              claiming rank FROM with a made-up
-//                                              proof, then a header and bytes
-//   tcp_attacker brute HOST:PORT FROM TO N     N such hellos, each on its own
+//   tcp_attacker forge HOST:PORT FROM TO NSPACE
+//                                              a well-formed hello for rank TO
+//                                              of the job NSPACE (its right
+//                                              namespace, the old greeting's
+//                                              only secret) claiming rank FROM
+//                                              with a made-up key, then a
+//                                              header and bytes
+//   tcp_attacker brute HOST:PORT FROM TO NSPACE N
+//                                              N such hellos, each on its own
 //                                              connection (at most 20 s)
 //   tcp_attacker garbage HOST:PORT BYTES       random bytes
 //   tcp_attacker huge HOST:PORT FROM TO        a made-up hello, then headers of
@@ -136,13 +141,17 @@ long answered(int fd, int ms)
     }
 }
 
+// The job the forged hellos claim (the right one where the attack knows
+// its namespace).
+std::uint64_t forged_job = 0;
+
 tcp::HelloBytes forged_hello(std::uint32_t from, std::uint32_t to, std::mt19937_64 &random)
 {
     tcp::Key guess{};
     for (auto &b : guess) {
         b = static_cast<std::uint8_t>(random());
     }
-    return tcp::make_hello(guess, random(), tcp::Hello{from, to, tcp::new_nonce()});
+    return tcp::make_hello(guess, forged_job, tcp::Hello{from, to, tcp::new_nonce()});
 }
 
 std::uint32_t rank_arg(const char *text)
@@ -333,11 +342,14 @@ int main(int argc, char **argv)
     const std::string mode = argv[1];
     const tcp::Address to = parse_address(argv[2]);
     std::mt19937_64 random(std::random_device{}());
-    if (mode == "forge" && argc == 5) {
+    forged_job = random();
+    if (mode == "forge" && argc == 6) {
+        forged_job = tcp::job_id(argv[5]);
         return forge(to, rank_arg(argv[3]), rank_arg(argv[4]), random);
     }
-    if (mode == "brute" && argc == 6) {
-        return brute(to, rank_arg(argv[3]), rank_arg(argv[4]), std::atoi(argv[5]), random);
+    if (mode == "brute" && argc == 7) {
+        forged_job = tcp::job_id(argv[5]);
+        return brute(to, rank_arg(argv[3]), rank_arg(argv[4]), std::atoi(argv[6]), random);
     }
     if (mode == "garbage" && argc == 4) {
         return garbage(to, std::strtoul(argv[3], nullptr, 10), random);
