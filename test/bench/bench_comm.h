@@ -12,7 +12,8 @@
  * Every figure is the best of --rounds rounds (default 5) of a number of
  * iterations chosen per size (about 256 MB moved, 20 to 20000 iterations;
  * --scale multiplies it), after warm-up iterations.  Plain C99 (mpicc
- * builds bench_mpi.c outside of make).
+ * builds bench_mpi.c outside of make).  bench_connect.c takes the data
+ * pattern from here too.
  */
 #ifndef BENCH_COMM_H
 #define BENCH_COMM_H

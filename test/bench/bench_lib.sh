@@ -1,6 +1,6 @@
 # Shared by the benchmark scripts (sourced; set bench_name first): failing
 # with a message, whole-number settings, mpirun and Open MPI's environment,
-# and the median the tables are made of.
+# building with mpicc, and the median the tables are made of.
 # shellcheck shell=sh disable=SC2154 # bench_name: set by the sourcing script
 
 # fail MESSAGE: say it, prefixed with the script's name, and stop.
@@ -28,6 +28,22 @@ need_mpirun() {
     fi
     OMPI_MCA_btl_base_warn_component_unused=0
     export OMPI_MCA_btl_base_warn_component_unused
+}
+
+# need_mpicc: MPICC must run (it builds Open MPI's side of a benchmark).
+need_mpicc() {
+    if [ -z "${MPICC:-}" ] || ! command -v "$MPICC" >/dev/null 2>&1; then
+        fail "mpicc was not found (Debian: libopenmpi-dev)"
+    fi
+}
+
+# mpicc_build OUTPUT SOURCE [FLAGS...]: SOURCE built with MPICC -O2 into
+# OUTPUT; fails with mpicc's messages.
+mpicc_build() {
+    out=$1 src=$2
+    shift 2
+    "$MPICC" -O2 "$@" -o "$out" "$src" 2>"$out.log" ||
+        { cat "$out.log" >&2; fail "$MPICC could not build $out"; }
 }
 
 # An awk function, put before an awk program's text: median(LIST) of the

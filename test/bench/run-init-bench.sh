@@ -31,14 +31,11 @@ bench_name="run-init-bench"
 runs=${BENCH_INIT_RUNS:-11}
 whole_number BENCH_INIT_RUNS "$runs"
 need_mpirun
-if [ -z "${MPICC:-}" ] || ! command -v "$MPICC" >/dev/null 2>&1; then
-    fail "mpicc was not found (Debian: libopenmpi-dev)"
-fi
+need_mpicc
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-init-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-"$MPICC" -O2 -DBENCH_INIT_MPI -o "$work/bench_init_mpi" "$srcdir/bench_init.c" 2>"$work/mpicc.log" ||
-    { cat "$work/mpicc.log" >&2; fail "$MPICC could not build bench_init_mpi"; }
+mpicc_build "$work/bench_init_mpi" "$srcdir/bench_init.c" -DBENCH_INIT_MPI
 
 now_ms() { date +%s%N | sed 's/......$//'; } # ms since the epoch (GNU date)
 
