@@ -103,6 +103,16 @@ int connect_blocking(const tcp::Address &to, const char *source = nullptr)
     return fd;
 }
 
+// A connection the attack needs (exit 2 when the listener is not there).
+int connect_or_exit(const tcp::Address &to)
+{
+    const int fd = connect_blocking(to);
+    if (fd < 0) {
+        usage("cannot connect");
+    }
+    return fd;
+}
+
 void send_all(int fd, const void *data, std::size_t n)
 {
     const auto *p = static_cast<const char *>(data);
@@ -141,6 +151,19 @@ long answered(int fd, int ms)
     }
 }
 
+// What the listener did within 5 s after the attack's bytes: the attack
+// holds when it closed without a byte.  Closes fd; 0 or 1.
+int closed_silently(int fd, const char *what)
+{
+    const long got = answered(fd, 5000);
+    ::close(fd);
+    std::printf("%s; the listener answered %ld bytes and %s\n", what, got < 0 ? 0 : got,
+                got == 0  ? "closed: ok"
+                : got < 0 ? "kept it open: FAIL"
+                          : "closed: FAIL");
+    return got == 0 ? 0 : 1;
+}
+
 // The job the forged hellos claim (the right one where the attack knows
 // its namespace).
 std::uint64_t forged_job = 0;
@@ -163,22 +186,13 @@ std::uint32_t rank_arg(const char *text)
 // message header and its bytes.  The listener must close without a byte.
 int forge(const tcp::Address &to, std::uint32_t from, std::uint32_t rank, std::mt19937_64 &random)
 {
-    const int fd = connect_blocking(to);
-    if (fd < 0) {
-        usage("cannot connect");
-    }
+    const int fd = connect_or_exit(to);
     const auto hello = forged_hello(from, rank, random);
     send_all(fd, hello.data(), hello.size());
     const std::uint64_t header[2] = {7, 16};
     send_all(fd, header, sizeof header);
     send_all(fd, "stranger's bytes", 16);
-    const long got = answered(fd, 5000);
-    ::close(fd);
-    std::printf("forge: the listener answered %ld bytes%s\n", got < 0 ? 0 : got,
-                got == 0  ? " and closed: ok"
-                : got < 0 ? " and kept it open: FAIL"
-                          : ": FAIL");
-    return got == 0 ? 0 : 1;
+    return closed_silently(fd, "forge: a hello with a made-up key, a header and 16 bytes");
 }
 
 int brute(const tcp::Address &to, std::uint32_t from, std::uint32_t rank, int tries,
@@ -206,28 +220,18 @@ int brute(const tcp::Address &to, std::uint32_t from, std::uint32_t rank, int tr
 
 int garbage(const tcp::Address &to, std::size_t bytes, std::mt19937_64 &random)
 {
-    const int fd = connect_blocking(to);
-    if (fd < 0) {
-        usage("cannot connect");
-    }
+    const int fd = connect_or_exit(to);
     std::vector<unsigned char> junk(bytes);
     for (auto &b : junk) {
         b = static_cast<unsigned char>(random());
     }
     send_all(fd, junk.data(), junk.size());
-    const long got = answered(fd, 5000);
-    ::close(fd);
-    std::printf("garbage: %zu bytes, the listener answered %ld and %s\n", bytes, got < 0 ? 0 : got,
-                got == 0 ? "closed: ok" : "did not close: FAIL");
-    return got == 0 ? 0 : 1;
+    return closed_silently(fd, ("garbage: " + std::to_string(bytes) + " bytes").c_str());
 }
 
 int huge(const tcp::Address &to, std::uint32_t from, std::uint32_t rank, std::mt19937_64 &random)
 {
-    const int fd = connect_blocking(to);
-    if (fd < 0) {
-        usage("cannot connect");
-    }
+    const int fd = connect_or_exit(to);
     const auto hello = forged_hello(from, rank, random);
     send_all(fd, hello.data(), hello.size());
     const std::uint64_t headers[4] = {1, std::uint64_t{1} << 62, 2, std::uint64_t{3} << 30};
@@ -243,20 +247,14 @@ int huge(const tcp::Address &to, std::uint32_t from, std::uint32_t rank, std::mt
             break;
         }
     }
-    const long got = answered(fd, 5000);
-    ::close(fd);
-    std::printf("huge: headers of 2^62 and 3 GiB, about %d MiB sent; the listener answered %ld "
-                "and %s\n",
-                sent_mib, got < 0 ? 0 : got, got == 0 ? "closed: ok" : "did not close: FAIL");
-    return got == 0 ? 0 : 1;
+    return closed_silently(
+        fd, ("huge: headers of 2^62 and 3 GiB, about " + std::to_string(sent_mib) + " MiB sent")
+                .c_str());
 }
 
 int trickle(const tcp::Address &to, std::uint32_t from, std::uint32_t rank, std::mt19937_64 &random)
 {
-    const int fd = connect_blocking(to);
-    if (fd < 0) {
-        usage("cannot connect");
-    }
+    const int fd = connect_or_exit(to);
     const auto hello = forged_hello(from, rank, random);
     for (std::size_t i = 0; i < hello.size() / 2; ++i) {
         send_all(fd, &hello[i], 1);
