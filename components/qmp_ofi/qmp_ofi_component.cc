@@ -130,9 +130,10 @@ const ParamSpec param_specs[] = {
      MCA_BASE_PARAM_TYPE_UNSIGNED, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_tcp_pending_max, 1,
      65536},
     {"unexpected_limit",
-     "Bytes of messages that arrived before their receive, held at most (tcp path): a "
-     "message that would pass it stays in its connection (its sender's send waits, and so do "
-     "the messages behind it from that sender) until its receive is started",
+     "Bytes of messages that arrived before their receive, held at most (tcp path, and "
+     "shared-memory rings without CMA): a message that would pass it stays in its connection "
+     "or ring (its sender's send waits, and so does all that sender sends after it) until its "
+     "receive is started",
      MCA_BASE_PARAM_TYPE_SIZE, nullptr, MCA_BASE_INFO_TUNER_DETAIL, &ofi_unexpected_limit, 0, 1e15},
     {"liveness",
      "Milliseconds between checks, while waiting, that the peers on this node still live",

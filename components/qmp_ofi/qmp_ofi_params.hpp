@@ -28,7 +28,7 @@ struct Params {
     std::size_t rxm_eager_limit = 0;      // msg_ofi_rxm_eager_limit: ofi_rxm's buffer size
     int tcp_handshake_timeout_ms = 10000; // an accepted connection's time to prove itself
     std::size_t tcp_pending_max = 64;     // accepted connections not yet proved, at most
-    std::size_t unexpected_limit = 0;     // bytes of early messages held (tcp path)
+    std::size_t unexpected_limit = 0;     // bytes of early messages held (tcp, shm rings)
 };
 
 // A snapshot of the current values (the component's storage).

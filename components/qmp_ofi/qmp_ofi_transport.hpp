@@ -228,7 +228,12 @@ class Transport
     bool push_control(Peer &peer, const Control &control);
     void send_control(Peer &peer, Control control);
     void push_pending(Peer &peer);
-    int drain(int rank, Peer &peer, int budget);
+    // Take up to budget slots from the peer's ring; hold: a message that
+    // is too_early stays there.
+    int drain(int rank, Peer &peer, int budget, bool hold = true);
+    // A message that would arrive before its receive and take the early
+    // messages held past msg_ofi_unexpected_limit: its sender waits.
+    bool too_early(Peer &peer, std::uint64_t tag, std::uint64_t total);
     void on_first(int rank, Peer &peer, shm::SlotHeader &slot);
     void on_more(Peer &peer, shm::SlotHeader &slot);
     // A message's first bytes from a peer (shm slots, the tcp stream), and

@@ -272,7 +272,7 @@ void Transport::push_pending(Peer &peer)
     }
 }
 
-int Transport::drain(int rank, Peer &peer, int budget)
+int Transport::drain(int rank, Peer &peer, int budget, bool hold)
 {
     int slots = 0;
     for (; slots < budget; ++slots) {
@@ -282,6 +282,11 @@ int Transport::drain(int rank, Peer &peer, int budget)
         }
         switch (static_cast<shm::Kind>(slot->kind)) {
         case shm::Kind::first:
+            if (hold && too_early(peer, slot->tag, slot->total)) {
+                // It stays in the ring, and what follows it, until its
+                // receive starts: the sender's next pushes wait meanwhile.
+                return slots;
+            }
             on_first(rank, peer, *slot);
             break;
         case shm::Kind::more:
@@ -311,6 +316,13 @@ int Transport::drain(int rank, Peer &peer, int budget)
 void Transport::on_first(int, Peer &peer, shm::SlotHeader &slot)
 {
     message_begins(peer, slot.tag, slot.total, shm::Ring::payload(&slot), slot.length);
+}
+
+bool Transport::too_early(Peer &peer, std::uint64_t tag, std::uint64_t total)
+{
+    const std::size_t limit = params_.unexpected_limit;
+    return matching_for(peer, tag).posted.empty() &&
+           (total > limit || unexpected_bytes_ > limit - total);
 }
 
 void Transport::message_begins(Peer &peer, std::uint64_t tag, std::size_t total,

@@ -336,9 +336,7 @@ void Transport::take_read(int rank, Peer &peer)
         tcp::Header header;
         std::memcpy(&header, data + peer.read_begin, sizeof header);
         peer.read_begin += sizeof header;
-        if (matching_for(peer, header.tag).posted.empty() &&
-            (header.total > params_.unexpected_limit ||
-             unexpected_bytes_ > params_.unexpected_limit - header.total)) {
+        if (too_early(peer, header.tag, header.total)) {
             peer.tcp_parked = true;
             peer.parked = header;
             VERBOSE(DEBUG,

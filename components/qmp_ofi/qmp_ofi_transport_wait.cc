@@ -51,7 +51,7 @@ void Transport::peer_died(int rank, const std::string &why)
     }
     // What it sent before it died is still good.
     if (peer.path == Path::shm) {
-        drain(rank, peer, 1 << 30);
+        drain(rank, peer, 1 << 30, false); // all of it, past msg_ofi_unexpected_limit too
     }
     peer.dead = true;
     meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) + " on node " +

@@ -238,6 +238,21 @@ if [ $mpi = yes ]; then
     dead_sender_case "dead sender, shm"
     setp msg_ofi_cma off
     dead_sender_case "dead sender, shm without CMA"
+    # Early messages past msg_ofi_unexpected_limit wait in their ring, their
+    # sender's sends with them, until the receives start.
+    name="early messages past msg_ofi_unexpected_limit, shm without CMA"
+    setp msg_ofi_unexpected_limit 1048576
+    out=$("$MPIRUN" -np 2 "$DRIVER" early 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "$name (exit $rc)"
+    elif expect "$name" 1 "^rank 0: three early messages right: ok\$" &&
+        expect "$name" 1 "^rank 1: sends waited [0-9]* ms: ok\$" &&
+        expect "$name" 0 "FAIL"; then
+        echo "ok: $name"
+        echo "$out" | grep -e 'waited' | sed 's/^/  /'
+    fi
+    unsetp msg_ofi_unexpected_limit
     unsetp msg_ofi_cma
     if [ "$HAVE_LIBFABRIC" = yes ]; then
         setp msg_ofi_shm off
