@@ -2,7 +2,7 @@
 # (contrib/cluster/cluster.sh: test/cluster/pnet_hosts.sh, slurm_hosts.sh,
 # test/qmp/qmp_hosts.sh): they skip (exit 77) without root and iproute2,
 # which network namespaces need, and when MERIDIAN_TEST_HOSTS=no (CI runs
-# them in two of its three builds).
+# them in the README's build only).
 # shellcheck shell=sh
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
     echo "SKIP: needs root and iproute2 (simulated hosts)"
