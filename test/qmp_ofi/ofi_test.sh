@@ -238,21 +238,24 @@ if [ $mpi = yes ]; then
     dead_sender_case "dead sender, shm"
     setp msg_ofi_cma off
     dead_sender_case "dead sender, shm without CMA"
-    # Early messages past msg_ofi_unexpected_limit wait in their ring, their
-    # sender's sends with them, until the receives start.
-    name="early messages past msg_ofi_unexpected_limit, shm without CMA"
-    setp msg_ofi_unexpected_limit 1048576
-    out=$("$MPIRUN" -np 2 "$DRIVER" early 2>&1)
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        fail "$name (exit $rc)"
-    elif expect "$name" 1 "^rank 0: three early messages right: ok\$" &&
-        expect "$name" 1 "^rank 1: sends waited [0-9]* ms: ok\$" &&
-        expect "$name" 0 "FAIL"; then
+    # Early messages past msg_ofi_unexpected_limit wait in their ring or
+    # connection, their sender's sends with them, until the receives start.
+    # early_case NAME [PATTERN]: and PATTERN, when given, is printed once.
+    early_case() {
+        name=$1
+        setp msg_ofi_unexpected_limit 1048576
+        out=$("$MPIRUN" -np 2 "$DRIVER" early 2>&1)
+        rc=$?
+        unsetp msg_ofi_unexpected_limit
+        [ $rc -eq 0 ] || { fail "$name (exit $rc)"; return; }
+        expect "$name" 1 "^rank 0: three early messages right: ok\$" || return
+        expect "$name" 1 "^rank 1: sends waited [0-9]* ms: ok\$" || return
+        [ -z "${2:-}" ] || expect "$name" 1 "$2" || return
+        expect "$name" 0 "FAIL" || return
         echo "ok: $name"
         echo "$out" | grep -e 'waited' | sed 's/^/  /'
-    fi
-    unsetp msg_ofi_unexpected_limit
+    }
+    early_case "early messages past msg_ofi_unexpected_limit, shm without CMA"
     unsetp msg_ofi_cma
     if [ "$HAVE_LIBFABRIC" = yes ]; then
         setp msg_ofi_shm off
@@ -260,25 +263,10 @@ if [ $mpi = yes ]; then
         dead_sender_case "dead sender, libfabric tcp"
         unsetp msg_ofi_provider
         dead_sender_case "dead sender, tcp path"
-        # Early messages past msg_ofi_unexpected_limit wait in the
-        # connection, their sender's sends with them, until the receives
-        # start.
-        name="early messages past msg_ofi_unexpected_limit, tcp path"
-        setp msg_ofi_unexpected_limit 1048576
         setp msg_base_verbose debug
-        out=$("$MPIRUN" -np 2 "$DRIVER" early 2>&1)
-        rc=$?
-        if [ $rc -ne 0 ]; then
-            fail "$name (exit $rc)"
-        elif expect "$name" 1 "^rank 0: three early messages right: ok\$" &&
-            expect "$name" 1 "^rank 1: sends waited [0-9]* ms: ok\$" &&
-            expect "$name" 1 "^meridian: msg: msg ofi: rank 0: a message of 16777216 bytes with tag 0xea0 from rank 1 (node .*, path tcp) waits in its connection for its receive (0 bytes held early; msg_ofi_unexpected_limit 1048576)\$" &&
-            expect "$name" 0 "FAIL"; then
-            echo "ok: $name"
-            echo "$out" | grep -e 'waited' | sed 's/^/  /'
-        fi
+        early_case "early messages past msg_ofi_unexpected_limit, tcp path" \
+            "^meridian: msg: msg ofi: rank 0: a message of 16777216 bytes with tag 0xea0 from rank 1 (node .*, path tcp) waits in its connection for its receive (0 bytes held early; msg_ofi_unexpected_limit 1048576)\$"
         unsetp msg_base_verbose
-        unsetp msg_ofi_unexpected_limit
         unsetp msg_ofi_shm
     fi
 
