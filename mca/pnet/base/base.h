@@ -308,6 +308,38 @@ int meridian_pnet_pmix_proc_data(const meridian_pnet_job_t *job, uint32_t rank,
 int meridian_pnet_pmix_node_data(const meridian_pnet_job_t *job, const char *node,
                                  struct pmix_info **info, size_t *count);
 
+/* ------------------------------------------------------------ for a launcher's daemons */
+/* A launcher with a PMIx server on every node of a job (Open MPI's mpirun and
+ * its daemons, through the pnet plugin for libpmix: pmix_plugin/README.md)
+ * splits the pipeline so that nobody computes the whole job:
+ *
+ *   launcher:   meridian_pnet_launch_blob(&bytes, &size)
+ *               the job's requests (pnet_base_requests, as this process's
+ *               parameters give them) and their security keys, drawn once;
+ *               handed to every node as they are
+ *   each node:  meridian_pnet_node_job_new(nspace, node, packages, count,
+ *                                          bytes, size, &job)
+ *               meridian_pnet_pmix_proc_data(job, i, ...)  for i < count
+ *               meridian_pnet_job_free(job)  at the job's end: ports go back
+ *
+ * meridian_pnet_launch_blob: text (free()), never empty, also when the job
+ * asks for nothing.  Fails as pnet_base_requests does ("pnet_base_requests
+ * from environment variable ...:4: expected ...").
+ *
+ * meridian_pnet_node_job_new: `node`'s share of job `nspace`: `count`
+ * processes, the i-th the node's local rank i, bound to processor package
+ * packages[i] (-1: not bound within one; a package the node lacks counts as
+ * -1).  Runs the node's inventory, a job map of those processes, the blob's
+ * requests with its keys, allocate and setup_local_network: the job comes
+ * back allocated and set up, each process by its local rank.  Refuses a blob
+ * of another version or a broken one ("the launcher's pnet blob, line 1:
+ * expected ..."), and fails as the pipeline fails (a required value that
+ * cannot be met); nothing is held then. */
+int meridian_pnet_launch_blob(uint8_t **bytes, size_t *size);
+int meridian_pnet_node_job_new(const char *nspace, const char *node, const int32_t *packages,
+                               size_t count, const void *blob, size_t size,
+                               meridian_pnet_job_t **job);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -956,6 +957,62 @@ int meridian_pnet_get_assignment(const meridian_pnet_job_t *job, const char *id,
             return no_memory();
         }
         *assignment = out;
+        return MERIDIAN_SUCCESS;
+    });
+}
+
+int meridian_pnet_launch_blob(uint8_t **bytes, size_t *size)
+{
+    if (bytes == nullptr || size == nullptr) {
+        return missing(__func__, bytes == nullptr ? "bytes" : "size");
+    }
+    *bytes = nullptr;
+    *size = 0;
+    return c_boundary(__func__, [&]() -> int {
+        const unsigned long before = meridian_error_count();
+        auto blob = pnet::detail::launch_blob();
+        if (!blob) {
+            return fail(blob.error(), before);
+        }
+        auto *out = static_cast<uint8_t *>(std::malloc(blob->size()));
+        if (out == nullptr) {
+            return no_memory();
+        }
+        std::memcpy(out, blob->data(), blob->size());
+        *bytes = out;
+        *size = blob->size();
+        return MERIDIAN_SUCCESS;
+    });
+}
+
+int meridian_pnet_node_job_new(const char *nspace, const char *node, const int32_t *packages,
+                               size_t count, const void *blob, size_t size,
+                               meridian_pnet_job_t **job)
+{
+    if (nspace == nullptr || node == nullptr || job == nullptr ||
+        (packages == nullptr && count > 0) || (blob == nullptr && size > 0)) {
+        return missing(__func__, nspace == nullptr     ? "nspace"
+                                 : node == nullptr     ? "node"
+                                 : job == nullptr      ? "job"
+                                 : packages == nullptr ? "packages"
+                                                       : "blob");
+    }
+    *job = nullptr;
+    return c_boundary(__func__, [&]() -> int {
+        const unsigned long before = meridian_error_count();
+        auto made = pnet::detail::node_job(
+            nspace, node, std::span<const std::int32_t>(packages, count),
+            std::span<const std::uint8_t>(static_cast<const std::uint8_t *>(blob), size));
+        if (!made) {
+            return fail(make_error(made.error().status, std::string(__func__) + ": node " + node +
+                                                            ", job " + nspace + ": " +
+                                                            made.error().message),
+                        before);
+        }
+        auto handle = std::make_unique<meridian_pnet_job>();
+        handle->handle = std::move(*made);
+        handle->allocated = true;
+        *job = handle.release();
         return MERIDIAN_SUCCESS;
     });
 }

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +43,18 @@ Status pmix_proc_data(const mca_pnet_job &job, std::uint32_t rank, pmix_info **i
 // ... and what it registers for `node` (meridian_pnet_pmix_node_data).
 Status pmix_node_data(const mca_pnet_job &job, std::string_view node, pmix_info **info,
                       std::size_t *count);
+
+// pnet_base_launcher.cc: the pipeline split between a launcher and its
+// daemons (base.h, meridian_pnet_launch_blob and meridian_pnet_node_job_new).
+// The launcher's blob: the job's requests (pnet_base_requests) and their
+// security keys, drawn once.
+Result<std::vector<std::uint8_t>> launch_blob();
+// One node's share of a job: its inventory, a job map of its `packages.size()`
+// processes (local ranks 0..n-1, each bound to packages[i] or -1), the blob's
+// requests and keys; allocated and set up on `node`.
+Result<std::unique_ptr<mca_pnet_job>> node_job(std::string_view nspace, std::string_view node,
+                                               std::span<const std::int32_t> packages,
+                                               std::span<const std::uint8_t> blob);
 
 } // namespace meridian::pnet::detail
 

@@ -1,0 +1,502 @@
+/*
+ * The pnet plugin for libpmix (pmix_plugin/README.md): Meridian's network
+ * setup inside a launcher's PMIx server, before the processes start.
+ *
+ *   launcher (mpirun)     allocate: the job's requests and their security
+ *                         keys, drawn once (meridian_pnet_launch_blob),
+ *                         go to every node in the launch message
+ *   each daemon (orted)   setup_local_network: its node's share of the job
+ *                         (meridian_pnet_node_job_new: inventory, its own
+ *                         processes, allocate, setup), stored per process
+ *                         in the server's datastore before they start
+ *   job end               deregister_nspace: the ports go back
+ *
+ * libpmix loads this file in every PMIx process, clients too.  There it
+ * declines at query, before it reads anything of libpmix's private
+ * structures: a client pays for loading this small file and nothing else.
+ * libmeridian is opened (dlopen) only when a server first takes part in a
+ * job.  The plugin is built against one libpmix's private headers; against
+ * any other it refuses to take part, says so once, and the job starts
+ * without it (its processes then run the pipeline themselves).
+ *
+ * Nothing here may take the launcher down: every failure is a status to
+ * libpmix with Meridian's message on the launcher's standard error.
+ */
+#include "src/include/pmix_config.h"
+
+#include "pmix_common.h"
+
+#include "src/include/pmix_globals.h"
+#include "src/mca/gds/gds.h"
+#include "src/mca/pnet/base/base.h"
+#include "src/mca/pnet/pnet.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmix_plugin/pnet_meridian.h"
+
+/* ------------------------------------------------------------ messages */
+
+static void say(const char *severity, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(const char *severity, const char *format, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    fprintf(stderr, "meridian: %s: pnet plugin for libpmix (%s): %s\n", severity,
+            NULL != pmix_globals.hostname ? pmix_globals.hostname : "?", text);
+    fflush(stderr);
+}
+
+/* ------------------------------------------------------------ libmeridian */
+
+/* The calls the plugin makes, found in libmeridian when a server first
+ * needs them. */
+typedef struct {
+    void *handle;
+    int (*init)(int *, char ***);
+    int (*finalize)(void);
+    int (*launch_blob)(uint8_t **, size_t *);
+    int (*node_job_new)(const char *, const char *, const int32_t *, size_t, const void *, size_t,
+                        void **);
+    int (*proc_data)(const void *, uint32_t, pmix_info_t **, size_t *);
+    int (*node_data)(const void *, const char *, pmix_info_t **, size_t *);
+    void (*job_free)(void *);
+} meridian_calls_t;
+
+static meridian_calls_t meridian;
+static int meridian_state = 0; /* 0 not tried, 1 open, -1 failed (said once) */
+
+static void *find(const char *name)
+{
+    void *symbol = dlsym(meridian.handle, name);
+    if (NULL == symbol) {
+        say("error", "%s has no %s (%s): a libmeridian of another version?",
+            MERIDIAN_PMIX_PLUGIN_LIBRARY, name, dlerror());
+    }
+    return symbol;
+}
+
+/* Opens libmeridian and meridian_init()s it, once. */
+static int open_meridian(void)
+{
+    if (0 != meridian_state) {
+        return 1 == meridian_state;
+    }
+    meridian_state = -1;
+    const char *path = getenv("PMIX_MCA_pnet_meridian_library");
+    if (NULL == path || '\0' == path[0]) {
+        path = MERIDIAN_PMIX_PLUGIN_LIBRARY;
+    }
+    /* Its own namespace: nothing of libmeridian's may stand in for the
+     * launcher's symbols. */
+    meridian.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (NULL == meridian.handle) {
+        say("error", "cannot load libmeridian: %s", dlerror());
+        return 0;
+    }
+    *(void **)&meridian.init = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(init));
+    *(void **)&meridian.finalize = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(finalize));
+    *(void **)&meridian.launch_blob = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_launch_blob));
+    *(void **)&meridian.node_job_new = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_node_job_new));
+    *(void **)&meridian.proc_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_proc_data));
+    *(void **)&meridian.node_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_node_data));
+    *(void **)&meridian.job_free = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_job_free));
+    if (NULL == meridian.init || NULL == meridian.finalize || NULL == meridian.launch_blob ||
+        NULL == meridian.node_job_new || NULL == meridian.proc_data || NULL == meridian.node_data ||
+        NULL == meridian.job_free) {
+        dlclose(meridian.handle);
+        meridian.handle = NULL;
+        return 0;
+    }
+    /* Meridian's parameters come from this process's environment and
+     * Meridian's parameter files, as in any Meridian process. */
+    if (0 != meridian.init(NULL, NULL)) {
+        say("error", "meridian_init failed (the reason is above)");
+        return 0;
+    }
+    meridian_state = 1;
+    return 1;
+}
+
+/* ------------------------------------------------------------ jobs */
+
+/* The jobs this server set up, until their namespace goes. */
+typedef struct job_entry {
+    struct job_entry *next;
+    char nspace[PMIX_MAX_NSLEN + 1];
+    void *job;
+} job_entry_t;
+
+static job_entry_t *jobs = NULL;
+
+static void forget_job(const char *nspace)
+{
+    for (job_entry_t **at = &jobs; NULL != *at; at = &(*at)->next) {
+        if (0 == strncmp((*at)->nspace, nspace, PMIX_MAX_NSLEN)) {
+            job_entry_t *gone = *at;
+            *at = gone->next;
+            meridian.job_free(gone->job);
+            free(gone);
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ the module */
+
+static pmix_status_t plugin_init(void)
+{
+    return PMIX_SUCCESS;
+}
+
+static void plugin_finalize(void)
+{
+    while (NULL != jobs) {
+        forget_job(jobs->nspace);
+    }
+    if (1 == meridian_state) {
+        meridian.finalize();
+        /* libmeridian stays mapped: its C++ runtime may still hold exit
+         * handlers, and unmapping under them would crash the launcher at
+         * exit. */
+    }
+    meridian_state = 0;
+}
+
+/* In the launcher, once per job: the blob every node's setup reads.  It is
+ * never empty, so that the launcher hands it on. */
+static pmix_status_t plugin_allocate(pmix_namespace_t *nptr, pmix_info_t info[], size_t ninfo,
+                                     pmix_list_t *ilist)
+{
+    (void)info;
+    (void)ninfo;
+    if (!open_meridian()) {
+        return PMIX_ERR_TAKE_NEXT_OPTION;
+    }
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    if (0 != meridian.launch_blob(&bytes, &size)) {
+        say("error",
+            "job %s does not start: Meridian cannot read its network requests (the "
+            "reason is above)",
+            nptr->nspace);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_kval_t *kv = PMIX_NEW(pmix_kval_t);
+    if (NULL == kv) {
+        free(bytes);
+        return PMIX_ERR_NOMEM;
+    }
+    kv->key = strdup(MERIDIAN_PMIX_PLUGIN_BLOB_KEY);
+    kv->value = (pmix_value_t *)calloc(1, sizeof(pmix_value_t));
+    if (NULL == kv->key || NULL == kv->value) {
+        free(bytes);
+        PMIX_RELEASE(kv);
+        return PMIX_ERR_NOMEM;
+    }
+    kv->value->type = PMIX_BYTE_OBJECT;
+    kv->value->data.bo.bytes = (char *)bytes;
+    kv->value->data.bo.size = size;
+    pmix_list_append(ilist, &kv->super);
+    return PMIX_SUCCESS;
+}
+
+/* This node's ranks of the job, ascending (local rank order), from the
+ * job's PMIX_LOCAL_PEERS the server holds. */
+static pmix_status_t local_ranks(const char *nspace, uint32_t **ranks, size_t *count)
+{
+    pmix_cb_t cb;
+    pmix_proc_t wildcard;
+    pmix_status_t rc;
+
+    *ranks = NULL;
+    *count = 0;
+    PMIX_LOAD_PROCID(&wildcard, nspace, PMIX_RANK_WILDCARD);
+    PMIX_CONSTRUCT(&cb, pmix_cb_t);
+    cb.proc = &wildcard;
+    cb.scope = PMIX_INTERNAL;
+    cb.key = PMIX_LOCAL_PEERS;
+    cb.copy = true;
+    PMIX_GDS_FETCH_KV(rc, pmix_globals.mypeer, &cb);
+    if (PMIX_SUCCESS == rc) {
+        pmix_kval_t *kv = (pmix_kval_t *)pmix_list_get_first(&cb.kvs);
+        if (kv == (pmix_kval_t *)pmix_list_get_end(&cb.kvs) || NULL == kv->value ||
+            PMIX_STRING != kv->value->type || NULL == kv->value->data.string) {
+            rc = PMIX_ERR_NOT_FOUND;
+        } else {
+            const char *text = kv->value->data.string;
+            size_t n = 1;
+            for (const char *c = text; '\0' != *c; ++c) {
+                n += ',' == *c;
+            }
+            *ranks = (uint32_t *)calloc(n, sizeof(uint32_t));
+            if (NULL == *ranks) {
+                rc = PMIX_ERR_NOMEM;
+            } else {
+                const char *at = text;
+                while ('\0' != *at && *count < n) {
+                    char *end = NULL;
+                    unsigned long rank = strtoul(at, &end, 10);
+                    if (end == at || rank > UINT32_MAX || (',' != *end && '\0' != *end)) {
+                        rc = PMIX_ERR_BAD_PARAM;
+                        break;
+                    }
+                    (*ranks)[(*count)++] = (uint32_t)rank;
+                    at = ',' == *end ? end + 1 : end;
+                }
+            }
+        }
+    }
+    PMIX_DESTRUCT(&cb);
+    if (PMIX_SUCCESS != rc) {
+        free(*ranks);
+        *ranks = NULL;
+        *count = 0;
+    }
+    return rc;
+}
+
+static int compare_ranks(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a;
+    const uint32_t y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One process's results as the server stores them: a PMIX_PROC_INFO_ARRAY
+ * of its rank and Meridian's entries (moved out of `entries`). */
+static void load_proc(pmix_info_t *out, uint32_t rank, pmix_info_t *entries, size_t count)
+{
+    pmix_data_array_t *array;
+    PMIX_DATA_ARRAY_CREATE(array, count + 1, PMIX_INFO);
+    pmix_info_t *items = (pmix_info_t *)array->array;
+    pmix_rank_t r = rank;
+    PMIX_INFO_LOAD(&items[0], PMIX_RANK, &r, PMIX_PROC_RANK);
+    for (size_t i = 0; i < count; ++i) {
+        /* a shallow move: `entries` is freed without its values */
+        items[i + 1] = entries[i];
+    }
+    PMIX_LOAD_KEY(out->key, PMIX_PROC_INFO_ARRAY);
+    out->value.type = PMIX_DATA_ARRAY;
+    out->value.data.darray = array;
+}
+
+/* The node's share, stored in the server before the processes start. */
+static pmix_status_t store_node(pmix_nspace_env_cache_t *nptr, void *job, const uint32_t *ranks,
+                                size_t count)
+{
+    const char *node = pmix_globals.hostname;
+    /* each process, the node's data and the path's marker */
+    pmix_info_t *all;
+    PMIX_INFO_CREATE(all, count + 2);
+    if (NULL == all) {
+        return PMIX_ERR_NOMEM;
+    }
+    size_t used = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; i < count; ++i) {
+        pmix_info_t *entries = NULL;
+        size_t n = 0;
+        if (0 != meridian.proc_data(job, (uint32_t)i, &entries, &n)) {
+            rc = PMIX_ERROR;
+            break;
+        }
+        load_proc(&all[used++], ranks[i], entries, n);
+        free(entries);
+    }
+    if (PMIX_SUCCESS == rc) {
+        pmix_info_t *entries = NULL;
+        size_t n = 0;
+        if (0 != meridian.node_data(job, node, &entries, &n)) {
+            rc = PMIX_ERROR;
+        } else if (n > 0) {
+            pmix_data_array_t *array;
+            PMIX_DATA_ARRAY_CREATE(array, n + 1, PMIX_INFO);
+            pmix_info_t *items = (pmix_info_t *)array->array;
+            PMIX_INFO_LOAD(&items[0], PMIX_HOSTNAME, node, PMIX_STRING);
+            for (size_t i = 0; i < n; ++i) {
+                items[i + 1] = entries[i];
+            }
+            free(entries);
+            PMIX_LOAD_KEY(all[used].key, PMIX_NODE_INFO_ARRAY);
+            all[used].value.type = PMIX_DATA_ARRAY;
+            all[used].value.data.darray = array;
+            ++used;
+        }
+    }
+    if (PMIX_SUCCESS == rc) {
+        PMIX_INFO_LOAD(&all[used], MERIDIAN_PMIX_PLUGIN_PATH_KEY, "launcher", PMIX_STRING);
+        ++used;
+        PMIX_GDS_CACHE_JOB_INFO(rc, pmix_globals.mypeer, nptr->ns, all, used);
+        if (PMIX_SUCCESS != rc) {
+            say("error", "job %s: libpmix did not store the results (%s)", nptr->ns->nspace,
+                PMIx_Error_string(rc));
+        }
+    }
+    PMIX_INFO_FREE(all, count + 2);
+    return rc;
+}
+
+/* On each node, once per job, before its processes start. */
+static pmix_status_t plugin_setup_local_network(pmix_nspace_env_cache_t *nptr, pmix_info_t info[],
+                                                size_t ninfo)
+{
+    const pmix_info_t *blob = NULL;
+    for (size_t n = 0; NULL != info && n < ninfo; ++n) {
+        if (PMIX_CHECK_KEY(&info[n], MERIDIAN_PMIX_PLUGIN_BLOB_KEY)) {
+            blob = &info[n];
+        }
+    }
+    if (NULL == blob) {
+        /* A launcher without the plugin allocated this job: its processes
+         * set up the network themselves. */
+        return PMIX_SUCCESS;
+    }
+    const char *nspace = nptr->ns->nspace;
+    if (PMIX_BYTE_OBJECT != blob->value.type) {
+        say("error", "job %s: the launcher's %s is a %s, not bytes", nspace,
+            MERIDIAN_PMIX_PLUGIN_BLOB_KEY, PMIx_Data_type_string(blob->value.type));
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (!open_meridian()) {
+        say("error",
+            "job %s does not start: the launcher set its network up with Meridian, "
+            "and this node cannot",
+            nspace);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    uint32_t *ranks = NULL;
+    size_t count = 0;
+    pmix_status_t rc = local_ranks(nspace, &ranks, &count);
+    if (PMIX_SUCCESS != rc) {
+        say("error", "job %s: this node's processes are not known (PMIX_LOCAL_PEERS: %s)", nspace,
+            PMIx_Error_string(rc));
+        return rc;
+    }
+    qsort(ranks, count, sizeof *ranks, compare_ranks);
+    int32_t *packages = (int32_t *)malloc(count * sizeof(int32_t));
+    if (NULL == packages) {
+        free(ranks);
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        packages[i] = -1; /* bindings are not read yet: NICs by the node's distances */
+    }
+    void *job = NULL;
+    if (0 != meridian.node_job_new(nspace, pmix_globals.hostname, packages, count,
+                                   blob->value.data.bo.bytes, blob->value.data.bo.size, &job)) {
+        say("error",
+            "job %s does not start: Meridian could not set up this node's network "
+            "(the reason is above)",
+            nspace);
+        free(packages);
+        free(ranks);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    free(packages);
+    rc = store_node(nptr, job, ranks, count);
+    free(ranks);
+    if (PMIX_SUCCESS != rc) {
+        meridian.job_free(job);
+        return rc;
+    }
+    job_entry_t *entry = (job_entry_t *)calloc(1, sizeof *entry);
+    if (NULL == entry) {
+        meridian.job_free(job);
+        return PMIX_ERR_NOMEM;
+    }
+    PMIX_LOAD_NSPACE(entry->nspace, nspace);
+    entry->job = job;
+    entry->next = jobs;
+    jobs = entry;
+    return PMIX_SUCCESS;
+}
+
+static void plugin_deregister_nspace(pmix_namespace_t *nptr)
+{
+    if (1 == meridian_state && NULL != nptr && NULL != nptr->nspace) {
+        forget_job(nptr->nspace);
+    }
+}
+
+static pmix_pnet_module_t plugin_module = {
+    .name = "meridian",
+    .init = plugin_init,
+    .finalize = plugin_finalize,
+    .allocate = plugin_allocate,
+    .setup_local_network = plugin_setup_local_network,
+    .deregister_nspace = plugin_deregister_nspace,
+};
+
+/* ------------------------------------------------------------ the component */
+
+/* "OpenPMIx 4.2.2, repo rev: ..." -> 4, 2, 2 */
+static int running_version(int *major, int *minor, int *release)
+{
+    const char *text = PMIx_Get_version();
+    if (NULL == text) {
+        return 0;
+    }
+    const char *at = text;
+    while ('\0' != *at && (*at < '0' || *at > '9')) {
+        ++at;
+    }
+    return 3 == sscanf(at, "%d.%d.%d", major, minor, release);
+}
+
+static int plugin_query(pmix_mca_base_module_t **module, int *priority)
+{
+    *module = NULL;
+    *priority = 0;
+    /* A client (the launcher gave it its name): nothing to do here, and
+     * nothing of libpmix's private structures is read. */
+    if (NULL != getenv("PMIX_RANK") && NULL != getenv("PMIX_NAMESPACE")) {
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    int major = 0, minor = 0, release = 0;
+    if (!running_version(&major, &minor, &release) || major != MERIDIAN_PMIX_PLUGIN_BUILT_MAJOR ||
+        minor != MERIDIAN_PMIX_PLUGIN_BUILT_MINOR ||
+        release != MERIDIAN_PMIX_PLUGIN_BUILT_RELEASE) {
+        /* Said on the launcher's standard error, without the host name:
+         * pmix_globals may be laid out otherwise in this libpmix. */
+        fprintf(stderr,
+                "meridian: warning: the pnet plugin for libpmix (%s) was built for OpenPMIx "
+                "%d.%d.%d and this process runs %s: it takes no part (rebuild Meridian against "
+                "this libpmix); the job's processes set up the network themselves\n",
+                MERIDIAN_PMIX_PLUGIN_NAME, MERIDIAN_PMIX_PLUGIN_BUILT_MAJOR,
+                MERIDIAN_PMIX_PLUGIN_BUILT_MINOR, MERIDIAN_PMIX_PLUGIN_BUILT_RELEASE,
+                NULL != PMIx_Get_version() ? PMIx_Get_version() : "an unknown version");
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (!PMIX_PEER_IS_SERVER(pmix_globals.mypeer)) {
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    *module = (pmix_mca_base_module_t *)&plugin_module;
+    *priority = MERIDIAN_PMIX_PLUGIN_PRIORITY;
+    return PMIX_SUCCESS;
+}
+
+PMIX_EXPORT pmix_pnet_base_component_t pmix_mca_pnet_meridian_component = {
+    .base =
+        {
+            PMIX_PNET_BASE_VERSION_1_0_0,
+            .pmix_mca_component_name = "meridian",
+            PMIX_MCA_BASE_MAKE_VERSION(component, MERIDIAN_PMIX_PLUGIN_MAJOR,
+                                       MERIDIAN_PMIX_PLUGIN_MINOR, MERIDIAN_PMIX_PLUGIN_RELEASE),
+            .pmix_mca_query_component = plugin_query,
+        },
+    .data =
+        {
+            /* a checkpoint-ready flag in PMIx's MCA, meaningless here */
+            .param_field = 0,
+        },
+};

@@ -1,0 +1,46 @@
+/*
+ * What the pnet plugin for libpmix is built with (pmix_plugin/README.md).
+ * The build defines MERIDIAN_PMIX_PLUGIN_LIBRARY (the libmeridian it
+ * opens); the rest has defaults a test build may override.
+ */
+#ifndef MERIDIAN_PMIX_PLUGIN_PNET_MERIDIAN_H
+#define MERIDIAN_PMIX_PLUGIN_PNET_MERIDIAN_H
+
+#include <meridian/meridian_config.h>
+
+#include "pmix_version.h"
+
+#ifndef MERIDIAN_PMIX_PLUGIN_LIBRARY
+#error "the build names the libmeridian the plugin opens (MERIDIAN_PMIX_PLUGIN_LIBRARY)"
+#endif
+
+/* The libpmix the plugin was built for: it takes part only there. */
+#ifndef MERIDIAN_PMIX_PLUGIN_BUILT_MAJOR
+#define MERIDIAN_PMIX_PLUGIN_BUILT_MAJOR ((int)PMIX_VERSION_MAJOR)
+#define MERIDIAN_PMIX_PLUGIN_BUILT_MINOR ((int)PMIX_VERSION_MINOR)
+#define MERIDIAN_PMIX_PLUGIN_BUILT_RELEASE ((int)PMIX_VERSION_RELEASE)
+#endif
+
+#define MERIDIAN_PMIX_PLUGIN_NAME "pmix_mca_pnet_meridian"
+/* Among libpmix's pnet components: Meridian's results are whole, so it goes
+ * first (libpmix's own components serve other fabrics). */
+#define MERIDIAN_PMIX_PLUGIN_PRIORITY 50
+#define MERIDIAN_PMIX_PLUGIN_MAJOR 0
+#define MERIDIAN_PMIX_PLUGIN_MINOR 1
+#define MERIDIAN_PMIX_PLUGIN_RELEASE 0
+
+/* The launcher's blob in the launch message, and the job-level value that
+ * tells a process the launcher set its network up ("launcher"). */
+#define MERIDIAN_PMIX_PLUGIN_BLOB_KEY "meridian.pnet.launch"
+#define MERIDIAN_PMIX_PLUGIN_PATH_KEY "meridian.pnet.path"
+
+/* A libmeridian call's linked name: meridian_NAME, or PREFIXNAME in a
+ * Meridian configured --with-symbol-prefix. */
+#define MERIDIAN_PMIX_PLUGIN_TEXT_(x) #x
+#define MERIDIAN_PMIX_PLUGIN_TEXT(x) MERIDIAN_PMIX_PLUGIN_TEXT_(x)
+#define MERIDIAN_PMIX_PLUGIN_PASTE_(a, b) a##b
+#define MERIDIAN_PMIX_PLUGIN_PASTE(a, b) MERIDIAN_PMIX_PLUGIN_PASTE_(a, b)
+#define MERIDIAN_PMIX_PLUGIN_SYMBOL(name)                                                          \
+    MERIDIAN_PMIX_PLUGIN_TEXT(MERIDIAN_PMIX_PLUGIN_PASTE(MERIDIAN_SYMBOL_PREFIX, name))
+
+#endif

@@ -1,0 +1,4 @@
+/* libpmix's private src/server/pmix_server_ops.h includes
+ * "include/pmix_server.h", the path inside PMIx's source tree; installed,
+ * the header is <pmix_server.h>. */
+#include <pmix_server.h>
