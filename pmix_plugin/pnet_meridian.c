@@ -60,9 +60,35 @@ static void say(const char *severity, const char *format, ...)
 
 /* The calls the plugin makes, found in libmeridian when a server first
  * needs them. */
+/* Meridian's messages, as libmeridian prints them (meridian_report's
+ * severities: 1 error, 2 warning, 3 notice, 4 verbose), on the launcher's
+ * standard error; the first error since reset_reason() is kept as the
+ * reason a job failed, for its processes to say. */
+static char reason[1024];
+
+static void reset_reason(void)
+{
+    reason[0] = '\0';
+}
+
+static void keep_message(int severity, const char *text, void *context)
+{
+    (void)context;
+    const char *prefix = 1 == severity   ? "meridian: error: "
+                         : 2 == severity ? "meridian: warning: "
+                         : 3 == severity ? "meridian: notice: "
+                                         : "meridian: ";
+    fprintf(stderr, "%s%s\n", prefix, text);
+    fflush(stderr);
+    if (1 == severity && '\0' == reason[0]) {
+        snprintf(reason, sizeof reason, "%s", text);
+    }
+}
+
 typedef struct {
     void *handle;
     int (*init)(int *, char ***);
+    void *(*set_message_sink)(void (*)(int, const char *, void *), void *);
     int (*finalize)(void);
     int (*launch_blob)(uint8_t **, size_t *);
     int (*node_job_new)(const char *, const char *, const int32_t *, size_t, const void *, size_t,
@@ -104,19 +130,21 @@ static int open_meridian(void)
         return 0;
     }
     *(void **)&meridian.init = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(init));
+    *(void **)&meridian.set_message_sink = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(set_message_sink));
     *(void **)&meridian.finalize = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(finalize));
     *(void **)&meridian.launch_blob = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_launch_blob));
     *(void **)&meridian.node_job_new = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_node_job_new));
     *(void **)&meridian.proc_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_proc_data));
     *(void **)&meridian.node_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_node_data));
     *(void **)&meridian.job_free = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_job_free));
-    if (NULL == meridian.init || NULL == meridian.finalize || NULL == meridian.launch_blob ||
-        NULL == meridian.node_job_new || NULL == meridian.proc_data || NULL == meridian.node_data ||
-        NULL == meridian.job_free) {
+    if (NULL == meridian.init || NULL == meridian.set_message_sink || NULL == meridian.finalize ||
+        NULL == meridian.launch_blob || NULL == meridian.node_job_new ||
+        NULL == meridian.proc_data || NULL == meridian.node_data || NULL == meridian.job_free) {
         dlclose(meridian.handle);
         meridian.handle = NULL;
         return 0;
     }
+    meridian.set_message_sink(keep_message, NULL);
     /* Meridian's parameters come from this process's environment and
      * Meridian's parameter files, as in any Meridian process. */
     if (0 != meridian.init(NULL, NULL)) {
@@ -184,12 +212,24 @@ static pmix_status_t plugin_allocate(pmix_namespace_t *nptr, pmix_info_t info[],
     }
     uint8_t *bytes = NULL;
     size_t size = 0;
+    reset_reason();
     if (0 != meridian.launch_blob(&bytes, &size)) {
-        say("error",
-            "job %s does not start: Meridian cannot read its network requests (the "
-            "reason is above)",
+        /* The launcher starts the job whatever this returns (Open MPI 4.1
+         * does): the nodes get the failure instead, and the job's processes
+         * end with its reason rather than set their network up anyway. */
+        say("error", "job %s cannot start: Meridian cannot read its network requests",
             nptr->nspace);
-        return PMIX_ERR_BAD_PARAM;
+        char text[sizeof reason + 128];
+        const int n =
+            snprintf(text, sizeof text, "%s\nfailed %s\n", MERIDIAN_PMIX_PLUGIN_BLOB_MAGIC,
+                     '\0' != reason[0] ? reason
+                                       : "the launcher could not read the job's "
+                                         "network requests");
+        bytes = (uint8_t *)strdup(text);
+        if (NULL == bytes) {
+            return PMIX_ERR_NOMEM;
+        }
+        size = (size_t)n < sizeof text ? (size_t)n : sizeof text - 1;
     }
     pmix_kval_t *kv = PMIX_NEW(pmix_kval_t);
     if (NULL == kv) {
@@ -346,6 +386,51 @@ static pmix_status_t store_node(pmix_nspace_env_cache_t *nptr, void *job, const 
     return rc;
 }
 
+/* The job cannot start on this node: its processes find why instead of
+ * results, and end with it (meridian_init fails) rather than set their
+ * network up themselves. */
+static pmix_status_t store_failure(pmix_nspace_env_cache_t *nptr, const char *why)
+{
+    char text[sizeof reason + 256];
+    snprintf(text, sizeof text, "the launcher could not set up the job's network on node %s: %s",
+             NULL != pmix_globals.hostname ? pmix_globals.hostname : "?", why);
+    pmix_info_t *marks;
+    PMIX_INFO_CREATE(marks, 2);
+    if (NULL == marks) {
+        return PMIX_ERR_NOMEM;
+    }
+    PMIX_INFO_LOAD(&marks[0], MERIDIAN_PMIX_PLUGIN_PATH_KEY, "failed", PMIX_STRING);
+    PMIX_INFO_LOAD(&marks[1], MERIDIAN_PMIX_PLUGIN_ERROR_KEY, text, PMIX_STRING);
+    pmix_status_t rc;
+    PMIX_GDS_CACHE_JOB_INFO(rc, pmix_globals.mypeer, nptr->ns, marks, 2);
+    PMIX_INFO_FREE(marks, 2);
+    return rc;
+}
+
+/* "failed REASON" as the blob's second line: the launcher could not
+ * allocate (the reason, NUL-terminated, into `out`). */
+static int blob_failure(const pmix_byte_object_t *blob, char *out, size_t size)
+{
+    const size_t magic = strlen(MERIDIAN_PMIX_PLUGIN_BLOB_MAGIC);
+    static const char word[] = "\nfailed ";
+    if (NULL == blob->bytes || blob->size < magic + sizeof word - 1 ||
+        0 != memcmp(blob->bytes, MERIDIAN_PMIX_PLUGIN_BLOB_MAGIC, magic) ||
+        0 != memcmp(blob->bytes + magic, word, sizeof word - 1)) {
+        return 0;
+    }
+    const char *from = blob->bytes + magic + sizeof word - 1;
+    size_t n = blob->size - (size_t)(from - blob->bytes);
+    while (n > 0 && ('\n' == from[n - 1] || '\0' == from[n - 1])) {
+        --n;
+    }
+    if (n >= size) {
+        n = size - 1;
+    }
+    memcpy(out, from, n);
+    out[n] = '\0';
+    return 1;
+}
+
 /* On each node, once per job, before its processes start. */
 static pmix_status_t plugin_setup_local_network(pmix_nspace_env_cache_t *nptr, pmix_info_t info[],
                                                 size_t ninfo)
@@ -362,28 +447,34 @@ static pmix_status_t plugin_setup_local_network(pmix_nspace_env_cache_t *nptr, p
         return PMIX_SUCCESS;
     }
     const char *nspace = nptr->ns->nspace;
+    char why[sizeof reason];
     if (PMIX_BYTE_OBJECT != blob->value.type) {
-        say("error", "job %s: the launcher's %s is a %s, not bytes", nspace,
-            MERIDIAN_PMIX_PLUGIN_BLOB_KEY, PMIx_Data_type_string(blob->value.type));
+        snprintf(why, sizeof why, "the launcher's %s is a %s, not bytes",
+                 MERIDIAN_PMIX_PLUGIN_BLOB_KEY, PMIx_Data_type_string(blob->value.type));
+        say("error", "job %s: %s", nspace, why);
+        (void)store_failure(nptr, why);
         return PMIX_ERR_BAD_PARAM;
     }
+    if (blob_failure(&blob->value.data.bo, why, sizeof why)) {
+        (void)store_failure(nptr, why);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
     if (!open_meridian()) {
-        say("error",
-            "job %s does not start: the launcher set its network up with Meridian, "
-            "and this node cannot",
-            nspace);
+        (void)store_failure(nptr, "it cannot load libmeridian (the launcher's output says why)");
         return PMIX_ERR_NOT_AVAILABLE;
     }
     uint32_t *ranks = NULL;
     size_t count = 0;
     pmix_status_t rc = local_ranks(nspace, &ranks, &count);
     if (PMIX_SUCCESS != rc) {
-        say("error", "job %s: this node's processes are not known (PMIX_LOCAL_PEERS: %s)", nspace,
-            PMIx_Error_string(rc));
+        snprintf(why, sizeof why, "its processes are not known (PMIX_LOCAL_PEERS: %s)",
+                 PMIx_Error_string(rc));
+        say("error", "job %s: %s", nspace, why);
+        (void)store_failure(nptr, why);
         return rc;
     }
     qsort(ranks, count, sizeof *ranks, compare_ranks);
-    int32_t *packages = (int32_t *)malloc(count * sizeof(int32_t));
+    int32_t *packages = (int32_t *)malloc((count > 0 ? count : 1) * sizeof(int32_t));
     if (NULL == packages) {
         free(ranks);
         return PMIX_ERR_NOMEM;
@@ -392,12 +483,11 @@ static pmix_status_t plugin_setup_local_network(pmix_nspace_env_cache_t *nptr, p
         packages[i] = -1; /* bindings are not read yet: NICs by the node's distances */
     }
     void *job = NULL;
+    reset_reason();
     if (0 != meridian.node_job_new(nspace, pmix_globals.hostname, packages, count,
                                    blob->value.data.bo.bytes, blob->value.data.bo.size, &job)) {
-        say("error",
-            "job %s does not start: Meridian could not set up this node's network "
-            "(the reason is above)",
-            nspace);
+        say("error", "job %s cannot start: Meridian could not set up this node's network", nspace);
+        (void)store_failure(nptr, '\0' != reason[0] ? reason : "the launcher's output says why");
         free(packages);
         free(ranks);
         return PMIX_ERR_NOT_AVAILABLE;
@@ -407,6 +497,7 @@ static pmix_status_t plugin_setup_local_network(pmix_nspace_env_cache_t *nptr, p
     free(ranks);
     if (PMIX_SUCCESS != rc) {
         meridian.job_free(job);
+        (void)store_failure(nptr, "libpmix did not store the results");
         return rc;
     }
     job_entry_t *entry = (job_entry_t *)calloc(1, sizeof *entry);

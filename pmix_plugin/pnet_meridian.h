@@ -32,7 +32,12 @@
 /* The launcher's blob in the launch message, and the job-level value that
  * tells a process the launcher set its network up ("launcher"). */
 #define MERIDIAN_PMIX_PLUGIN_BLOB_KEY "meridian.pnet.launch"
+/* The blob's first line (mca/pnet/base/pnet_base_launcher.cc). */
+#define MERIDIAN_PMIX_PLUGIN_BLOB_MAGIC "meridian-pnet-launch 1"
+/* "launcher", or "failed" with the reason under the error key
+ * (mca/pnet/base/base.hpp: key_setup_path, key_setup_error). */
 #define MERIDIAN_PMIX_PLUGIN_PATH_KEY "meridian.pnet.path"
+#define MERIDIAN_PMIX_PLUGIN_ERROR_KEY "meridian.pnet.error"
 
 /* A libmeridian call's linked name: meridian_NAME, or PREFIXNAME in a
  * Meridian configured --with-symbol-prefix. */

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -32,8 +33,33 @@ struct Membership {
 struct ClaimState {
     std::mutex mutex;
     std::set<std::string, std::less<>> claimed_nodes;
-    std::optional<Membership> member;
+    // The jobs this process is a member of, by namespace: its own, or the
+    // jobs a launcher's daemon holds ports for (pnet::host_job).
+    std::map<std::string, Membership, std::less<>> members;
 };
+
+// The job this process claims and holds ports for on this host: its own
+// (the datastore's), or the one a launcher's daemon is setting up, which
+// this process holds alone for all of its processes there.
+struct Identity {
+    std::string nspace;
+    std::string node;
+    std::uint32_t processes = 1; // the job's processes on this host
+    std::uint32_t members = 1;   // of those, the ones that join the entry
+};
+
+Result<Identity> identity()
+{
+    if (const pnet::HostJob *job = pnet::host_job()) {
+        return Identity{job->nspace, job->node, std::max<std::uint32_t>(job->processes, 1), 1};
+    }
+    auto store = datastore::store();
+    if (!store) {
+        return store.error();
+    }
+    const std::uint32_t local = std::max<std::uint32_t>((*store)->local_size(), 1);
+    return Identity{(*store)->self().nspace, (*store)->node_name(), local, local};
+}
 
 ClaimState &state()
 {
@@ -105,14 +131,15 @@ void verbose(const std::string &text)
                                         text.c_str());
 }
 
-// Leave under the state's lock.
-void leave_locked(ClaimState &s)
+// Leave one job's entry under the state's lock.
+void leave_locked(ClaimState &s, std::string_view nspace)
 {
-    if (!s.member) {
+    const auto it = s.members.find(nspace);
+    if (it == s.members.end()) {
         return;
     }
-    const Membership member = std::move(*s.member);
-    s.member.reset();
+    const Membership member = std::move(it->second);
+    s.members.erase(it);
     const ledger::Process me = ledger::this_process();
     auto done = ledger::update(member.path, running, [&](auto &entries, const auto &here) {
         ledger::leave(entries, here, me, member.nspace);
@@ -176,14 +203,14 @@ claim_host_ports(const std::vector<fabric::PortPoolSpec> &pools)
     if (const auto need = ports_needed(*requests, 1); need[0] == 0 && need[1] == 0) {
         return Claimed();
     }
-    auto store = datastore::store();
-    if (!store) {
-        return store.error();
+    auto who = identity();
+    if (!who) {
+        return who.error();
     }
     ledger::ClaimRequest request;
-    request.nspace = (*store)->self().nspace;
-    request.expect = std::max<std::uint32_t>((*store)->local_size(), 1);
-    request.need = ports_needed(*requests, request.expect);
+    request.nspace = who->nspace;
+    request.expect = who->members;
+    request.need = ports_needed(*requests, who->processes);
     request.pools = pools;
     if (request.nspace.empty()) {
         return Claimed();
@@ -220,7 +247,7 @@ claim_host_ports(const std::vector<fabric::PortPoolSpec> &pools)
                               "; no ports were claimed (set pnet_tcp_ledger to another file, or "
                               "none)");
     }
-    s.member = Membership{**path, request.nspace};
+    s.members.insert_or_assign(request.nspace, Membership{**path, request.nspace});
     verbose("pnet_tcp: job " + request.nspace + " claimed " + describe(claimed) +
             " on this host in the port ledger " + **path);
     return Claimed(std::move(claimed));
@@ -231,20 +258,17 @@ void note_claimed_node(std::string_view node)
     ClaimState &s = state();
     const std::lock_guard guard(s.mutex);
     s.claimed_nodes.emplace(node);
-    if (s.member) {
-        return;
-    }
     // This process's own host: it is one of the processes the claim
     // expects, and leaves it when it is done even if it never joins (its
     // allocation failed), so that the claim goes without waiting for the
     // grace time.
-    auto store = datastore::store();
-    if (!store || (*store)->node_name() != node) {
+    auto who = identity();
+    if (!who || who->node != node || s.members.find(who->nspace) != s.members.end()) {
         return;
     }
     auto path = ledger_path();
     if (path && *path) {
-        s.member = Membership{**path, (*store)->self().nspace};
+        s.members.insert_or_assign(who->nspace, Membership{**path, who->nspace});
     }
 }
 
@@ -261,9 +285,9 @@ void hold_assigned_ports(const pnet::Job &job, fabric::Index node)
     if (!ports_are_claimed(name)) {
         return;
     }
-    auto store = datastore::store();
-    if (!store || (*store)->self().nspace != job.map.nspace || (*store)->node_name() != name) {
-        return; // not this process's own job on its own host
+    auto who = identity();
+    if (!who || who->nspace != job.map.nspace || who->node != name) {
+        return; // not this process's job on its own host
     }
     auto path = ledger_path();
     if (!path || !*path) {
@@ -285,7 +309,7 @@ void hold_assigned_ports(const pnet::Job &job, fabric::Index node)
             }
         }
     }
-    const std::uint32_t expect = std::max<std::uint32_t>((*store)->local_size(), 1);
+    const std::uint32_t expect = who->members;
     const ledger::Process me = ledger::this_process();
     ClaimState &s = state();
     const std::lock_guard guard(s.mutex);
@@ -297,7 +321,7 @@ void hold_assigned_ports(const pnet::Job &job, fabric::Index node)
                        " keeps its ports but the ledger does not show which");
         return;
     }
-    s.member = Membership{**path, job.map.nspace};
+    s.members.insert_or_assign(job.map.nspace, Membership{**path, job.map.nspace});
     std::string held;
     for (std::size_t p = 0; p < assigned.size(); ++p) {
         if (!assigned[p].empty()) {
@@ -314,16 +338,16 @@ void leave_ledger(std::string_view nspace)
 {
     ClaimState &s = state();
     const std::lock_guard guard(s.mutex);
-    if (s.member && s.member->nspace == nspace) {
-        leave_locked(s);
-    }
+    leave_locked(s, nspace);
 }
 
 void forget_claims()
 {
     ClaimState &s = state();
     const std::lock_guard guard(s.mutex);
-    leave_locked(s);
+    while (!s.members.empty()) {
+        leave_locked(s, std::string(s.members.begin()->first));
+    }
     s.claimed_nodes.clear();
 }
 

@@ -156,6 +156,44 @@ Status run_in_job();
 const mca_pnet_job *in_job();
 void forget_in_job();
 
+// The job a pipeline call serves when it is not this process's own: a
+// launcher's daemon making its node's share of a job (base.h,
+// meridian_pnet_node_job_new) for `processes` processes on `node`, all held
+// by this one process.  Set for the calling thread while the share is made.
+// A component that keeps per-host state for "this process's job" (pnet_tcp's
+// port ledger) takes the job from here when it is set, else from the
+// datastore.
+struct HostJob {
+    std::string nspace;
+    std::string node;
+    std::uint32_t processes = 1;
+};
+const HostJob *host_job();
+class HostJobScope
+{
+  public:
+    explicit HostJobScope(HostJob job);
+    ~HostJobScope();
+    HostJobScope(const HostJobScope &) = delete;
+    HostJobScope &operator=(const HostJobScope &) = delete;
+
+  private:
+    HostJob job_;
+    const HostJob *outer_;
+};
+
+// Where this process's job had its network set up: nowhere yet; by the
+// launcher's daemons (the pnet plugin for libpmix stored each process's
+// results in its PMIx server and the job-level value key_setup_path =
+// "launcher": run_in_job then computes nothing); or in-job.
+// pnet_base_verbose 1 says which, per process.
+inline constexpr std::string_view key_setup_path = "meridian.pnet.path";
+// When the launcher's daemons could not (key_setup_path "failed"): why, which
+// run_in_job returns (meridian_init then fails with it).
+inline constexpr std::string_view key_setup_error = "meridian.pnet.error";
+enum class SetupPath { none, launcher, in_job };
+SetupPath setup_path();
+
 } // namespace meridian::pnet
 
 #endif

@@ -35,6 +35,7 @@
 #include "mca/pnet/base/pnet_base_internal.hpp"
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/output.hpp>
 
@@ -56,6 +57,7 @@ constexpr std::string_view key_failed = "meridian.injob.failed";
 struct InJobState {
     std::unique_ptr<mca_pnet_job> job;
     bool deferred = false; // in_job() may still run it
+    SetupPath path = SetupPath::none;
 };
 
 InJobState &state()
@@ -373,12 +375,37 @@ Status run_in_job()
     auto &s = state();
     s.deferred = false;
     coord::set_context_provider(nullptr);
-    if (s.job) {
+    if (s.job || s.path == SetupPath::launcher) {
         return success();
     }
     auto store = datastore::store();
     if (!store) {
         return make_error(store.error().status, "in-job network setup: " + store.error().message);
+    }
+    // The launcher's daemons set the job's network up (the pnet plugin for
+    // libpmix): each process's results are in its server already, and this
+    // process computes nothing.
+    if ((*store)->backend() == "pmix") {
+        const datastore::ProcId job{(*store)->self().nspace, datastore::job_rank};
+        auto path = (*store)->get(job, key_setup_path);
+        const std::string *said = path ? std::get_if<std::string>(&*path) : nullptr;
+        if (said != nullptr && *said == "failed") {
+            auto why = (*store)->get(job, key_setup_error);
+            const std::string *text = why ? std::get_if<std::string>(&*why) : nullptr;
+            return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
+                              text != nullptr ? *text
+                                              : std::string("the launcher could not set up the "
+                                                            "job's network (its output says why)"));
+        }
+        if (said != nullptr && *said == "launcher") {
+            s.path = SetupPath::launcher;
+            meridian_mca_base_framework_verbose(
+                &meridian_pnet_base_framework, 1,
+                "process %s, node %s: the launcher set the job's network up (pnet plugin for "
+                "libpmix); this process ran no pipeline",
+                datastore::format_proc((*store)->self()).c_str(), (*store)->node_name().c_str());
+            return success();
+        }
     }
     if (auto done = run(**store); !done) {
         return make_error(done.error().status, "in-job network setup (process " +
@@ -386,7 +413,18 @@ Status run_in_job()
                                                    ", node " + (*store)->node_name() +
                                                    "): " + done.error().message);
     }
+    s.path = SetupPath::in_job;
+    meridian_mca_base_framework_verbose(
+        &meridian_pnet_base_framework, 1,
+        "process %s, node %s: set the job's network up in-job (%u processes)",
+        datastore::format_proc((*store)->self()).c_str(), (*store)->node_name().c_str(),
+        static_cast<unsigned>((*store)->job_size()));
     return success();
+}
+
+SetupPath setup_path()
+{
+    return state().path;
 }
 
 const mca_pnet_job *in_job()
@@ -405,6 +443,7 @@ void forget_in_job()
 {
     auto &s = state();
     s.deferred = false;
+    s.path = SetupPath::none;
     coord::set_context_provider(nullptr);
     if (s.job) {
         (void)deregister(*s.job);

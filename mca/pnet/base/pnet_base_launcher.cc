@@ -137,6 +137,36 @@ Result<Launch> read_blob(std::span<const std::uint8_t> blob)
 
 } // namespace
 
+} // namespace meridian::pnet::detail
+
+namespace meridian::pnet
+{
+
+namespace
+{
+thread_local const HostJob *current_host_job = nullptr;
+}
+
+const HostJob *host_job()
+{
+    return current_host_job;
+}
+
+HostJobScope::HostJobScope(HostJob job) : job_(std::move(job)), outer_(current_host_job)
+{
+    current_host_job = &job_;
+}
+
+HostJobScope::~HostJobScope()
+{
+    current_host_job = outer_;
+}
+
+} // namespace meridian::pnet
+
+namespace meridian::pnet::detail
+{
+
 Result<std::vector<std::uint8_t>> launch_blob()
 {
     auto requests = requests_from_params();
@@ -184,6 +214,10 @@ Result<std::unique_ptr<mca_pnet_job>> node_job(std::string_view nspace, std::str
     if (auto store = datastore::store(); !store) {
         return store.error();
     }
+    // The node's share is this process's to hold (pnet_tcp's port ledger
+    // claims for the job, with this process as its one member here).
+    const HostJobScope scope(HostJob{std::string(nspace), std::string(node),
+                                     static_cast<std::uint32_t>(packages.size())});
     // This node alone: its inventory from every component, into a fabric of
     // its own (a component reading a fabric file delivers the file's nodes).
     auto inventory = collect_inventory();
