@@ -99,19 +99,24 @@ typedef struct {
 } meridian_calls_t;
 
 static meridian_calls_t meridian;
-static int meridian_state = 0; /* 0 not tried, 1 open, -1 failed (said once) */
+static int meridian_state = 0; /* 0 not tried, 1 open, -1 failed */
+/* Why libmeridian could not be opened (said once, kept for every job). */
+static char open_failure[sizeof reason];
+static const char *library_path = MERIDIAN_PMIX_PLUGIN_LIBRARY;
 
 static void *find(const char *name)
 {
     void *symbol = dlsym(meridian.handle, name);
-    if (NULL == symbol) {
-        say("error", "%s has no %s (%s): a libmeridian of another version?",
-            MERIDIAN_PMIX_PLUGIN_LIBRARY, name, dlerror());
+    if (NULL == symbol && '\0' == open_failure[0]) {
+        snprintf(open_failure, sizeof open_failure,
+                 "%s has no %s: a libmeridian of another version than this plugin's", library_path,
+                 name);
     }
     return symbol;
 }
 
-/* Opens libmeridian and meridian_init()s it, once. */
+/* Opens libmeridian and meridian_init()s it, once; on failure
+ * open_failure says why. */
 static int open_meridian(void)
 {
     if (0 != meridian_state) {
@@ -119,14 +124,15 @@ static int open_meridian(void)
     }
     meridian_state = -1;
     const char *path = getenv("PMIX_MCA_pnet_meridian_library");
-    if (NULL == path || '\0' == path[0]) {
-        path = MERIDIAN_PMIX_PLUGIN_LIBRARY;
+    if (NULL != path && '\0' != path[0]) {
+        library_path = path;
     }
     /* Its own namespace: nothing of libmeridian's may stand in for the
      * launcher's symbols. */
-    meridian.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    meridian.handle = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
     if (NULL == meridian.handle) {
-        say("error", "cannot load libmeridian: %s", dlerror());
+        snprintf(open_failure, sizeof open_failure, "cannot load libmeridian: %s", dlerror());
+        say("error", "%s", open_failure);
         return 0;
     }
     *(void **)&meridian.init = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(init));
@@ -137,9 +143,8 @@ static int open_meridian(void)
     *(void **)&meridian.proc_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_proc_data));
     *(void **)&meridian.node_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_node_data));
     *(void **)&meridian.job_free = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_job_free));
-    if (NULL == meridian.init || NULL == meridian.set_message_sink || NULL == meridian.finalize ||
-        NULL == meridian.launch_blob || NULL == meridian.node_job_new ||
-        NULL == meridian.proc_data || NULL == meridian.node_data || NULL == meridian.job_free) {
+    if ('\0' != open_failure[0]) {
+        say("error", "%s", open_failure);
         dlclose(meridian.handle);
         meridian.handle = NULL;
         return 0;
@@ -147,8 +152,10 @@ static int open_meridian(void)
     meridian.set_message_sink(keep_message, NULL);
     /* Meridian's parameters come from this process's environment and
      * Meridian's parameter files, as in any Meridian process. */
+    reset_reason();
     if (0 != meridian.init(NULL, NULL)) {
-        say("error", "meridian_init failed (the reason is above)");
+        snprintf(open_failure, sizeof open_failure, "meridian_init failed: %s",
+                 '\0' != reason[0] ? reason : "(no reason given)");
         return 0;
     }
     meridian_state = 1;
@@ -207,13 +214,13 @@ static pmix_status_t plugin_allocate(pmix_namespace_t *nptr, pmix_info_t info[],
 {
     (void)info;
     (void)ninfo;
-    if (!open_meridian()) {
-        return PMIX_ERR_TAKE_NEXT_OPTION;
-    }
     uint8_t *bytes = NULL;
     size_t size = 0;
     reset_reason();
-    if (0 != meridian.launch_blob(&bytes, &size)) {
+    if (!open_meridian()) {
+        snprintf(reason, sizeof reason, "%s", open_failure);
+    }
+    if (1 != meridian_state || 0 != meridian.launch_blob(&bytes, &size)) {
         /* The launcher starts the job whatever this returns (Open MPI 4.1
          * does): the nodes get the failure instead, and the job's processes
          * end with its reason rather than set their network up anyway. */
@@ -460,7 +467,7 @@ static pmix_status_t plugin_setup_local_network(pmix_nspace_env_cache_t *nptr, p
         return PMIX_ERR_NOT_AVAILABLE;
     }
     if (!open_meridian()) {
-        (void)store_failure(nptr, "it cannot load libmeridian (the launcher's output says why)");
+        (void)store_failure(nptr, open_failure);
         return PMIX_ERR_NOT_AVAILABLE;
     }
     uint32_t *ranks = NULL;

@@ -1,0 +1,188 @@
+#!/bin/sh
+# The pnet plugin for libpmix (pmix_plugin/README.md) inside Open MPI's
+# mpirun with instant-on support, on this host: libpmix loads the plugin
+# from the build tree (PMIX_MCA_mca_base_component_path), mpirun's allocate
+# hands the requests and keys on, its setup_local_network makes the node's
+# share and stores each process's results before the processes start.
+#
+#   launcher    pmix_reader (libpmix only; calls Meridian's init) reads every
+#               rank's results, and every process says (pnet_base_verbose)
+#               that it ran no pipeline
+#   libpmix     plugin_peer, which never loads libmeridian, reads its own
+#               results without a fence, and libmeridian is not in it
+#   side by side  two jobs at once hold different ports, and the ledger
+#               is empty when both have ended
+#   bad input   requests that do not parse, a required value the node cannot
+#               meet, a component that does not exist: the job ends (no hang)
+#               with Meridian's reason from every process, no process sets
+#               its network up itself, and no port stays taken
+#   mismatch    a plugin built for another libpmix says so once and takes no
+#               part: the processes set the network up in-job
+if [ "$HAVE_PMIX_PLUGIN" != yes ]; then
+    echo "SKIP: the plugin for libpmix is not built (configure's summary says why)"
+    exit 77
+fi
+if [ -z "$MPIRUN" ]; then
+    echo "SKIP: no mpirun (Debian: openmpi-bin)"
+    exit 77
+fi
+setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
+unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
+
+scratch=$(pwd)/pmix-plugin-scratch.$$
+cleanup() {
+    touch "$scratch/release" 2>/dev/null
+    # Background jobs of a failed case: bounded by their timeout, ended here.
+    for pid in $(jobs -p); do kill "$pid" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+mkdir -p "$scratch/plugins" "$scratch/mismatch" || exit 1
+ln -s "$PLUGIN" "$scratch/plugins/pmix_mca_pnet_meridian.so" || exit 1
+ln -s "$MISMATCH_PLUGIN" "$scratch/mismatch/pmix_mca_pnet_meridian.so" || exit 1
+# The plugin first, then libpmix's own components.
+PMIX_MCA_mca_base_component_path="$scratch/plugins:$PMIX_COMPONENT_DIR"
+PMIX_MCA_pnet_meridian_library=$MERIDIAN_LIBRARY_SO
+export PMIX_MCA_mca_base_component_path PMIX_MCA_pnet_meridian_library
+ledger="$scratch/ports"
+setp pnet_tcp_ledger "$ledger"
+setp pnet_tcp_static_ports "tcp:32000-32099;udp:33000-33099"
+setp pnet_base_verbose 1
+host=$(hostname)
+
+launch() {
+    timeout 120 "$MPIRUN" --mca orte_enable_instant_on_support 1 --oversubscribe "$@"
+}
+
+status=0
+failed() {
+    echo "FAIL: $1:"
+    sed 's/^/  /' "$2"
+    status=1
+}
+
+# No job's entry may stay in the ledger once its launcher has ended.
+ledger_empty() {
+    if [ -f "$ledger" ] && grep -q '^job ' "$ledger"; then
+        echo "FAIL: $1: the port ledger still holds ports:"
+        sed 's/^/  /' "$ledger"
+        status=1
+    fi
+}
+
+# ---------------------------------------------------------------- launcher
+setp pnet_base_requests "id=data,type=tcp,endpts=2;id=ctl,type=udp,endpts=1"
+launch -np 4 -x MERIDIAN_LIBRARY "$PMIX_READER" data:tcp:2 ctl:udp:1 >"$scratch/out" 2>&1
+rc=$?
+ok=$(grep -c '^rank [0-3]: ok (read 4 ranks' "$scratch/out")
+quiet=$(grep -c "meridian: pnet: process .*:[0-3], node $host: the launcher set the job's network up (pnet plugin for libpmix); this process ran no pipeline$" "$scratch/out")
+injob=$(grep -c 'in-job' "$scratch/out")
+if [ $rc -ne 0 ] || [ "$ok" -ne 4 ] || [ "$quiet" -ne 4 ] || [ "$injob" -ne 0 ]; then
+    failed "mpirun -np 4: every process reads every rank's results and ran no pipeline (exit $rc, $ok of 4 ok, $quiet of 4 ran none, $injob in-job)" "$scratch/out"
+else
+    echo "ok: mpirun -np 4: the launcher set the network up; 4 processes read every rank's results and ran no pipeline"
+fi
+ledger_empty "mpirun -np 4"
+
+# ---------------------------------------------------------------- libpmix only
+setp pnet_base_requests "id=data,type=tcp,endpts=2"
+launch -np 2 "$PLUGIN_PEER" data:tcp:2 >"$scratch/out" 2>&1
+rc=$?
+ok=$(grep -c '^rank [01]: ok (data tcp, no libmeridian here)$' "$scratch/out")
+if [ $rc -ne 0 ] || [ "$ok" -ne 2 ]; then
+    failed "a program that links only libpmix reads its results (exit $rc, $ok of 2 ok)" "$scratch/out"
+else
+    echo "ok: a program that links only libpmix reads its results without a fence; libmeridian is not loaded in it"
+fi
+ledger_empty "libpmix only"
+
+# ---------------------------------------------------------------- side by side
+rm -f "$scratch/release"
+WAIT_FILE="$scratch/release"
+export WAIT_FILE
+launch -np 2 -x WAIT_FILE "$PLUGIN_PEER" data:tcp:2 >"$scratch/one" 2>&1 &
+launch -np 2 -x WAIT_FILE "$PLUGIN_PEER" data:tcp:2 >"$scratch/two" 2>&1 &
+# Both jobs hold their ports (bounded: 60 s).
+tries=0
+while [ "$(cat "$scratch/one" "$scratch/two" 2>/dev/null | grep -c '^rank [01] ports ')" -lt 4 ] &&
+    [ $tries -lt 600 ]; do
+    sleep 0.1
+    tries=$((tries + 1))
+done
+held=$(grep -c '^job ' "$ledger" 2>/dev/null)
+touch "$scratch/release"
+wait
+unset WAIT_FILE
+sed -n 's/^rank [01] ports //p' "$scratch/one" | tr ',' '\n' | sort >"$scratch/ports.one"
+sed -n 's/^rank [01] ports //p' "$scratch/two" | tr ',' '\n' | sort >"$scratch/ports.two"
+shared=$(comm -12 "$scratch/ports.one" "$scratch/ports.two" | wc -l)
+if [ "$(wc -l <"$scratch/ports.one")" -ne 4 ] || [ "$(wc -l <"$scratch/ports.two")" -ne 4 ] ||
+    [ "$shared" -ne 0 ] || [ "${held:-0}" -ne 2 ]; then
+    cat "$scratch/one" "$scratch/two" >"$scratch/out"
+    failed "two jobs at once hold 4 ports each, none of them shared, both in the ledger ($shared shared, ${held:-0} of 2 in the ledger)" "$scratch/out"
+else
+    echo "ok: two jobs side by side hold $(tr '\n' ' ' <"$scratch/ports.one")and $(tr '\n' ' ' <"$scratch/ports.two")"
+fi
+ledger_empty "two jobs side by side"
+
+# ---------------------------------------------------------------- bad input
+# Each: the job ends with the reason from the launcher and from each of its
+# processes, which ran no pipeline of their own.
+bad_input() {
+    what=$1
+    reason=$2
+    shift 2
+    launch -np 2 -x MERIDIAN_LIBRARY "$PMIX_READER" "$@" >"$scratch/out" 2>&1
+    rc=$?
+    said=$(grep -c "^meridian: error: the launcher could not set up the job's network on node $host: .*$reason" "$scratch/out")
+    injob=$(grep -c 'in-job' "$scratch/out")
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ "$said" -ne 2 ] || [ "$injob" -ne 0 ]; then
+        failed "$what: the job ends with the reason in both processes (exit $rc, said $said of 2, $injob in-job)" "$scratch/out"
+    else
+        echo "ok: $what: the job ends, saying"
+        grep -m1 "^meridian: error: the launcher could not" "$scratch/out" | sed 's/^/  /'
+    fi
+    ledger_empty "$what"
+}
+setp pnet_base_requests "id=data,type=tcp,endpts=0"
+bad_input "requests that do not parse" \
+    'pnet_base_requests from environment variable .*: expected endpts=N with N 1-65535, found "0"$' data:tcp:1
+setp pnet_base_requests "id=data,type=tcp,endpts=80,required"
+bad_input "a required value the node cannot meet" \
+    "request \"data\": ENDPTS 80 is required but $host has 100 free tcp ports for 2 processes\$" data:tcp:80
+
+# A component that does not exist fails Meridian's own start in the
+# launcher; a program that links only libpmix still ends with a failure.
+setp pnet_base_requests "id=data,type=tcp,endpts=1"
+setp pnet tcp,nosuch
+launch -np 2 "$PLUGIN_PEER" data:tcp:1 >"$scratch/out" 2>&1
+rc=$?
+said=$(grep -c 'meridian: error: .*nosuch' "$scratch/out")
+refused=$(grep -c '^FAIL: rank [01]: meridian.pnet.path is not "launcher": failed$' "$scratch/out")
+if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ "$said" -lt 1 ] || [ "$refused" -ne 2 ]; then
+    failed "a missing pnet component: the launcher says so and the processes find the failure (exit $rc)" "$scratch/out"
+else
+    echo "ok: a missing pnet component: the launcher says"
+    grep -m1 'meridian: error: .*nosuch' "$scratch/out" | sed 's/^/  /'
+fi
+setp pnet tcp
+ledger_empty "a missing component"
+
+# ---------------------------------------------------------------- mismatch
+PMIX_MCA_mca_base_component_path="$scratch/mismatch:$PMIX_COMPONENT_DIR"
+setp pnet_base_requests "id=data,type=tcp,endpts=2"
+launch -np 2 -x MERIDIAN_LIBRARY "$PMIX_READER" data:tcp:2 >"$scratch/out" 2>&1
+rc=$?
+warned=$(grep -c "^meridian: warning: the pnet plugin for libpmix (pmix_mca_pnet_meridian) was built for OpenPMIx 4\.2\.99 and this process runs OpenPMIx .*: it takes no part (rebuild Meridian against this libpmix); the job's processes set up the network themselves$" "$scratch/out")
+injob=$(grep -c "meridian: pnet: process .*, node $host: set the job's network up in-job (2 processes)$" "$scratch/out")
+ok=$(grep -c '^rank [01]: ok (read 2 ranks' "$scratch/out")
+if [ $rc -ne 0 ] || [ "$warned" -lt 1 ] || [ "$injob" -ne 2 ] || [ "$ok" -ne 2 ]; then
+    failed "a plugin built for another libpmix refuses, and the job sets its network up in-job (exit $rc, warned $warned, $injob of 2 in-job, $ok of 2 ok)" "$scratch/out"
+else
+    echo "ok: a plugin built for another libpmix takes no part; the job ran in-job"
+    grep -m1 '^meridian: warning: the pnet plugin' "$scratch/out" | sed 's/^/  /'
+fi
+ledger_empty "mismatch"
+exit $status
