@@ -96,6 +96,7 @@ typedef struct {
     int (*proc_data)(const void *, uint32_t, pmix_info_t **, size_t *);
     int (*node_data)(const void *, const char *, pmix_info_t **, size_t *);
     void (*job_free)(void *);
+    int (*request_ids)(const void *, char ***, size_t *);
 } meridian_calls_t;
 
 static meridian_calls_t meridian;
@@ -143,6 +144,7 @@ static int open_meridian(void)
     *(void **)&meridian.proc_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_proc_data));
     *(void **)&meridian.node_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_node_data));
     *(void **)&meridian.job_free = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_job_free));
+    *(void **)&meridian.request_ids = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_request_ids));
     if ('\0' != open_failure[0]) {
         say("error", "%s", open_failure);
         dlclose(meridian.handle);
@@ -342,9 +344,9 @@ static pmix_status_t store_node(pmix_nspace_env_cache_t *nptr, void *job, const 
                                 size_t count)
 {
     const char *node = pmix_globals.hostname;
-    /* each process, the node's data and the path's marker */
+    /* each process, the node's data, the path's marker and the request IDs */
     pmix_info_t *all;
-    PMIX_INFO_CREATE(all, count + 2);
+    PMIX_INFO_CREATE(all, count + 3);
     if (NULL == all) {
         return PMIX_ERR_NOMEM;
     }
@@ -380,6 +382,33 @@ static pmix_status_t store_node(pmix_nspace_env_cache_t *nptr, void *job, const 
             ++used;
         }
     }
+    char **ids = NULL;
+    size_t nids = 0;
+    if (PMIX_SUCCESS == rc && 0 != meridian.request_ids(job, &ids, &nids)) {
+        rc = PMIX_ERROR;
+    }
+    if (PMIX_SUCCESS == rc) {
+        /* "data,ctl": the requests' IDs, which name each process's entries */
+        size_t length = 1;
+        for (size_t i = 0; i < nids; ++i) {
+            length += strlen(ids[i]) + 1;
+        }
+        char *text = (char *)calloc(1, length);
+        for (size_t i = 0; NULL != text && i < nids; ++i) {
+            strcat(strcat(text, 0 == i ? "" : ","), ids[i]);
+        }
+        if (NULL == text) {
+            rc = PMIX_ERR_NOMEM;
+        } else {
+            PMIX_INFO_LOAD(&all[used], MERIDIAN_PMIX_PLUGIN_IDS_KEY, text, PMIX_STRING);
+            ++used;
+            free(text);
+        }
+    }
+    for (size_t i = 0; i < nids; ++i) {
+        free(ids[i]);
+    }
+    free(ids);
     if (PMIX_SUCCESS == rc) {
         PMIX_INFO_LOAD(&all[used], MERIDIAN_PMIX_PLUGIN_PATH_KEY, "launcher", PMIX_STRING);
         ++used;
@@ -389,7 +418,7 @@ static pmix_status_t store_node(pmix_nspace_env_cache_t *nptr, void *job, const 
                 PMIx_Error_string(rc));
         }
     }
-    PMIX_INFO_FREE(all, count + 2);
+    PMIX_INFO_FREE(all, count + 3);
     return rc;
 }
 

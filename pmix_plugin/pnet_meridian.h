@@ -38,6 +38,8 @@
  * (mca/pnet/base/base.hpp: key_setup_path, key_setup_error). */
 #define MERIDIAN_PMIX_PLUGIN_PATH_KEY "meridian.pnet.path"
 #define MERIDIAN_PMIX_PLUGIN_ERROR_KEY "meridian.pnet.error"
+/* The job's request IDs, comma-separated (key_setup_ids). */
+#define MERIDIAN_PMIX_PLUGIN_IDS_KEY "meridian.pnet.ids"
 
 /* A libmeridian call's linked name: meridian_NAME, or PREFIXNAME in a
  * Meridian configured --with-symbol-prefix. */

@@ -52,4 +52,57 @@ run_event cluster_mpirun
 # Two jobs at once on the same hosts: no port on a host given to both.
 run_two_jobs cluster_mpirun
 
+# The launcher's path: mpirun with instant-on support, and the pnet plugin
+# for libpmix in mpirun and in the daemons of h2 and h3 (the agent keeps the
+# environment, PMIX_MCA_* too).  Each daemon sets up its own host's share:
+# plugin_peer (libpmix only) on every host reads its own results without a
+# fence, its endpoints on its host's data address, ports unique on each
+# host; and the processes of pmix_reader say they ran no pipeline.
+if [ "$HAVE_PMIX_PLUGIN" = yes ]; then
+    mkdir -p "$scratch/plugins"
+    ln -s "$PLUGIN" "$scratch/plugins/pmix_mca_pnet_meridian.so"
+    PMIX_MCA_mca_base_component_path="$scratch/plugins:$PMIX_COMPONENT_DIR"
+    PMIX_MCA_pnet_meridian_library=$MERIDIAN_LIBRARY_SO
+    export PMIX_MCA_mca_base_component_path PMIX_MCA_pnet_meridian_library
+    out=$scratch/plugin.out
+    cluster_mpirun --mca orte_enable_instant_on_support 1 "$PLUGIN_PEER" data:tcp:2 >"$out" 2>&1
+    rc=$?
+    ok=$(grep -c '^rank [0-5]: ok (data tcp, no libmeridian here)$' "$out")
+    placed=0
+    for r in 0 1 2 3 4 5; do
+        i=$((r / 2 + 1))
+        grep -q "^rank $r endpoints 10\.77\.0\.$i:320[0-9][0-9],10\.77\.0\.$i:320[0-9][0-9]\$" "$out" &&
+            placed=$((placed + 1))
+    done
+    dup=0
+    for i in 1 2 3; do
+        a=$(((i - 1) * 2))
+        b=$((a + 1))
+        n=$(sed -n "s/^rank [$a$b] ports //p" "$out" | tr ',' '\n' | sort | uniq -d | wc -l)
+        dup=$((dup + n))
+    done
+    if [ $rc -ne 0 ] || [ "$ok" -ne 6 ] || [ "$placed" -ne 6 ] || [ "$dup" -ne 0 ]; then
+        fail "the launcher's path on 3 hosts: every process reads its own results, on its host's address, ports unique per host (exit $rc, $ok of 6 ok, $placed of 6 placed, $dup shared):"
+        sed 's/^/  /' "$out"
+    else
+        echo "ok: the launcher's path on 3 hosts: each daemon set up its host; 6 processes read their results"
+        grep '^rank [0-5] endpoints' "$out" | sort | sed 's/^/  /'
+    fi
+    setp pnet_base_verbose 1
+    cluster_mpirun --mca orte_enable_instant_on_support 1 -x MERIDIAN_LIBRARY "$PMIX_READER" \
+        data:tcp:2 >"$out" 2>&1
+    rc=$?
+    quiet=$(grep -c "the launcher set the job's network up (pnet plugin for libpmix); this process ran no pipeline\$" "$out")
+    injob=$(grep -c 'in-job' "$out")
+    if [ $rc -ne 0 ] || [ "$quiet" -ne 6 ] || [ "$injob" -ne 0 ]; then
+        fail "the launcher's path on 3 hosts: no process runs a pipeline, every rank's results are read (exit $rc, $quiet of 6 ran none):"
+        sed 's/^/  /' "$out"
+    else
+        echo "ok: the launcher's path on 3 hosts: 6 processes ran no pipeline and read every rank's results"
+    fi
+    unsetp pnet_base_verbose
+    unset PMIX_MCA_mca_base_component_path PMIX_MCA_pnet_meridian_library
+    check_ledger_empty "$ledger"
+fi
+
 exit $status

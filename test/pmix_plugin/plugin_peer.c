@@ -12,8 +12,8 @@
  *
  * It also checks that loading the plugin cost it nothing: libmeridian is not
  * in its address space.  Then it prints "rank R ports P,P,..." (the ports
- * of its endpoints) and, when WAIT_FILE is set, waits for that file to exist
- * (at most 60 s) before it ends, so that two jobs can be held side by side.
+ * of its endpoints), "rank R endpoints A:P,..." and, when WAIT_FILE is set, waits for that file to
+ * exist (at most 60 s) before it ends, so that two jobs can be held side by side.
  *
  * Argument: ID:TYPE:ENDPTS of the one request (data:tcp:2).  Prints
  * "rank R: ok ..." or "FAIL: ..." lines; exit 0 or 1.
@@ -115,6 +115,7 @@ int main(int argc, char **argv)
     }
 
     char ports[256] = "";
+    char all[1024] = "";
     pmix_value_t *endpoints = get(me.rank, "meridian.net.endpt");
     if (endpoints != NULL) {
         if (endpoints->type != PMIX_DATA_ARRAY || endpoints->data.darray->type != PMIX_STRING ||
@@ -130,6 +131,8 @@ int main(int argc, char **argv)
                 }
                 size_t used = strlen(ports);
                 snprintf(ports + used, sizeof ports - used, "%s%s", used > 0 ? "," : "", colon + 1);
+                used = strlen(all);
+                snprintf(all + used, sizeof all - used, "%s%s", used > 0 ? "," : "", text[i]);
             }
         }
     }
@@ -150,6 +153,7 @@ int main(int argc, char **argv)
     if (failures == 0) {
         printf("rank %u: ok (%s %s, no libmeridian here)\n", me.rank, id, types);
         printf("rank %u ports %s\n", me.rank, ports);
+        printf("rank %u endpoints %s\n", me.rank, all);
     }
     fflush(stdout);
 

@@ -191,6 +191,8 @@ inline constexpr std::string_view key_setup_path = "meridian.pnet.path";
 // When the launcher's daemons could not (key_setup_path "failed"): why, which
 // run_in_job returns (meridian_init then fails with it).
 inline constexpr std::string_view key_setup_error = "meridian.pnet.error";
+// The job's request IDs, ','-separated, beside key_setup_path "launcher".
+inline constexpr std::string_view key_setup_ids = "meridian.pnet.ids";
 enum class SetupPath { none, launcher, in_job };
 SetupPath setup_path();
 

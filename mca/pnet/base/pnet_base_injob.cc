@@ -38,6 +38,7 @@
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/output.hpp>
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::pnet
 {
@@ -296,6 +297,35 @@ Status publish_results(datastore::Store &store, const mca_pnet_job &job)
     return store.commit();
 }
 
+// The launcher's path: this process's results are in its own server only
+// (its daemon stored them), so it puts them as in-job mode does -- each
+// request's entry, meridian.net.endpt and meridian.net.coord -- for the
+// processes of other hosts to read (PMIx's direct modex, no fence).  A
+// handful of values: nothing here grows with the job.
+Status share_launcher_results(datastore::Store &store)
+{
+    const datastore::ProcId &self = store.self();
+    auto ids = store.get({self.nspace, datastore::job_rank}, key_setup_ids);
+    const std::string *list = ids ? std::get_if<std::string>(&*ids) : nullptr;
+    std::vector<std::string> keys =
+        list != nullptr && !list->empty() ? util::split(*list, ',') : std::vector<std::string>{};
+    keys.emplace_back(key_published_endpoints);
+    keys.emplace_back(key_published_coordinates);
+    for (const auto &key : keys) {
+        auto value = store.get(self, key);
+        if (!value) {
+            if (value.error().status == MERIDIAN_ERR_NOT_FOUND) {
+                continue; // nothing of that kind for this process
+            }
+            return value.error();
+        }
+        if (auto put = store.put(key, std::move(*value)); !put) {
+            return put;
+        }
+    }
+    return store.commit();
+}
+
 Status run(datastore::Store &store)
 {
     // Parse the requests before anything collective: every process reads
@@ -398,6 +428,9 @@ Status run_in_job()
                                                             "job's network (its output says why)"));
         }
         if (said != nullptr && *said == "launcher") {
+            if (auto shared = share_launcher_results(**store); !shared) {
+                return shared;
+            }
             s.path = SetupPath::launcher;
             meridian_mca_base_framework_verbose(
                 &meridian_pnet_base_framework, 1,
