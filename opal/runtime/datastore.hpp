@@ -19,6 +19,7 @@
 
 #include <meridian/opal/util/require_cxx20.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -112,6 +113,22 @@ class Store
     {
         (void)code, (void)handler;
         return success(); // no peers, no events
+    }
+
+    // A value another process of the job publishes: waits until it has
+    // committed it, at most `timeout` (MERIDIAN_ERR_TIMEOUT then, naming the
+    // key and the process).  A backend without peers answers as get().
+    virtual Result<Value> wait_for(const ProcId &proc, std::string_view key,
+                                   std::chrono::milliseconds timeout) const
+    {
+        (void)timeout;
+        return get(proc, key);
+    }
+    // The job's ranks on this node, ascending, this process's among them.  A
+    // backend without peers gives this process's alone.
+    virtual Result<std::vector<std::uint32_t>> local_peers() const
+    {
+        return std::vector<std::uint32_t>{self().rank};
     }
 
     // Ask the launcher to end the whole job with `status` (PMIx_Abort); the

@@ -509,6 +509,72 @@ class PmixStore final : public Store
         (void)PMIx_Abort(status, text.c_str(), nullptr, 0);
     }
 
+    Result<Value> wait_for(const ProcId &proc, std::string_view key,
+                           std::chrono::milliseconds timeout) const override
+    {
+        if (auto kept = Store::get(proc, key); kept) {
+            return kept;
+        }
+        if (key.empty() || key.size() > PMIX_MAX_KEYLEN) {
+            return missing(proc, key);
+        }
+        // Not optional: the server holds the request until the process has
+        // committed the key, or the time is up.
+        pmix_info_t info;
+        std::memset(&info, 0, sizeof info);
+        int seconds = static_cast<int>(
+            std::max<std::int64_t>(1, std::chrono::ceil<std::chrono::seconds>(timeout).count()));
+        (void)PMIx_Info_load(&info, PMIX_TIMEOUT, &seconds, PMIX_INT);
+        const pmix_proc_t p = to_pmix_proc(proc);
+        const std::string k(key);
+        pmix_value_t *raw = nullptr;
+        const pmix_status_t rc = PMIx_Get(&p, k.c_str(), &info, 1, &raw);
+        PMIx_Value_destruct(&info.value);
+        PmixValuePtr value(raw);
+        if (rc == PMIX_ERR_TIMEOUT) {
+            return make_error(MERIDIAN_ERR_TIMEOUT,
+                              "datastore: process " + format_proc(proc) + " did not publish " +
+                                  util::quoted(key) + " within " + std::to_string(seconds) + " s");
+        }
+        if (rc == PMIX_ERR_NOT_FOUND || rc == PMIX_ERR_PROC_ENTRY_NOT_FOUND ||
+            (rc == PMIX_SUCCESS && value == nullptr)) {
+            return missing(proc, key);
+        }
+        if (rc != PMIX_SUCCESS) {
+            return make_error(MERIDIAN_ERROR, "datastore: PMIx_Get of " + util::quoted(key) +
+                                                  " of " + format_proc(proc) +
+                                                  " failed: " + pmix_reason(rc));
+        }
+        return from_pmix(*value, key);
+    }
+
+    Result<std::vector<std::uint32_t>> local_peers() const override
+    {
+        auto peers = get_native(ProcId{self_.nspace, job_rank}, PMIX_LOCAL_PEERS);
+        if (!peers) {
+            return peers.error();
+        }
+        const auto *text = std::get_if<std::string>(&*peers);
+        if (text == nullptr) {
+            return make_error(MERIDIAN_ERROR, "datastore: PMIx gave no list of this node's "
+                                              "processes (PMIX_LOCAL_PEERS is " +
+                                                  std::string(value_type_name(*peers)) + ")");
+        }
+        std::vector<std::uint32_t> ranks;
+        for (const auto &piece : util::split(*text, ',')) {
+            char *end = nullptr;
+            const unsigned long rank = std::strtoul(piece.c_str(), &end, 10);
+            if (piece.empty() || end == nullptr || *end != '\0' || rank >= job_size_) {
+                return make_error(MERIDIAN_ERROR, "datastore: PMIX_LOCAL_PEERS is " +
+                                                      util::quoted(*text) +
+                                                      ", expected ranks of the job");
+            }
+            ranks.push_back(static_cast<std::uint32_t>(rank));
+        }
+        std::sort(ranks.begin(), ranks.end());
+        return ranks;
+    }
+
   protected:
     Result<Value> fetch(const ProcId &proc, std::string_view key) const override
     {

@@ -80,4 +80,34 @@ run_event cluster_srun
 # Two jobs at once on the same hosts: no port on a host given to both.
 run_two_jobs cluster_srun
 
+# The node-leader path (pnet_base_node_leader=yes): Slurm's server sets
+# nothing up, so on each host the lowest rank makes the host's share and
+# the host's other process reads it; a plain PMIx client on every host then
+# reads every process's results.  Three processes say they computed their
+# host's share, three that they computed nothing; none ran the whole job.
+setp pnet_base_node_leader yes
+setp pnet_base_verbose 1
+out=$scratch/leader.out
+cluster_srun "$PMIX_READER" data:tcp:2 >"$out" 2>&1
+rc=$?
+ok=$(grep -c '^rank [0-5]: ok (read 6 ranks' "$out")
+led=0
+followed=0
+for r in 0 2 4; do
+    grep -q "meridian: pnet: process .*:$r, node h$((r / 2 + 1)): the node's leader set the node's network up (2 processes here); this process computed the node's share\$" "$out" &&
+        led=$((led + 1))
+    grep -q "meridian: pnet: process .*:$((r + 1)), node h$((r / 2 + 1)): the node's leader set the node's network up (2 processes here); this process computed nothing\$" "$out" &&
+        followed=$((followed + 1))
+done
+injob=$(grep -c 'in-job' "$out")
+if [ $rc -ne 0 ] || [ "$ok" -ne 6 ] || [ "$led" -ne 3 ] || [ "$followed" -ne 3 ] || [ "$injob" -ne 0 ]; then
+    fail "the node-leader path under srun (exit $rc, $ok of 6 read every rank, $led of 3 leaders, $followed of 3 followers, $injob in-job):"
+    sed 's/^/  /' "$out"
+else
+    echo "ok: the node-leader path under srun: one process per host set up its host, every process read every rank's results"
+fi
+unsetp pnet_base_verbose
+unsetp pnet_base_node_leader
+check_ledger_empty "$ledger"
+
 exit $status

@@ -137,6 +137,11 @@ std::string default_type();
 // pnet_base_in_job: auto (default), yes or no.
 enum class InJobMode { automatic, yes, no };
 InJobMode in_job_mode();
+// pnet_base_node_leader: yes, no (the default for now: a process of this
+// path answers no coordinate or cost query about other processes) or auto
+// (under Slurm, a task of a step).  Under a PMIx launcher whose daemons set nothing up, the node's
+// leader makes the node's share instead of every process the whole job.
+bool node_leader_wanted();
 
 // In-job mode, run by meridian_init when pnet_base_in_job allows it (auto:
 // when the datastore is PMIx, or for a singleton): the whole pipeline inside
@@ -185,7 +190,9 @@ class HostJobScope
 // Where this process's job had its network set up: nowhere yet; by the
 // launcher's daemons (the pnet plugin for libpmix stored each process's
 // results in its PMIx server and the job-level value key_setup_path =
-// "launcher": run_in_job then computes nothing); or in-job.
+// "launcher": run_in_job then computes nothing); by the node's leader
+// (pnet_base_node_leader: the node's lowest rank made the node's share,
+// the others read it); or in-job.
 // pnet_base_verbose 1 says which, per process.
 inline constexpr std::string_view key_setup_path = "meridian.pnet.path";
 // When the launcher's daemons could not (key_setup_path "failed"): why, which
@@ -193,7 +200,7 @@ inline constexpr std::string_view key_setup_path = "meridian.pnet.path";
 inline constexpr std::string_view key_setup_error = "meridian.pnet.error";
 // The job's request IDs, ','-separated, beside key_setup_path "launcher".
 inline constexpr std::string_view key_setup_ids = "meridian.pnet.ids";
-enum class SetupPath { none, launcher, in_job };
+enum class SetupPath { none, launcher, leader, in_job };
 SetupPath setup_path();
 
 } // namespace meridian::pnet

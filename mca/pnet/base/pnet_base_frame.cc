@@ -1,4 +1,5 @@
 // The pnet framework object and its pnet_base_* parameters.
+#include <cstdlib>
 #include <string>
 
 #include "mca/pnet/base/pnet_base_internal.hpp"
@@ -16,6 +17,10 @@ namespace
 const char *requests_text = nullptr;
 const char *default_type_text = "tcp";
 int in_job_value = static_cast<int>(meridian::pnet::InJobMode::automatic);
+// Not yet automatic under Slurm: in this path a process answers no
+// coordinate or cost query about other processes (README.md, "Where the
+// network is set up").
+int node_leader_value = static_cast<int>(meridian::pnet::InJobMode::no);
 
 const mca_base_param_enum_value_t in_job_values[] = {
     {static_cast<int>(meridian::pnet::InJobMode::automatic), "auto"},
@@ -42,6 +47,17 @@ int register_params()
         "component serves when the type is not required",
         MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
         &default_type_text);
+    if (index < 0) {
+        return index;
+    }
+    index = meridian_mca_base_param_register(
+        "pnet", "base", "node_leader",
+        "Under a PMIx launcher that set the job's network up nowhere, one process per node (its "
+        "lowest rank) sets up the node's share and the node's others read it, instead of every "
+        "process computing the whole job: yes, no (the default: processes then answer no "
+        "coordinate or cost query about other processes), auto (under Slurm's srun)",
+        MCA_BASE_PARAM_TYPE_ENUM, in_job_values, MCA_BASE_INFO_TUNER_DETAIL,
+        MCA_BASE_PARAM_FLAG_NONE, &node_leader_value);
     if (index < 0) {
         return index;
     }
@@ -80,6 +96,21 @@ std::string default_type()
 InJobMode in_job_mode()
 {
     return static_cast<InJobMode>(in_job_value);
+}
+
+bool node_leader_wanted()
+{
+    switch (static_cast<InJobMode>(node_leader_value)) {
+    case InJobMode::yes:
+        return true;
+    case InJobMode::no:
+        return false;
+    case InJobMode::automatic:
+        break;
+    }
+    // A task of a Slurm step: srun started it (Slurm's PMIx plugin sets up
+    // nothing before the tasks start).
+    return std::getenv("SLURM_STEP_ID") != nullptr && std::getenv("SLURM_JOB_ID") != nullptr;
 }
 
 namespace detail

@@ -43,30 +43,8 @@
 namespace meridian::pnet
 {
 
-namespace
+namespace detail
 {
-
-// The datastore keys of in-job mode (Meridian's own, not PMIx's).
-constexpr std::string_view key_node = "meridian.injob.node";
-constexpr std::string_view key_local_rank = "meridian.injob.lrank";
-constexpr std::string_view key_package = "meridian.injob.package";
-constexpr std::string_view key_inventory = "meridian.injob.inventory";
-constexpr std::string_view key_seckeys = "meridian.injob.seckeys"; // request id -> key
-// Why a process could not publish (its peers name it instead of a missing key).
-constexpr std::string_view key_failed = "meridian.injob.failed";
-
-struct InJobState {
-    std::unique_ptr<mca_pnet_job> job;
-    bool deferred = false; // in_job() may still run it
-    SetupPath path = SetupPath::none;
-};
-
-InJobState &state()
-{
-    static InJobState instance;
-    return instance;
-}
-
 // The package every CPU this process may run on belongs to, or -1 when they
 // span several (or the kernel does not say).
 std::int32_t binding_package()
@@ -93,6 +71,34 @@ std::int32_t binding_package()
         package = id;
     }
     return package;
+}
+
+} // namespace detail
+
+namespace
+{
+
+using detail::binding_package;
+
+// The datastore keys of in-job mode (Meridian's own, not PMIx's).
+constexpr std::string_view key_node = "meridian.injob.node";
+constexpr std::string_view key_local_rank = "meridian.injob.lrank";
+constexpr std::string_view key_package = "meridian.injob.package";
+constexpr std::string_view key_inventory = "meridian.injob.inventory";
+constexpr std::string_view key_seckeys = "meridian.injob.seckeys"; // request id -> key
+// Why a process could not publish (its peers name it instead of a missing key).
+constexpr std::string_view key_failed = "meridian.injob.failed";
+
+struct InJobState {
+    std::unique_ptr<mca_pnet_job> job;
+    bool deferred = false; // in_job() may still run it
+    SetupPath path = SetupPath::none;
+};
+
+InJobState &state()
+{
+    static InJobState instance;
+    return instance;
 }
 
 // What this process publishes before the fence.
@@ -405,7 +411,7 @@ Status run_in_job()
     auto &s = state();
     s.deferred = false;
     coord::set_context_provider(nullptr);
-    if (s.job || s.path == SetupPath::launcher) {
+    if (s.job || s.path == SetupPath::launcher || s.path == SetupPath::leader) {
         return success();
     }
     auto store = datastore::store();
@@ -439,6 +445,25 @@ Status run_in_job()
                 datastore::format_proc((*store)->self()).c_str(), (*store)->node_name().c_str());
             return success();
         }
+    }
+    // Under a launcher that set nothing up: the node's leader makes the
+    // node's share, the others read it (Slurm's srun calls no setup hook).
+    if ((*store)->backend() == "pmix" && node_leader_wanted()) {
+        if (auto done = detail::run_leader(**store); !done) {
+            return make_error(done.error().status, "node-leader network setup (process " +
+                                                       datastore::format_proc((*store)->self()) +
+                                                       ", node " + (*store)->node_name() +
+                                                       "): " + done.error().message);
+        }
+        s.path = SetupPath::leader;
+        meridian_mca_base_framework_verbose(
+            &meridian_pnet_base_framework, 1,
+            "process %s, node %s: the node's leader set the node's network up (%u processes "
+            "here); this process computed %s",
+            datastore::format_proc((*store)->self()).c_str(), (*store)->node_name().c_str(),
+            static_cast<unsigned>((*store)->local_size()),
+            (*store)->local_rank() == 0 ? "the node's share" : "nothing");
+        return success();
     }
     if (auto done = run(**store); !done) {
         return make_error(done.error().status, "in-job network setup (process " +
@@ -478,6 +503,7 @@ void forget_in_job()
     s.deferred = false;
     s.path = SetupPath::none;
     coord::set_context_provider(nullptr);
+    detail::forget_leader();
     if (s.job) {
         (void)deregister(*s.job);
         s.job.reset();

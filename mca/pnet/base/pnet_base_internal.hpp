@@ -9,9 +9,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
 
 struct pmix_info;
 
@@ -55,6 +57,28 @@ Result<std::vector<std::uint8_t>> launch_blob();
 Result<std::unique_ptr<mca_pnet_job>> node_job(std::string_view nspace, std::string_view node,
                                                std::span<const std::int32_t> packages,
                                                std::span<const std::uint8_t> blob);
+// The same from the requests and their keys.  `nspace` names the job in the
+// port ledger and this process's datastore (each process by its local rank).
+Result<std::unique_ptr<mca_pnet_job>>
+node_share(std::string_view nspace, std::string_view node, std::span<const std::int32_t> packages,
+           std::vector<Request> requests,
+           std::unordered_map<std::string, std::vector<std::uint8_t>> seckeys);
+// What a node's share gave its process of local rank `index`, as in-job
+// processes publish it: each request's entry under its ID,
+// key_published_endpoints and key_published_coordinates.
+Result<datastore::InfoList> node_results(const mca_pnet_job &job, std::uint32_t index);
+
+// pnet_base_injob.cc: the package every CPU this process may run on belongs
+// to, or -1 when they span several (or the kernel does not say).
+std::int32_t binding_package();
+
+// pnet_base_leader.cc: the node-leader path (run_in_job under a launcher
+// that set nothing up, pnet_base_node_leader): the node's leader sets up
+// the node's share, the others read it.
+Status run_leader(datastore::Store &store);
+// The job that path made in this process (the leader), given back at
+// forget_in_job; and whether it ran.
+void forget_leader();
 
 } // namespace meridian::pnet::detail
 

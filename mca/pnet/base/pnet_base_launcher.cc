@@ -22,10 +22,12 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "mca/pnet/base/pnet_base_internal.hpp"
+#include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
@@ -196,6 +198,22 @@ Result<std::unique_ptr<mca_pnet_job>> node_job(std::string_view nspace, std::str
                                                std::span<const std::int32_t> packages,
                                                std::span<const std::uint8_t> blob)
 {
+    auto launch = read_blob(blob);
+    if (!launch) {
+        return launch.error();
+    }
+    std::unordered_map<std::string, std::vector<std::uint8_t>> keys;
+    for (auto &[id, key] : launch->seckeys) {
+        keys.insert_or_assign(std::move(id), std::move(key));
+    }
+    return node_share(nspace, node, packages, std::move(launch->requests), std::move(keys));
+}
+
+Result<std::unique_ptr<mca_pnet_job>>
+node_share(std::string_view nspace, std::string_view node, std::span<const std::int32_t> packages,
+           std::vector<Request> requests,
+           std::unordered_map<std::string, std::vector<std::uint8_t>> seckeys)
+{
     if (nspace.empty() || node.empty()) {
         return make_error(MERIDIAN_ERR_BAD_PARAM,
                           nspace.empty() ? "the namespace is empty" : "the node name is empty");
@@ -204,10 +222,6 @@ Result<std::unique_ptr<mca_pnet_job>> node_job(std::string_view nspace, std::str
         return make_error(MERIDIAN_ERR_BAD_PARAM, "node " + std::string(node) +
                                                       " runs no process of job " +
                                                       std::string(nspace));
-    }
-    auto launch = read_blob(blob);
-    if (!launch) {
-        return launch.error();
     }
     // The datastore the node's results go to before they are handed to the
     // launcher's server: this process's own (a daemon is no PMIx client).
@@ -253,13 +267,11 @@ Result<std::unique_ptr<mca_pnet_job>> node_job(std::string_view nspace, std::str
                 ? packages[i]
                 : -1;
     }
-    auto job = make_job(std::move(fab), std::move(map), std::move(launch->requests));
+    auto job = make_job(std::move(fab), std::move(map), std::move(requests));
     if (!job) {
         return job.error();
     }
-    for (auto &[id, key] : launch->seckeys) {
-        (*job)->job.seckeys.insert_or_assign(std::move(id), std::move(key));
-    }
+    (*job)->job.seckeys = std::move(seckeys);
     if (auto allocated = allocate(**job); !allocated) {
         return allocated.error();
     }
@@ -268,6 +280,41 @@ Result<std::unique_ptr<mca_pnet_job>> node_job(std::string_view nspace, std::str
         return set_up.error();
     }
     return std::move(*job);
+}
+
+Result<datastore::InfoList> node_results(const mca_pnet_job &handle, std::uint32_t index)
+{
+    const Job &job = handle.job;
+    auto store = datastore::store();
+    if (!store) {
+        return store.error();
+    }
+    const datastore::ProcId proc{job.map.nspace, index};
+    datastore::InfoList out;
+    const auto add = [&](std::string_view from, std::string_view as) -> Status {
+        auto value = (*store)->get(proc, from);
+        if (!value) {
+            // Nothing assigned under this key (no endpoints, say).
+            return value.error().status == MERIDIAN_ERR_NOT_FOUND ? success() : value.error();
+        }
+        out.push_back({std::string(as), std::move(*value)});
+        return success();
+    };
+    for (const auto &grant : job.grants) {
+        if (auto done = add(grant.id, grant.id); !done) {
+            return done.error();
+        }
+    }
+    if (auto done = add(coord::key_endpoint, key_published_endpoints); !done) {
+        return done.error();
+    }
+    if (auto coordinates = coord::coordinates(index); coordinates) {
+        std::erase_if(*coordinates, [](const Coordinate &c) { return c.coord.empty(); });
+        if (!coordinates->empty()) {
+            out.push_back({std::string(key_published_coordinates), std::move(*coordinates)});
+        }
+    }
+    return out;
 }
 
 } // namespace meridian::pnet::detail

@@ -1,0 +1,248 @@
+// The node-leader path: under a launcher that sets nothing up before the
+// processes start (Slurm's srun calls no PMIx setup hook), one process per
+// node -- the node's lowest rank, its leader -- makes the node's share of
+// the job, and the node's other processes read it.  Nobody computes the
+// whole job, and nothing waits for the whole job: a process waits only for
+// its own node's leader, and a leader for rank 0's security keys.
+//
+//   the leader       reads its node's processes' bindings from what the
+//                    launcher gave (pmix.locstr), and rank 0's keys; makes
+//                    the node's share (node_share: its inventory, its
+//                    processes, allocate, setup; the port ledger holds the
+//                    node's ports for the leader) and puts every local
+//                    process's results as one value (rank 0, a leader, puts
+//                    the job's keys with it)
+//   the others       wait for that value (PMIx holds a get until the
+//                    leader has committed)
+//   each process     puts its own results as in-job processes do, for the
+//                    processes of other hosts to read
+//
+// Each process commits once: PMIx answers a get for a process that has
+// committed with what it committed, so a second commit would come too late
+// for a get that arrived in between.
+#include "config.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "mca/pnet/base/pnet_base_internal.hpp"
+#include <meridian/mca/coord/base/base.hpp>
+#include <meridian/mca/pnet/base/base.hpp>
+#include <meridian/opal/runtime/datastore.hpp>
+
+namespace meridian::pnet::detail
+{
+
+namespace
+{
+
+// Where PMIx says a process is bound (PMIx 4's locality string).
+constexpr std::string_view key_locality = "pmix.locstr";
+constexpr std::string_view key_seckeys = "meridian.leader.seckeys"; // rank 0's
+constexpr std::string_view key_results = "meridian.leader.results"; // the leader's
+// How long a process waits for its leader, and a leader for its peers and
+// rank 0: they all start together, so this is only ever reached when one
+// of them died or hangs.
+constexpr std::chrono::seconds leader_wait{120};
+
+std::unique_ptr<mca_pnet_job> &held_share()
+{
+    static std::unique_ptr<mca_pnet_job> job;
+    return job;
+}
+
+// The package of a locality string "SK0:L30:L20:L10:CR0-1:HT0-3": SK's one
+// number, or -1 (several packages, or none said).
+std::int32_t package_of(const std::string &locality)
+{
+    const auto at = locality.find("SK");
+    if (at == std::string::npos) {
+        return -1;
+    }
+    std::size_t end = at + 2;
+    while (end < locality.size() && locality[end] >= '0' && locality[end] <= '9') {
+        ++end;
+    }
+    if (end == at + 2 || end - at > 8 || (end < locality.size() && locality[end] != ':')) {
+        return -1;
+    }
+    return std::stoi(locality.substr(at + 2, end - at - 2));
+}
+
+bool wants_seckeys(const std::vector<Request> &requests)
+{
+    for (const auto &request : requests) {
+        if (request.seckey_bytes) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The leader's part: every local process's results, by rank.
+Result<datastore::InfoList> lead(datastore::Store &store, const std::vector<Request> &requests,
+                                 const std::vector<std::uint32_t> &peers,
+                                 const datastore::InfoList &own_keys)
+{
+    const datastore::ProcId &self = store.self();
+    std::unordered_map<std::string, std::vector<std::uint8_t>> seckeys;
+    if (self.rank == 0) {
+        for (const auto &key : own_keys) {
+            seckeys.insert_or_assign(key.key, std::get<datastore::Bytes>(key.value));
+        }
+    } else if (wants_seckeys(requests)) {
+        auto keys = store.wait_for({self.nspace, 0}, key_seckeys, leader_wait);
+        if (!keys) {
+            return keys.error();
+        }
+        auto *list = std::get_if<datastore::InfoList>(&*keys);
+        if (list == nullptr) {
+            return make_error(MERIDIAN_ERROR, "the job's security keys from rank 0 are not a list");
+        }
+        for (auto &key : *list) {
+            auto *bytes = std::get_if<datastore::Bytes>(&key.value);
+            if (bytes == nullptr) {
+                return make_error(MERIDIAN_ERROR, "the security key of request \"" + key.key +
+                                                      "\" from rank 0 is not bytes");
+            }
+            seckeys.insert_or_assign(key.key, std::move(*bytes));
+        }
+    }
+    std::vector<std::int32_t> packages;
+    packages.reserve(peers.size());
+    for (const std::uint32_t peer : peers) {
+        if (peer == self.rank) {
+            packages.push_back(binding_package());
+            continue;
+        }
+        auto locality = store.get({self.nspace, peer}, key_locality);
+        const auto *text = locality ? std::get_if<std::string>(&*locality) : nullptr;
+        packages.push_back(text != nullptr ? package_of(*text) : -1);
+    }
+    // The share under a name of its own: its processes are numbered by
+    // local rank in this process's datastore, apart from the job's ranks.
+    const std::string share_name = self.nspace + "@" + store.node_name();
+    auto share = node_share(share_name, store.node_name(), packages, requests, std::move(seckeys));
+    if (!share) {
+        return share.error();
+    }
+    datastore::InfoList all;
+    for (std::uint32_t i = 0; i < peers.size(); ++i) {
+        auto results = node_results(**share, i);
+        if (!results) {
+            (void)deregister(**share);
+            return results.error();
+        }
+        all.push_back({std::to_string(peers[i]), std::move(*results)});
+    }
+    // Coordinates here would answer for the share's local ranks, not the
+    // job's: coord keeps no context of it.
+    coord::forget_context();
+    held_share() = std::move(*share);
+    return all;
+}
+
+} // namespace
+
+Status run_leader(datastore::Store &store)
+{
+    // Parsed before anything is put: every process reads the same
+    // parameters, so every process fails the same way.
+    auto requests = requests_from_params();
+    if (!requests) {
+        return requests.error();
+    }
+    auto peers = store.local_peers();
+    if (!peers) {
+        return peers.error();
+    }
+    const datastore::ProcId &self = store.self();
+    if (peers->empty() || peers->front() > self.rank) {
+        return make_error(MERIDIAN_ERROR, "this node's processes (PMIX_LOCAL_PEERS) do not "
+                                          "include this process");
+    }
+    const std::uint32_t leader = peers->front();
+    datastore::InfoList keys;
+    if (self.rank == 0 && wants_seckeys(*requests)) {
+        for (const auto &request : *requests) {
+            if (!request.seckey_bytes) {
+                continue;
+            }
+            auto key = draw_seckey(request.id, request.seckey_bytes->value);
+            if (!key) {
+                return key.error();
+            }
+            keys.push_back({request.id, std::move(*key)});
+        }
+        if (auto done = store.put(key_seckeys, keys); !done) {
+            return done;
+        }
+    }
+
+    datastore::InfoList all;
+    if (self.rank == leader) {
+        auto made = lead(store, *requests, *peers, keys);
+        if (!made) {
+            // The node's other processes wait for this value: they get the
+            // reason instead of waiting for ever.
+            (void)store.put(key_results, made.error().message);
+            (void)store.commit();
+            return made.error();
+        }
+        all = std::move(*made);
+        if (auto done = store.put(key_results, all); !done) {
+            return done;
+        }
+    } else {
+        auto results = store.wait_for({self.nspace, leader}, key_results, leader_wait);
+        if (!results) {
+            return make_error(results.error().status, "waiting for the node's leader (rank " +
+                                                          std::to_string(leader) +
+                                                          "): " + results.error().message);
+        }
+        if (const auto *why = std::get_if<std::string>(&*results)) {
+            return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
+                              "the node's leader (rank " + std::to_string(leader) +
+                                  ") could not set up its network: " + *why);
+        }
+        auto *list = std::get_if<datastore::InfoList>(&*results);
+        if (list == nullptr) {
+            return make_error(MERIDIAN_ERROR, "the node's results from its leader (rank " +
+                                                  std::to_string(leader) + ") are not a list");
+        }
+        all = std::move(*list);
+    }
+    const std::string me = std::to_string(self.rank);
+    for (auto &entry : all) {
+        if (entry.key != me) {
+            continue;
+        }
+        auto *mine = std::get_if<datastore::InfoList>(&entry.value);
+        if (mine == nullptr) {
+            break;
+        }
+        for (auto &[key, value] : *mine) {
+            if (auto done = store.put(key, std::move(value)); !done) {
+                return done;
+            }
+        }
+        return store.commit();
+    }
+    return make_error(MERIDIAN_ERROR, "the node's leader (rank " + std::to_string(leader) +
+                                          ") set up no results for this process");
+}
+
+void forget_leader()
+{
+    if (auto &share = held_share(); share) {
+        (void)deregister(*share);
+        share.reset();
+    }
+}
+
+} // namespace meridian::pnet::detail
