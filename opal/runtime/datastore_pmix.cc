@@ -15,12 +15,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -519,17 +521,36 @@ class PmixStore final : public Store
             return missing(proc, key);
         }
         // Not optional: the server holds the request until the process has
-        // committed the key, or the time is up.
-        pmix_info_t info;
-        std::memset(&info, 0, sizeof info);
-        int seconds = static_cast<int>(
-            std::max<std::int64_t>(1, std::chrono::ceil<std::chrono::seconds>(timeout).count()));
-        (void)PMIx_Info_load(&info, PMIX_TIMEOUT, &seconds, PMIX_INT);
+        // committed the key.  A server whose launcher cannot hold it (one
+        // not yet told of the process, say) answers "not found" at once, and
+        // a held request has been seen never to be answered: each attempt
+        // waits a second at most, and the next follows a millisecond later,
+        // until the time is up.
         const pmix_proc_t p = to_pmix_proc(proc);
         const std::string k(key);
+        const auto until = std::chrono::steady_clock::now() + timeout;
+        const int seconds = static_cast<int>(
+            std::max<std::int64_t>(1, std::chrono::ceil<std::chrono::seconds>(timeout).count()));
         pmix_value_t *raw = nullptr;
-        const pmix_status_t rc = PMIx_Get(&p, k.c_str(), &info, 1, &raw);
-        PMIx_Value_destruct(&info.value);
+        pmix_status_t rc = PMIX_ERR_TIMEOUT;
+        for (bool first = true; first || std::chrono::steady_clock::now() < until; first = false) {
+            if (!first) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+            pmix_info_t info;
+            std::memset(&info, 0, sizeof info);
+            int attempt = 1;
+            (void)PMIx_Info_load(&info, PMIX_TIMEOUT, &attempt, PMIX_INT);
+            rc = PMIx_Get(&p, k.c_str(), &info, 1, &raw);
+            PMIx_Value_destruct(&info.value);
+            if (rc != PMIX_ERR_NOT_FOUND && rc != PMIX_ERR_PROC_ENTRY_NOT_FOUND &&
+                rc != PMIX_ERR_TIMEOUT) {
+                break;
+            }
+        }
+        if (rc == PMIX_ERR_NOT_FOUND || rc == PMIX_ERR_PROC_ENTRY_NOT_FOUND) {
+            rc = PMIX_ERR_TIMEOUT; // still nothing when the time was up
+        }
         PmixValuePtr value(raw);
         if (rc == PMIX_ERR_TIMEOUT) {
             return make_error(MERIDIAN_ERR_TIMEOUT,

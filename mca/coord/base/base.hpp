@@ -40,6 +40,10 @@ inline constexpr std::string_view key_plane = "pmix.net.plane";
 inline constexpr std::string_view key_nic = "pmix.net.nic";
 inline constexpr std::string_view key_endpoint = "pmix.net.endpt";
 inline constexpr std::string_view key_shape = "pmix.net.shape";
+// What each process of a job publishes as its endpoints (an array of
+// strings): a PMIx client cannot put "pmix*" keys, so this is its
+// pmix.net.endpt under Meridian's name (pnet's key_published_endpoints).
+inline constexpr std::string_view key_published_endpoint = "meridian.net.endpt";
 // Not a PMIx key: the relative cost to the process given as "peer".
 inline constexpr std::string_view key_cost = "meridian.net.cost";
 

@@ -11,6 +11,7 @@
 // A NIC qualifier is looked up by name in O(1) (the fabric's node and NIC
 // indexes); only the message for an unknown one looks further.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -477,11 +478,46 @@ Result<Coordinate> coordinate_of_nic(std::string_view nic, std::uint32_t rank,
     return coordinate_at(**ctx, *index, view);
 }
 
+namespace
+{
+// Without a placed job (a job whose network the launcher or the node's
+// leader set up, so that no process holds the whole job): what the process
+// published as its endpoints, its own from this process's store.
+Result<std::vector<std::string>> published_endpoints(std::uint32_t rank, const Error &no_context)
+{
+    auto store = datastore::store();
+    if (!store) {
+        return store.error();
+    }
+    const datastore::ProcId proc{(*store)->self().nspace, rank};
+    if (rank >= (*store)->job_size()) {
+        return make_error(MERIDIAN_ERR_BAD_PARAM,
+                          "rank " + std::to_string(rank) + " is not in the job (" +
+                              std::to_string((*store)->job_size()) + " processes)");
+    }
+    // Another process's comes from its host (PMIx's direct modex), which
+    // holds the request until that process has published.
+    auto value = rank == (*store)->self().rank
+                     ? (*store)->get(proc, key_published_endpoint)
+                     : (*store)->wait_for(proc, key_published_endpoint, std::chrono::seconds(30));
+    if (!value) {
+        return value.error().status == MERIDIAN_ERR_NOT_FOUND ? no_context : value.error();
+    }
+    if (auto *list = std::get_if<std::vector<std::string>>(&*value)) {
+        return std::move(*list);
+    }
+    return make_error(MERIDIAN_ERR_BAD_PARAM, std::string(key_published_endpoint) + " of rank " +
+                                                  std::to_string(rank) + " is " +
+                                                  std::string(datastore::value_type_name(*value)) +
+                                                  ", expected a string array");
+}
+} // namespace
+
 Result<std::vector<std::string>> endpoints(std::uint32_t rank)
 {
     auto ctx = current();
     if (!ctx) {
-        return ctx.error();
+        return published_endpoints(rank, ctx.error());
     }
     if (auto where = placement(**ctx, rank); !where) {
         return where.error();

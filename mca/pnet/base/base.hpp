@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/request.hpp>
 #include <meridian/mca/pnet/pnet.h>
 #include <meridian/opal/class/fabric.hpp>
@@ -155,7 +156,7 @@ bool node_leader_wanted();
 // strings) and its coordinates under key_published_coordinates (an array of
 // pmix_coord_t).  PMIx keeps "pmix*" keys for the launcher, so these two are
 // the process's pmix.net.endpt and pmix.net.coord under Meridian's names.
-inline constexpr std::string_view key_published_endpoints = "meridian.net.endpt";
+inline constexpr std::string_view key_published_endpoints = coord::key_published_endpoint;
 inline constexpr std::string_view key_published_coordinates = "meridian.net.coord";
 Status run_in_job();
 const mca_pnet_job *in_job();

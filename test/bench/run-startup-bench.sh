@@ -1,0 +1,71 @@
+#!/bin/sh
+# bench-startup: what a process of a job of 10^3..10^6 processes (10 per
+# node) pays from its start (PMIx connected) to its first answered query
+# (its own endpoints), by where the job's network is set up:
+#
+#   in-job     every process allocates the whole job: bench_alloc's figure
+#              for the same job (make_job + allocate), measured in this run
+#   launcher   the pnet plugin for libpmix set the node up in the node's
+#              PMIx server ("daemon": setup_local_support's time); the
+#              process reads (bench_startup)
+#   leader     the node's lowest rank sets up the node, the others read
+#              (bench_startup; the leader's own time is the max column)
+#
+# Per process: its CPU time (user + system), median and max of the node's 10
+# processes, medians over BENCH_STARTUP_RUNS runs; the median of their wall
+# time (the node's processes start together on this machine's few cores, so
+# wall time includes the wait for a core); and the growth of the peak RSS
+# (max).  Goal: per process at most 1 ms and 1 MiB at every size, judged on
+# the median process (the leader does the node's work, as the daemon does:
+# per daemon at most 50 ms at 10^6).
+set -eu
+sizes=${BENCH_STARTUP_SIZES:-1000,10000,100000,1000000}
+runs=${BENCH_STARTUP_RUNS:-3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/startup-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/plugins"
+ln -s "$PLUGIN" "$work/plugins/pmix_mca_pnet_meridian.so"
+PMIX_MCA_mca_base_component_path="$work/plugins:$PMIX_COMPONENT_DIR"
+PMIX_MCA_pnet_meridian_library=$MERIDIAN_LIBRARY_SO
+export PMIX_MCA_mca_base_component_path PMIX_MCA_pnet_meridian_library
+prefix=$mca_env_prefix
+eval "${prefix}pnet_base_requests='id=data,type=tcp,endpts=2'; export ${prefix}pnet_base_requests"
+eval "${prefix}pnet_tcp_static_ports='tcp:32000-32999'; export ${prefix}pnet_tcp_static_ports"
+eval "${prefix}pnet_tcp_ledger='$work/ports'; export ${prefix}pnet_tcp_ledger"
+eval "${prefix}pnet=tcp; export ${prefix}pnet"
+eval "${prefix}coord=tcp; export ${prefix}coord"
+eval "${prefix}mca_base_component_path=\"\$${prefix}mca_base_component_path:$top_builddir/components/carto_auto/.libs\"; export ${prefix}mca_base_component_path"
+
+nodes=$(echo "$sizes" | tr ',' '\n' | awk '{ printf "%s%d", (NR > 1 ? "," : ""), $1 / 10 }')
+echo "in-job: bench_alloc --nodes $nodes --procs-per-node 10 ..." >&2
+"$BENCH_ALLOC" --nodes "$nodes" --procs-per-node 10 --min-time 0.2 --naive-max 0 >"$work/alloc"
+echo "launcher and leader: bench_startup --sizes $sizes --runs $runs ..." >&2
+"$BENCH_STARTUP" --sizes "$sizes" --runs "$runs" --per-node 10 >"$work/startup"
+
+echo "Start-up cost of one process, from PMIx connected to its first answered query"
+echo "(10 processes per node; in-job: bench_alloc's make_job + allocate of the whole job;"
+echo " launcher and leader: CPU ms of the node's processes, median / max, and wall ms median)"
+echo
+printf '%8s | %9s %7s | %17s %7s %7s %9s | %17s %7s %7s | %s\n' procs "in-job ms" "+MiB" \
+    "launcher cpu ms" "wall" "+MiB" "daemon ms" "leader cpu ms" "wall" "+MiB" "goal"
+awk -v startup="$work/startup" '
+    BEGIN {
+        while ((getline line < startup) > 0) {
+            split(line, f, " ")
+            key = f[1] " " f[2]
+            wall[key] = f[3] / 1000; med[key] = f[5] / 1000; max[key] = f[6] / 1000
+            kib[key] = f[7]; daemon[key] = f[8] / 1000
+        }
+    }
+    # bench_alloc: nodes procs | floor ms MiB | ours ms ns/proc MiB +MiB rounds | ...
+    $1 ~ /^[0-9]+$/ && $3 == "|" {
+        procs = $2; injob_ms = $7; injob_mib = $10
+        l = "launcher " procs; d = "leader " procs
+        if (!(l in med) || !(d in med)) { next }
+        ok = (med[l] <= 1 && kib[l] <= 1024 && med[d] <= 1 && kib[d] <= 1024 && daemon[l] <= 50)
+        printf "%8d | %9.3f %7.1f | %7.3f / %7.3f %7.2f %7.2f %9.3f | %7.3f / %7.3f %7.2f %7.2f | %s\n",
+            procs, injob_ms, injob_mib, med[l], max[l], wall[l], kib[l] / 1024, daemon[l],
+            med[d], max[d], wall[d], kib[d] / 1024, ok ? "met" : "missed"
+    }' "$work/alloc"
+echo
+echo "goal: per process (median) <= 1 ms CPU and <= 1 MiB at every size; daemon <= 50 ms"
