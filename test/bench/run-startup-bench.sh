@@ -1,6 +1,7 @@
 #!/bin/sh
-# bench-startup: what a process of a job of 10^3..10^6 processes (10 per
-# node) pays from its start (PMIx connected) to its first answered query
+# bench-startup: what a process of a job of 10^3..10^5 processes (10 per
+# node; BENCH_STARTUP_SIZES adds 10^6, where libpmix 4.2's own registration
+# of the job in the server took over 120 s on a 2-core machine) pays from its start (PMIx connected) to its first answered query
 # (its own endpoints), by where the job's network is set up:
 #
 #   in-job     every process allocates the whole job: bench_alloc's figure
@@ -19,7 +20,7 @@
 # the median process (the leader does the node's work, as the daemon does:
 # per daemon at most 50 ms at 10^6).
 set -eu
-sizes=${BENCH_STARTUP_SIZES:-1000,10000,100000,1000000}
+sizes=${BENCH_STARTUP_SIZES:-1000,10000,100000}
 runs=${BENCH_STARTUP_RUNS:-3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/startup-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
