@@ -11,8 +11,11 @@
 //                                     assigned here and joins the entry
 //   every process, deregister / close   leaves; the last one gives the
 //                                     ports back
-// A process knows one job in the ledger: its own (the datastore's
-// namespace).  The calls lock a mutex of their own, so threads may make them.
+// A process knows its own job in the ledger (the datastore's namespace),
+// and the jobs whose node share it makes for all of the job's processes
+// there (pnet::host_job: a launcher's daemon, the node's leader), each of
+// which it holds alone.  The calls lock a mutex of their own, so threads may
+// make them.
 #ifndef MERIDIAN_COMPONENTS_PNET_TCP_CLAIM_HPP
 #define MERIDIAN_COMPONENTS_PNET_TCP_CLAIM_HPP
 
