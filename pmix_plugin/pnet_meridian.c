@@ -156,7 +156,8 @@ static int open_meridian(void)
      * Meridian's parameter files, as in any Meridian process. */
     reset_reason();
     if (0 != meridian.init(NULL, NULL)) {
-        snprintf(open_failure, sizeof open_failure, "meridian_init failed: %s",
+        /* (the reason shortened to fit after the words before it) */
+        snprintf(open_failure, sizeof open_failure, "meridian_init failed: %.990s",
                  '\0' != reason[0] ? reason : "(no reason given)");
         return 0;
     }
