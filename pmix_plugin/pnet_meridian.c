@@ -97,6 +97,7 @@ typedef struct {
     int (*node_data)(const void *, const char *, pmix_info_t **, size_t *);
     void (*job_free)(void *);
     int (*request_ids)(const void *, char ***, size_t *);
+    int (*node_inventory)(const void *, pmix_info_t **, size_t *);
 } meridian_calls_t;
 
 static meridian_calls_t meridian;
@@ -145,6 +146,8 @@ static int open_meridian(void)
     *(void **)&meridian.node_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_node_data));
     *(void **)&meridian.job_free = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_job_free));
     *(void **)&meridian.request_ids = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_request_ids));
+    *(void **)&meridian.node_inventory =
+        find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_node_inventory));
     if ('\0' != open_failure[0]) {
         say("error", "%s", open_failure);
         dlclose(meridian.handle);
@@ -345,9 +348,10 @@ static pmix_status_t store_node(pmix_nspace_env_cache_t *nptr, void *job, const 
                                 size_t count)
 {
     const char *node = pmix_globals.hostname;
-    /* each process, the node's data, the path's marker and the request IDs */
+    /* each process, the node's data, the path's marker, the request IDs and
+     * the node's inventory */
     pmix_info_t *all;
-    PMIX_INFO_CREATE(all, count + 3);
+    PMIX_INFO_CREATE(all, count + 4);
     if (NULL == all) {
         return PMIX_ERR_NOMEM;
     }
@@ -411,6 +415,20 @@ static pmix_status_t store_node(pmix_nspace_env_cache_t *nptr, void *job, const 
     }
     free(ids);
     if (PMIX_SUCCESS == rc) {
+        /* the node's inventory: job data of this node's server, which the
+         * node's lowest rank publishes for the other nodes */
+        pmix_info_t *entries = NULL;
+        size_t n = 0;
+        if (0 != meridian.node_inventory(job, &entries, &n)) {
+            rc = PMIX_ERROR;
+        } else {
+            for (size_t i = 0; i < n && i < 1; ++i) {
+                all[used++] = entries[i];
+            }
+            free(entries);
+        }
+    }
+    if (PMIX_SUCCESS == rc) {
         PMIX_INFO_LOAD(&all[used], MERIDIAN_PMIX_PLUGIN_PATH_KEY, "launcher", PMIX_STRING);
         ++used;
         PMIX_GDS_CACHE_JOB_INFO(rc, pmix_globals.mypeer, nptr->ns, all, used);
@@ -419,7 +437,7 @@ static pmix_status_t store_node(pmix_nspace_env_cache_t *nptr, void *job, const 
                 PMIx_Error_string(rc));
         }
     }
-    PMIX_INFO_FREE(all, count + 3);
+    PMIX_INFO_FREE(all, count + 4);
     return rc;
 }
 

@@ -124,6 +124,7 @@
 #define meridian_pnet_node_job_new MERIDIAN_NAME(pnet_node_job_new)
 #define meridian_pnet_open MERIDIAN_NAME(pnet_open)
 #define meridian_pnet_pmix_node_data MERIDIAN_NAME(pnet_pmix_node_data)
+#define meridian_pnet_pmix_node_inventory MERIDIAN_NAME(pnet_pmix_node_inventory)
 #define meridian_pnet_pmix_proc_data MERIDIAN_NAME(pnet_pmix_proc_data)
 #define meridian_pnet_request_ids MERIDIAN_NAME(pnet_request_ids)
 #define meridian_pnet_requests_add MERIDIAN_NAME(pnet_requests_add)

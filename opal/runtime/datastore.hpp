@@ -131,6 +131,18 @@ class Store
         return std::vector<std::uint32_t>{self().rank};
     }
 
+    // The job's nodes with their ranks (ascending), as the launcher mapped
+    // them; nodes in the launcher's order.  A backend without peers gives
+    // this process's node with this process.
+    struct NodeRanks {
+        std::string node;
+        std::vector<std::uint32_t> ranks;
+    };
+    virtual Result<std::vector<NodeRanks>> job_nodes() const
+    {
+        return std::vector<NodeRanks>{{node_name(), {self().rank}}};
+    }
+
     // Ask the launcher to end the whole job with `status` (PMIx_Abort); the
     // message is the launcher's to print.  Returns when there is no launcher
     // (a job of one) or the launcher could not be told; the caller exits.

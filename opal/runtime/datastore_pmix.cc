@@ -569,6 +569,45 @@ class PmixStore final : public Store
         return from_pmix(*value, key);
     }
 
+    Result<std::vector<NodeRanks>> job_nodes() const override
+    {
+        char *list = nullptr;
+        pmix_status_t rc = PMIx_Resolve_nodes(self_.nspace.c_str(), &list);
+        const std::unique_ptr<char, decltype(&std::free)> owned(list, &std::free);
+        if (rc != PMIX_SUCCESS || list == nullptr) {
+            return make_error(MERIDIAN_ERROR, "datastore: PMIx does not say the job's nodes "
+                                              "(PMIx_Resolve_nodes: " +
+                                                  pmix_reason(rc) + ")");
+        }
+        std::vector<NodeRanks> nodes;
+        for (auto &node : util::split(list, ',')) {
+            if (node.empty()) {
+                continue;
+            }
+            pmix_proc_t *procs = nullptr;
+            std::size_t count = 0;
+            rc = PMIx_Resolve_peers(node.c_str(), self_.nspace.c_str(), &procs, &count);
+            if (rc != PMIX_SUCCESS && rc != PMIX_ERR_NOT_FOUND) {
+                return make_error(MERIDIAN_ERROR,
+                                  "datastore: PMIx does not say the job's "
+                                  "processes on node " +
+                                      node + " (PMIx_Resolve_peers: " + pmix_reason(rc) + ")");
+            }
+            NodeRanks entry{std::move(node), {}};
+            for (std::size_t i = 0; i < count; ++i) {
+                entry.ranks.push_back(procs[i].rank);
+            }
+            if (procs != nullptr) {
+                PMIX_PROC_FREE(procs, count);
+            }
+            std::sort(entry.ranks.begin(), entry.ranks.end());
+            if (!entry.ranks.empty()) {
+                nodes.push_back(std::move(entry));
+            }
+        }
+        return nodes;
+    }
+
     Result<std::vector<std::uint32_t>> local_peers() const override
     {
         auto peers = get_native(ProcId{self_.nspace, job_rank}, PMIX_LOCAL_PEERS);

@@ -1,14 +1,16 @@
 // One process of a job across the simulated hosts (pnet_hosts.sh runs it
-// under mpirun on contrib/cluster/cluster.sh's hosts).  After meridian_init
-// in in-job mode it prints, on one line, what pnet and coord gave it, for
+// under mpirun on contrib/cluster/cluster.sh's hosts).  After meridian_init,
+// whichever path set the job's network up, it prints, on one line, what pnet and coord gave it, for
 // the script to compare across processes and hosts:
 //
 //   rank R: node=h1 ports=32000,32001 nics=eth0,mgmt0,lo
 //     coord=PLANE:x,y,z;... cost=C0,C1,... endpt=ADDRESS:PORT,... agree=yes
 //
-// (one line; wrapped here).  agree=yes: every other process's ports, as that
-// process published them after its own allocation, are the ports this
-// process computed for it -- every process computed the same allocation.
+// (one line; wrapped here).  agree=yes: every other process's endpoints, as
+// that process sees them, are the ones this process's coord gives for it --
+// in-job every process computed the same allocation; in the launcher's and
+// the node leader's paths (which computed nothing of the job) they are what
+// each process published.
 // Failures are printed as "FAIL: ..." lines and make the exit status 1.
 // With CLUSTER_PEER_WAIT=FILE it holds its ports until FILE exists (at most
 // 120 s), so that two jobs run side by side.
@@ -16,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,23 +71,16 @@ int main(int argc, char **argv)
     datastore::Store &store = **opened;
     const std::uint32_t me = store.self().rank;
     const std::uint32_t size = store.job_size();
+    // In-job, the process holds the whole job's allocation; in the
+    // launcher's and the node leader's paths it holds nothing of the job,
+    // and its answers come from what the processes published and the job's
+    // fabric, placed on its first coord query.
+    const pnet::SetupPath path = pnet::setup_path();
     const mca_pnet_job *handle = pnet::in_job();
-    if (handle == nullptr) {
+    if (handle == nullptr && path == pnet::SetupPath::in_job) {
         std::printf("FAIL: rank %u: no in-job allocation\n", me);
         return 1;
     }
-    const pnet::Job &job = handle->job;
-    const pnet::Grant *grant = job.grant("data");
-    if (grant == nullptr) {
-        std::printf("FAIL: rank %u: no grant \"data\"\n", me);
-        return 1;
-    }
-    const fabric::Fabric &fab = *job.fabric;
-    const auto mine = grant->ports_of(me);
-    const std::string node = fab.nodes()[job.map.procs[me].node].name;
-    const std::string nics =
-        joined(job.nics_of(me), ",", [&](fabric::Index n) { return fab.nics()[n].name; });
-
     std::string coordinates;
     if (auto coords = coord::coordinates(me); coords) {
         coordinates = joined(*coords, ";", [](const Coordinate &c) {
@@ -93,6 +89,16 @@ int main(int argc, char **argv)
     } else {
         fail("coordinates: " + coords.error().message);
     }
+    const mca_coord_context *placed = coord::context();
+    if (placed == nullptr) {
+        std::printf("FAIL: rank %u: no job placed for coord\n", me);
+        return 1;
+    }
+    const fabric::Fabric &fab = *placed->fabric;
+    const fabric::ProcPlacement &where = placed->job->procs[me];
+    const std::string node = fab.nodes()[where.node].name;
+    const std::string nics = joined(fab.nics_by_distance(where.node, where.package), ",",
+                                    [&](fabric::Index n) { return fab.nics()[n].name; });
     std::vector<std::uint64_t> costs;
     for (std::uint32_t peer = 0; peer < size; ++peer) {
         auto cost = coord::cost(me, peer);
@@ -103,28 +109,65 @@ int main(int argc, char **argv)
             costs.push_back(*cost);
         }
     }
-    std::string endpoints;
-    if (auto endpts = coord::endpoints(me); endpts) {
-        endpoints = joined(*endpts, ",", [](const std::string &e) { return e; });
+    std::vector<std::string> endpts;
+    if (auto got = coord::endpoints(me); got) {
+        endpts = std::move(*got);
     } else {
-        fail("endpoints: " + endpts.error().message);
+        fail("endpoints: " + got.error().message);
+    }
+    const std::string endpoints = joined(endpts, ",", [](const std::string &e) { return e; });
+    // This process's ports: its grant in-job, else its endpoints' ports.
+    std::vector<std::uint32_t> mine;
+    if (handle != nullptr) {
+        if (const pnet::Grant *grant = handle->job.grant("data"); grant != nullptr) {
+            const auto ports = grant->ports_of(me);
+            mine.assign(ports.begin(), ports.end());
+        } else {
+            fail("no grant \"data\"");
+        }
+    } else {
+        for (const auto &e : endpts) {
+            mine.push_back(static_cast<std::uint32_t>(std::stoul(e.substr(e.rfind(':') + 1))));
+        }
     }
 
-    // Everybody's view of everybody's ports must agree.
+    // Everybody's view of everybody must agree.  In-job, every process
+    // computed the same allocation: each process's ports as it published
+    // them are the ports this one computed for it.  In the launcher's and the
+    // node leader's paths (which computed nothing of the job), each
+    // process's endpoints as it sees them are what this one's coord reads of
+    // it.
     bool agree = true;
-    if (!store.put("test.ports", std::vector<std::uint32_t>(mine.begin(), mine.end())).ok() ||
+    const std::vector<std::uint32_t> ports_put(mine.begin(), mine.end());
+    if (!store.put("test.ports", ports_put).ok() || !store.put("test.endpts", endpts).ok() ||
         !store.commit().ok() || !store.fence().ok()) {
-        fail("put/commit/fence of the ports");
+        fail("put/commit/fence of the ports and endpoints");
         agree = false;
     }
     for (std::uint32_t peer = 0; agree && peer < size; ++peer) {
-        auto theirs = store.get(datastore::ProcId{store.self().nspace, peer}, "test.ports");
-        const auto view = grant->ports_of(peer);
-        const datastore::Value expected = std::vector<std::uint32_t>(view.begin(), view.end());
+        const datastore::ProcId them{store.self().nspace, peer};
+        datastore::Value expected;
+        Result<datastore::Value> theirs = make_error(MERIDIAN_ERR_NOT_FOUND, "");
+        if (handle != nullptr) {
+            const auto view = handle->job.grant("data") != nullptr
+                                  ? handle->job.grant("data")->ports_of(peer)
+                                  : std::span<const std::uint16_t>();
+            expected = std::vector<std::uint32_t>(view.begin(), view.end());
+            theirs = store.get(them, "test.ports");
+        } else {
+            auto view = coord::endpoints(peer);
+            if (!view) {
+                fail("endpoints of rank " + number(peer) + ": " + view.error().message);
+                agree = false;
+                continue;
+            }
+            expected = std::move(*view);
+            theirs = store.get(them, "test.endpts");
+        }
         if (!theirs || *theirs != expected) {
-            fail("rank " + number(peer) + " has ports " +
-                 (theirs ? datastore::format_value(*theirs) : theirs.error().message) +
-                 ", I gave it " + datastore::format_value(expected));
+            fail("rank " + number(peer) + " has " +
+                 (theirs ? datastore::format_value(*theirs) : theirs.error().message) + ", I see " +
+                 datastore::format_value(expected));
             agree = false;
         }
     }

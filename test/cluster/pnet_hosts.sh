@@ -57,7 +57,9 @@ run_two_jobs cluster_mpirun
 # environment, PMIX_MCA_* too).  Each daemon sets up its own host's share:
 # plugin_peer (libpmix only) on every host reads its own results without a
 # fence, its endpoints on its host's data address, ports unique on each
-# host; and the processes of pmix_reader say they ran no pipeline.
+# host; the processes of pmix_reader say they ran no pipeline; and
+# cluster_peer's checks hold: coordinates and costs from the job's fabric,
+# assembled from each host's published inventory on the first query.
 if [ "$HAVE_PMIX_PLUGIN" = yes ]; then
     mkdir -p "$scratch/plugins"
     ln -s "$PLUGIN" "$scratch/plugins/pmix_mca_pnet_meridian.so"
@@ -101,6 +103,13 @@ if [ "$HAVE_PMIX_PLUGIN" = yes ]; then
         echo "ok: the launcher's path on 3 hosts: 6 processes ran no pipeline and read every rank's results"
     fi
     unsetp pnet_base_verbose
+    # Queries in that path: every process answers coordinates and costs to
+    # every other from the job's fabric (each host's published inventory)
+    # and its endpoints from what each published -- the same answers as
+    # in-job (check_one_job).
+    # shellcheck disable=SC2317 # called through run_one_job
+    cluster_mpirun_instant() { cluster_mpirun --mca orte_enable_instant_on_support 1 "$@"; }
+    run_one_job cluster_mpirun_instant
     unset PMIX_MCA_mca_base_component_path PMIX_MCA_pnet_meridian_library
     check_ledger_empty "$ledger"
 fi

@@ -1,10 +1,12 @@
 #!/bin/sh
-# pnet and coord in-job across hosts under Slurm: srun --mpi=pmix starts
+# pnet and coord across hosts under Slurm: srun --mpi=pmix starts
 # cluster_peer on three simulated hosts (contrib/cluster/cluster.sh, with
 # Slurm on them by contrib/cluster/slurm.sh: slurmctld on h1, a slurmd on
 # each host), two processes each, and the PMIx server every process talks
-# to is Slurm's (its pmix plugin in slurmstepd) instead of mpirun's.  The
-# checks are pnet_hosts.sh's (hosts_checks.sh):
+# to is Slurm's (its pmix plugin in slurmstepd) instead of mpirun's.  Under
+# srun the node-leader path is the default (one process per host sets its
+# host up); a last job runs in-job.  The checks are pnet_hosts.sh's
+# (hosts_checks.sh), whichever path:
 #   - each host's inventory from its own interfaces, endpoints on the host's
 #     own data address, static ports from the pool and unique on each host,
 #     the same allocation in every process (agree=yes), coord_tcp's
@@ -80,12 +82,12 @@ run_event cluster_srun
 # Two jobs at once on the same hosts: no port on a host given to both.
 run_two_jobs cluster_srun
 
-# The node-leader path (pnet_base_node_leader=yes): Slurm's server sets
-# nothing up, so on each host the lowest rank makes the host's share and
-# the host's other process reads it; a plain PMIx client on every host then
-# reads every process's results.  Three processes say they computed their
-# host's share, three that they computed nothing; none ran the whole job.
-setp pnet_base_node_leader yes
+# The node-leader path (pnet_base_node_leader=auto, the default, under
+# srun; the jobs above took it too): Slurm's server sets nothing up, so on
+# each host the lowest rank makes the host's share and the host's other
+# process reads it; a plain PMIx client on every host then reads every
+# process's results.  Three processes say they computed their host's share,
+# three that they computed nothing; none ran the whole job.
 setp pnet_base_verbose 1
 out=$scratch/leader.out
 cluster_srun "$PMIX_READER" data:tcp:2 >"$out" 2>&1
@@ -107,6 +109,12 @@ else
     echo "ok: the node-leader path under srun: one process per host set up its host, every process read every rank's results"
 fi
 unsetp pnet_base_verbose
+check_ledger_empty "$ledger"
+
+# In-job under srun (pnet_base_node_leader=no): every process computes the
+# whole job, with the same answers.
+setp pnet_base_node_leader no
+run_one_job cluster_srun
 unsetp pnet_base_node_leader
 check_ledger_empty "$ledger"
 

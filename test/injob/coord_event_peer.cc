@@ -92,10 +92,16 @@ int main(int argc, char **argv)
     namespace coord = meridian::coord;
     namespace fabric = meridian::fabric;
     auto opened = meridian::datastore::store();
+    // In-job, the process holds the job's allocation; in the launcher's and
+    // the node leader's paths the job's coordinates are placed on the first
+    // query (coord::context) from what the nodes published.
     const mca_pnet_job *job = meridian::pnet::in_job();
+    const bool set_up = job != nullptr ||
+                        meridian::pnet::setup_path() == meridian::pnet::SetupPath::launcher ||
+                        meridian::pnet::setup_path() == meridian::pnet::SetupPath::leader;
     const mca_coord_context *ctx = coord::context();
-    if (!opened || job == nullptr || ctx == nullptr) {
-        std::printf("FAIL: no store, in-job allocation or coordinates\n");
+    if (!opened || !set_up || ctx == nullptr) {
+        std::printf("FAIL: no store, network setup or coordinates\n");
         meridian_finalize();
         return 1;
     }

@@ -117,6 +117,14 @@ Result<std::vector<std::vector<std::string>>> nics(std::string_view plane = {});
 // A process's endpoints as stored by pnet (pmix.net.endpt, e.g.
 // "10.10.1.1:32000"); empty when pnet assigned none.
 Result<std::vector<std::string>> endpoints(std::uint32_t rank);
+namespace detail
+{
+// pnet, for a job whose network the launcher or the node's leader set up:
+// nobody holds every process's endpoints, so endpoints() reads another
+// process's from what it published (key_published_endpoint), waiting for
+// it (PMIx's direct modex) instead of taking "not here" for none.
+void endpoints_from_peers_published(bool published);
+} // namespace detail
 // The size of each dimension of a plane in a view.  Plane empty: the only
 // plane (MERIDIAN_ERR_BAD_PARAM naming the planes when there are several;
 // shapes() answers for each).

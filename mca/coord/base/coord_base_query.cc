@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -480,31 +481,43 @@ Result<Coordinate> coordinate_of_nic(std::string_view nic, std::uint32_t rank,
 
 namespace
 {
-// Without a placed job (a job whose network the launcher or the node's
-// leader set up, so that no process holds the whole job): what the process
-// published as its endpoints, its own from this process's store.
-Result<std::vector<std::string>> published_endpoints(std::uint32_t rank, const Error &no_context)
+// Set by pnet when the job's network was set up by the launcher or the
+// node's leader: then nobody holds every process's endpoints, and another
+// process's come from what it published, without a fence.
+bool endpoints_from_peers = false;
+
+// What a process published as its endpoints: its own from this process's
+// store, another's from its host (PMIx's direct modex, which holds the
+// request until that process has published); nullopt when it published
+// none.
+// `nspace`: the placed job's (its ranks checked already), or empty for this
+// process's job (the rank is checked against it).
+Result<std::optional<std::vector<std::string>>> published_endpoints(std::uint32_t rank,
+                                                                    const std::string &nspace)
 {
+    using Published = std::optional<std::vector<std::string>>;
     auto store = datastore::store();
     if (!store) {
         return store.error();
     }
-    const datastore::ProcId proc{(*store)->self().nspace, rank};
-    if (rank >= (*store)->job_size()) {
+    const bool own_job = nspace.empty() || nspace == (*store)->self().nspace;
+    const datastore::ProcId proc{own_job ? (*store)->self().nspace : nspace, rank};
+    if (nspace.empty() && rank >= (*store)->job_size()) {
         return make_error(MERIDIAN_ERR_BAD_PARAM,
                           "rank " + std::to_string(rank) + " is not in the job (" +
                               std::to_string((*store)->job_size()) + " processes)");
     }
-    // Another process's comes from its host (PMIx's direct modex), which
-    // holds the request until that process has published.
-    auto value = rank == (*store)->self().rank
+    auto value = !own_job || rank == (*store)->self().rank || !endpoints_from_peers
                      ? (*store)->get(proc, key_published_endpoint)
                      : (*store)->wait_for(proc, key_published_endpoint, std::chrono::seconds(30));
     if (!value) {
-        return value.error().status == MERIDIAN_ERR_NOT_FOUND ? no_context : value.error();
+        if (value.error().status == MERIDIAN_ERR_NOT_FOUND) {
+            return Published();
+        }
+        return value.error();
     }
     if (auto *list = std::get_if<std::vector<std::string>>(&*value)) {
-        return std::move(*list);
+        return Published(std::move(*list));
     }
     return make_error(MERIDIAN_ERR_BAD_PARAM, std::string(key_published_endpoint) + " of rank " +
                                                   std::to_string(rank) + " is " +
@@ -513,11 +526,27 @@ Result<std::vector<std::string>> published_endpoints(std::uint32_t rank, const E
 }
 } // namespace
 
+namespace detail
+{
+void endpoints_from_peers_published(bool published)
+{
+    endpoints_from_peers = published;
+}
+} // namespace detail
+
 Result<std::vector<std::string>> endpoints(std::uint32_t rank)
 {
     auto ctx = current();
     if (!ctx) {
-        return published_endpoints(rank, ctx.error());
+        // No placed job: what the process published, if anything.
+        auto published = published_endpoints(rank, std::string());
+        if (!published) {
+            return published.error();
+        }
+        if (!*published) {
+            return ctx.error();
+        }
+        return std::move(**published);
     }
     if (auto where = placement(**ctx, rank); !where) {
         return where.error();
@@ -530,7 +559,14 @@ Result<std::vector<std::string>> endpoints(std::uint32_t rank)
     auto value = (*store)->get(proc, key_endpoint);
     if (!value) {
         if (value.error().status == MERIDIAN_ERR_NOT_FOUND) {
-            return std::vector<std::string>{}; // pnet assigned none
+            // Not set up here (another host's process): what it published,
+            // in-job after the job's fence, else read from its host; none:
+            // pnet assigned it none.
+            auto published = published_endpoints(rank, (*ctx)->job->nspace);
+            if (!published) {
+                return published.error();
+            }
+            return published->value_or(std::vector<std::string>{});
         }
         return value.error();
     }

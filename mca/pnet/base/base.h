@@ -336,6 +336,16 @@ int meridian_pnet_pmix_node_data(const meridian_pnet_job_t *job, const char *nod
  * expected ..."), and fails as the pipeline fails (a required value that
  * cannot be met); nothing is held then. */
 int meridian_pnet_launch_blob(uint8_t **bytes, size_t *size);
+/* meridian_pnet_pmix_node_inventory: for a job of meridian_pnet_node_job_new,
+ * one entry the node's server keeps as the job's data there:
+ * meridian.node.inventory, the node's inventory the share was made from (an
+ * array of pmix_info_t, one per pnet component: its blob as bytes).  The
+ * node's lowest rank publishes it for the processes of other nodes, which
+ * place the job's fabric from every node's (their coordinate and cost
+ * queries).  Free with PMIX_INFO_FREE(info, count). */
+struct pmix_info;
+int meridian_pnet_pmix_node_inventory(const meridian_pnet_job_t *job, struct pmix_info **info,
+                                      size_t *count);
 int meridian_pnet_node_job_new(const char *nspace, const char *node, const int32_t *packages,
                                size_t count, const void *blob, size_t size,
                                meridian_pnet_job_t **job);

@@ -89,6 +89,10 @@ struct mca_pnet_fabric {
 };
 struct mca_pnet_job {
     meridian::pnet::Job job;
+    // A node's share (a launcher's daemon, a node's leader): the node's
+    // inventory it was made from, (component, blob) pairs, for the job's
+    // processes on other nodes to place this node (key_node_inventory).
+    std::vector<std::pair<std::string, std::vector<std::uint8_t>>> inventory;
 };
 struct mca_pnet_env {
     std::vector<std::pair<std::string, std::string>> variables;
@@ -138,9 +142,8 @@ std::string default_type();
 // pnet_base_in_job: auto (default), yes or no.
 enum class InJobMode { automatic, yes, no };
 InJobMode in_job_mode();
-// pnet_base_node_leader: yes, no (the default for now: a process of this
-// path answers no coordinate or cost query about other processes) or auto
-// (under Slurm, a task of a step).  Under a PMIx launcher whose daemons set nothing up, the node's
+// pnet_base_node_leader: auto (default: under Slurm, a task of a step), yes
+// or no.  Under a PMIx launcher whose daemons set nothing up, the node's
 // leader makes the node's share instead of every process the whole job.
 bool node_leader_wanted();
 
@@ -199,6 +202,11 @@ inline constexpr std::string_view key_setup_path = "meridian.pnet.path";
 // When the launcher's daemons could not (key_setup_path "failed"): why, which
 // run_in_job returns (meridian_init then fails with it).
 inline constexpr std::string_view key_setup_error = "meridian.pnet.error";
+// A node's inventory, (component, bytes) pairs as an info list, published
+// by the lowest rank of each node in the launcher's and the leader's paths:
+// what a process reads of the nodes it is asked about (the job's fabric,
+// assembled on the first query that needs it).
+inline constexpr std::string_view key_node_inventory = "meridian.node.inventory";
 // The job's request IDs, ','-separated, beside key_setup_path "launcher".
 inline constexpr std::string_view key_setup_ids = "meridian.pnet.ids";
 enum class SetupPath { none, launcher, leader, in_job };

@@ -1017,6 +1017,30 @@ int meridian_pnet_node_job_new(const char *nspace, const char *node, const int32
     });
 }
 
+int meridian_pnet_pmix_node_inventory(const meridian_pnet_job_t *job, struct pmix_info **info,
+                                      size_t *count)
+{
+    if (job == nullptr || info == nullptr || count == nullptr) {
+        return missing(__func__, job == nullptr ? "job" : info == nullptr ? "info" : "count");
+    }
+    *info = nullptr;
+    *count = 0;
+    return c_boundary(__func__, [&]() -> int {
+#if MERIDIAN_HAVE_PMIX
+        const unsigned long before = meridian_error_count();
+        if (auto done = pnet::detail::pmix_node_inventory(*job->handle, info, count); !done) {
+            return fail(make_error(done.error().status,
+                                   std::string(__func__) + ": " + done.error().message),
+                        before);
+        }
+        return MERIDIAN_SUCCESS;
+#else
+        return refuse(MERIDIAN_ERR_NOT_SUPPORTED,
+                      std::string(__func__) + ": this Meridian was built without PMIx");
+#endif
+    });
+}
+
 int meridian_pnet_pmix_proc_data(const meridian_pnet_job_t *job, uint32_t rank,
                                  struct pmix_info **info, size_t *count)
 {

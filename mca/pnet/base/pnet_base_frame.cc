@@ -17,10 +17,7 @@ namespace
 const char *requests_text = nullptr;
 const char *default_type_text = "tcp";
 int in_job_value = static_cast<int>(meridian::pnet::InJobMode::automatic);
-// Not yet automatic under Slurm: in this path a process answers no
-// coordinate or cost query about other processes (README.md, "Where the
-// network is set up").
-int node_leader_value = static_cast<int>(meridian::pnet::InJobMode::no);
+int node_leader_value = static_cast<int>(meridian::pnet::InJobMode::automatic);
 
 const mca_base_param_enum_value_t in_job_values[] = {
     {static_cast<int>(meridian::pnet::InJobMode::automatic), "auto"},
@@ -54,8 +51,8 @@ int register_params()
         "pnet", "base", "node_leader",
         "Under a PMIx launcher that set the job's network up nowhere, one process per node (its "
         "lowest rank) sets up the node's share and the node's others read it, instead of every "
-        "process computing the whole job: yes, no (the default: processes then answer no "
-        "coordinate or cost query about other processes), auto (under Slurm's srun)",
+        "process computing the whole job: auto (under Slurm's srun, which sets nothing up), "
+        "yes, no",
         MCA_BASE_PARAM_TYPE_ENUM, in_job_values, MCA_BASE_INFO_TUNER_DETAIL,
         MCA_BASE_PARAM_FLAG_NONE, &node_leader_value);
     if (index < 0) {

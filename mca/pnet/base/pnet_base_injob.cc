@@ -227,14 +227,8 @@ gather(const datastore::Store &store)
                 return delivered.error();
             }
         }
-        // A node no component described still runs processes.
-        if (!fab->find_node(node)) {
-            fabric::Node bare;
-            bare.name = node;
-            if (auto added = fab->add_node(std::move(bare)); !added) {
-                return make_error(added.error().status,
-                                  "node " + node + ": " + added.error().message);
-            }
+        if (auto added = detail::ensure_node(*fab, node); !added) {
+            return added.error();
         }
     }
 
@@ -320,16 +314,40 @@ Status share_launcher_results(datastore::Store &store)
     for (const auto &key : keys) {
         auto value = store.get(self, key);
         if (!value) {
-            if (value.error().status == MERIDIAN_ERR_NOT_FOUND) {
-                continue; // nothing of that kind for this process
+            if (value.error().status != MERIDIAN_ERR_NOT_FOUND) {
+                return value.error();
             }
-            return value.error();
+            // No endpoints is said too: the other hosts' processes wait for
+            // it.  Nothing else of that kind: nothing to say.
+            if (key == key_published_endpoints) {
+                value = datastore::Value(std::vector<std::string>{});
+            } else {
+                continue;
+            }
         }
         if (auto put = store.put(key, std::move(*value)); !put) {
             return put;
         }
     }
+    // The node's lowest rank publishes the node's inventory (its server has
+    // it from the launcher's daemon) for the other nodes' queries.
+    if (store.local_rank() == 0) {
+        if (auto inventory = store.get({self.nspace, datastore::job_rank}, key_node_inventory);
+            inventory) {
+            if (auto put = store.put(key_node_inventory, std::move(*inventory)); !put) {
+                return put;
+            }
+        }
+    }
     return store.commit();
+}
+
+// Coordinates one process changes reach the others (a PMIx event).
+void share_coordinate_updates(datastore::Store &store)
+{
+    if (auto shared = coord::share_updates(store); !shared) {
+        report_warning("network setup: " + shared.error().message);
+    }
 }
 
 Status run(datastore::Store &store)
@@ -438,6 +456,8 @@ Status run_in_job()
                 return shared;
             }
             s.path = SetupPath::launcher;
+            detail::place_job_on_demand();
+            share_coordinate_updates(**store);
             meridian_mca_base_framework_verbose(
                 &meridian_pnet_base_framework, 1,
                 "process %s, node %s: the launcher set the job's network up (pnet plugin for "
@@ -456,6 +476,8 @@ Status run_in_job()
                                                        "): " + done.error().message);
         }
         s.path = SetupPath::leader;
+        detail::place_job_on_demand();
+        share_coordinate_updates(**store);
         meridian_mca_base_framework_verbose(
             &meridian_pnet_base_framework, 1,
             "process %s, node %s: the node's leader set the node's network up (%u processes "
@@ -503,6 +525,7 @@ void forget_in_job()
     s.deferred = false;
     s.path = SetupPath::none;
     coord::set_context_provider(nullptr);
+    coord::detail::endpoints_from_peers_published(false);
     detail::forget_leader();
     if (s.job) {
         (void)deregister(*s.job);

@@ -45,6 +45,9 @@ Status pmix_proc_data(const mca_pnet_job &job, std::uint32_t rank, pmix_info **i
 // ... and what it registers for `node` (meridian_pnet_pmix_node_data).
 Status pmix_node_data(const mca_pnet_job &job, std::string_view node, pmix_info **info,
                       std::size_t *count);
+// ... and the node's inventory it was made from (a node's share), under
+// key_node_inventory (meridian_pnet_pmix_node_inventory).
+Status pmix_node_inventory(const mca_pnet_job &job, pmix_info **info, std::size_t *count);
 
 // pnet_base_launcher.cc: the pipeline split between a launcher and its
 // daemons (base.h, meridian_pnet_launch_blob and meridian_pnet_node_job_new).
@@ -71,6 +74,19 @@ Result<datastore::InfoList> node_results(const mca_pnet_job &job, std::uint32_t 
 // pnet_base_injob.cc: the package every CPU this process may run on belongs
 // to, or -1 when they span several (or the kernel does not say).
 std::int32_t binding_package();
+
+// pnet_base_context.cc: `node` of the fabric, added bare when no component
+// described it (a node with no NIC Meridian knows still runs processes).
+Result<fabric::Index> ensure_node(fabric::Fabric &fab, const std::string &node);
+// The package of a locality string
+// "SK0:L30:L20:L10:CR0-1:HT0-3" (PMIx's pmix.locstr): SK's one number, or -1
+// (several packages, or none said).
+std::int32_t package_of_locality(std::string_view locality);
+// For a job whose network the launcher or the node's leader set up: the
+// job's fabric (every node's published inventory) and map (PMIx's) are
+// placed for coord on the first query that needs them, and other processes'
+// endpoints are read from what they published.
+void place_job_on_demand();
 
 // pnet_base_leader.cc: the node-leader path (run_in_job under a launcher
 // that set nothing up, pnet_base_node_leader): the node's leader sets up

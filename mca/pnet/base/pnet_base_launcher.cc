@@ -245,14 +245,11 @@ node_share(std::string_view nspace, std::string_view node, std::span<const std::
             return delivered.error();
         }
     }
-    if (!fab->find_node(name)) {
-        fabric::Node bare;
-        bare.name = name;
-        if (auto added = fab->add_node(std::move(bare)); !added) {
-            return make_error(added.error().status, "node " + name + ": " + added.error().message);
-        }
+    auto found = ensure_node(*fab, name);
+    if (!found) {
+        return found.error();
     }
-    const fabric::Index index = *fab->find_node(name);
+    const fabric::Index index = *found;
     fabric::JobMap map;
     map.nspace = std::string(nspace);
     map.nodes.push_back(index);
@@ -272,6 +269,7 @@ node_share(std::string_view nspace, std::string_view node, std::span<const std::
         return job.error();
     }
     (*job)->job.seckeys = std::move(seckeys);
+    (*job)->inventory = std::move(*inventory);
     if (auto allocated = allocate(**job); !allocated) {
         return allocated.error();
     }

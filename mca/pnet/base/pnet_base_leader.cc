@@ -56,24 +56,6 @@ std::unique_ptr<mca_pnet_job> &held_share()
     return job;
 }
 
-// The package of a locality string "SK0:L30:L20:L10:CR0-1:HT0-3": SK's one
-// number, or -1 (several packages, or none said).
-std::int32_t package_of(const std::string &locality)
-{
-    const auto at = locality.find("SK");
-    if (at == std::string::npos) {
-        return -1;
-    }
-    std::size_t end = at + 2;
-    while (end < locality.size() && locality[end] >= '0' && locality[end] <= '9') {
-        ++end;
-    }
-    if (end == at + 2 || end - at > 8 || (end < locality.size() && locality[end] != ':')) {
-        return -1;
-    }
-    return std::stoi(locality.substr(at + 2, end - at - 2));
-}
-
 bool wants_seckeys(const std::vector<Request> &requests)
 {
     for (const auto &request : requests) {
@@ -122,7 +104,7 @@ Result<datastore::InfoList> lead(datastore::Store &store, const std::vector<Requ
         }
         auto locality = store.get({self.nspace, peer}, key_locality);
         const auto *text = locality ? std::get_if<std::string>(&*locality) : nullptr;
-        packages.push_back(text != nullptr ? package_of(*text) : -1);
+        packages.push_back(text != nullptr ? package_of_locality(*text) : -1);
     }
     // The share under a name of its own: its processes are numbered by
     // local rank in this process's datastore, apart from the job's ranks.
@@ -198,6 +180,15 @@ Status run_leader(datastore::Store &store)
         if (auto done = store.put(key_results, all); !done) {
             return done;
         }
+        // The node's inventory, for the processes of other nodes that ask
+        // about this one (the job's fabric, pnet_base_context.cc).
+        datastore::InfoList inventory;
+        for (const auto &[component, bytes] : held_share()->inventory) {
+            inventory.push_back({component, datastore::Bytes(bytes.begin(), bytes.end())});
+        }
+        if (auto done = store.put(key_node_inventory, std::move(inventory)); !done) {
+            return done;
+        }
     } else {
         auto results = store.wait_for({self.nspace, leader}, key_results, leader_wait);
         if (!results) {
@@ -226,8 +217,16 @@ Status run_leader(datastore::Store &store)
         if (mine == nullptr) {
             break;
         }
+        bool endpoints = false;
         for (auto &[key, value] : *mine) {
+            endpoints = endpoints || key == key_published_endpoints;
             if (auto done = store.put(key, std::move(value)); !done) {
+                return done;
+            }
+        }
+        // None is said too: the other hosts' processes wait for it.
+        if (!endpoints) {
+            if (auto done = store.put(key_published_endpoints, std::vector<std::string>{}); !done) {
                 return done;
             }
         }

@@ -277,4 +277,19 @@ Status pmix_node_data(const mca_pnet_job &handle, std::string_view node, pmix_in
     return success();
 }
 
+Status pmix_node_inventory(const mca_pnet_job &handle, pmix_info **info, std::size_t *count)
+{
+    datastore::InfoList inventory;
+    for (const auto &[component, bytes] : handle.inventory) {
+        inventory.push_back({component, datastore::Bytes(bytes.begin(), bytes.end())});
+    }
+    InfoArray out(1);
+    if (auto loaded = datastore::to_pmix_info(out.next(), key_node_inventory, inventory); !loaded) {
+        return loaded;
+    }
+    *count = out.used();
+    *info = out.release();
+    return success();
+}
+
 } // namespace meridian::pnet::detail
