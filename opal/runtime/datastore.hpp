@@ -13,7 +13,8 @@
 // environment has PMIX_NAMESPACE and PMIX_RANK and PMIx_Init succeeds, local
 // otherwise), local, or pmix (an error when PMIx cannot start).
 //
-// Thread safety: one thread at a time (calls are not concurrent).
+// Thread safety: one thread at a time (calls are not concurrent), except
+// notify_node_from.
 #ifndef MERIDIAN_RUNTIME_DATASTORE_HPP
 #define MERIDIAN_RUNTIME_DATASTORE_HPP
 
@@ -102,6 +103,15 @@ class Store
     virtual Status notify(int code, const InfoList &info, EventRange range)
     {
         (void)code, (void)info, (void)range;
+        return success(); // no peers
+    }
+    // The same event to this node's processes of the job (this one
+    // included), as if `source` had sent it: how an event another node's
+    // process sent reaches this node.  The one call that may come from
+    // another thread than the store's user, concurrently with any other.
+    virtual Status notify_node_from(const ProcId &source, int code, const InfoList &info)
+    {
+        (void)source, (void)code, (void)info;
         return success(); // no peers
     }
     // Call `handler` (from the backend's own thread) for every event `code`

@@ -425,6 +425,18 @@ class PmixStore final : public Store
 
     Status notify(int code, const InfoList &info, EventRange range) override
     {
+        return notify_as(self_, code, info, range);
+    }
+
+    Status notify_node_from(const ProcId &source, int code, const InfoList &info) override
+    {
+        return notify_as(source, code, info, EventRange::node);
+    }
+
+    // (Touches nothing of this object but what never changes: PMIx's
+    // calls are safe from any thread.)
+    Status notify_as(const ProcId &source, int code, const InfoList &info, EventRange range) const
+    {
         // Only to the handlers registered for this code: a launcher's PMIx
         // server may keep a default handler that takes every event it sees
         // for a failure (Slurm's pmix plugin kills the job step).
@@ -437,11 +449,11 @@ class PmixStore final : public Store
                                                          ": " + loaded.error().message);
         }
         const pmix_data_array_t *array = tree.get().data.darray;
-        pmix_proc_t me;
-        PMIX_LOAD_PROCID(&me, self_.nspace.c_str(), self_.rank);
+        pmix_proc_t from;
+        PMIX_LOAD_PROCID(&from, source.nspace.c_str(), source.rank);
         // A NULL callback makes the call blocking: the array stays ours.
         const pmix_status_t rc = PMIx_Notify_event(
-            code, &me, range == EventRange::node ? PMIX_RANGE_LOCAL : PMIX_RANGE_NAMESPACE,
+            code, &from, range == EventRange::node ? PMIX_RANGE_LOCAL : PMIX_RANGE_NAMESPACE,
             array != nullptr ? static_cast<pmix_info_t *>(array->array) : nullptr,
             array != nullptr ? array->size : 0, nullptr, nullptr);
         if (rc != PMIX_SUCCESS) {

@@ -31,10 +31,13 @@
 #                                function LAUNCHER, then the two checks above
 #   run_event LAUNCHER           the coordinates-updated event across the
 #                                hosts ($EVENT_PEER): rank 0 changes the
-#                                fabric; the processes of h1 hear it, those
-#                                of h2 and h3 do not (the event's range is
-#                                the node, and neither launcher forwards a
-#                                process's event to other hosts)
+#                                fabric; every process hears it (h1's from
+#                                their PMIx server, h2's and h3's through
+#                                their node's relay: neither launcher
+#                                forwards a process's event to other hosts);
+#                                with coord_base_event_range=node, h1's
+#                                processes hear it and those of h2 and h3
+#                                do not
 #   field RANK NAME FILE         the value of NAME= in RANK's line
 #
 # A failed check prints "FAIL: ..." and sets status to 1, the exit status
@@ -209,15 +212,26 @@ run_one_job() {
 }
 
 run_event() {
+    "$1" "$EVENT_PEER" >"$scratch/event.out" 2>&1
+    rc=$?
+    told=$(grep -c '^rank [0-5]: ok (event from rank 0;' "$scratch/event.out")
+    if [ $rc -ne 0 ] || [ "$told" -ne 6 ] || grep -q 'warning' "$scratch/event.out"; then
+        fail "the coordinates-updated event through $1 (exit $rc; $told of 6 told):"
+        sed 's/^/  /' "$scratch/event.out"
+    else
+        echo "ok: the coordinates-updated event through $1: all six processes on h1-h3 told"
+    fi
+    setp coord_base_event_range node
     EVENT_OTHER_NODES_UNTOLD=1 "$1" "$EVENT_PEER" >"$scratch/event.out" 2>&1
     rc=$?
+    unsetp coord_base_event_range
     told=$(grep -c '^rank [01]: ok (event from rank 0;' "$scratch/event.out")
     untold=$(grep -c '^rank [2-5]: ok (on another node than rank 0: not told)$' "$scratch/event.out")
     if [ $rc -ne 0 ] || [ "$told" -ne 2 ] || [ "$untold" -ne 4 ]; then
-        fail "the coordinates-updated event through $1 (exit $rc; $told of 2 on h1 told, $untold of 4 on h2-h3 not told):"
+        fail "the coordinates-updated event through $1, range node (exit $rc; $told of 2 on h1 told, $untold of 4 on h2-h3 not told):"
         sed 's/^/  /' "$scratch/event.out"
     else
-        echo "ok: the coordinates-updated event through $1: both processes of h1 told, the four of h2 and h3 not"
+        echo "ok: the coordinates-updated event through $1, range node: both processes of h1 told, the four of h2 and h3 not"
     fi
 }
 

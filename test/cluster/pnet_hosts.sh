@@ -15,6 +15,8 @@
 #     trunk: larger between switches than on one;
 #   - a plain PMIx client (pmix_reader, no Meridian header) on every host
 #     reads every process's results;
+#   - the coordinates-updated event reaches every process on every host
+#     (through each other host's relay), in-job and in the launcher's path;
 #   - two jobs at once on the same hosts share no static port on any host
 #     (the port ledger, which keeps each host's entries apart), and the
 #     ledger is empty once both are done.
@@ -110,6 +112,9 @@ if [ "$HAVE_PMIX_PLUGIN" = yes ]; then
     # shellcheck disable=SC2317 # called through run_one_job
     cluster_mpirun_instant() { cluster_mpirun --mca orte_enable_instant_on_support 1 "$@"; }
     run_one_job cluster_mpirun_instant
+    # The coordinates-updated event in that path: every host through the
+    # relays of h2 and h3.
+    run_event cluster_mpirun_instant
     unset PMIX_MCA_mca_base_component_path PMIX_MCA_pnet_meridian_library
     check_ledger_empty "$ledger"
 fi

@@ -16,7 +16,8 @@
 #   - two jobs at once on the same hosts share no static port on any host,
 #     and the port ledger is empty once both are done;
 #   - the coordinates-updated event reaches the processes of the sender's
-#     host without Slurm killing the step.
+#     host without Slurm killing the step, and through the other hosts'
+#     relays every process of a job across hosts (the node-leader path).
 # Needs root, iproute2, Slurm and munge, and Meridian built with PMIx;
 # skipped otherwise.
 # shellcheck disable=SC2154 # srcdir comes from the environment (make check)
@@ -67,7 +68,8 @@ run_reader cluster_srun
 # the fabric and both processes of its host hear it, and the step lives on.
 # Slurm's server kills the step on any event its default handler sees;
 # Meridian's events go to the handlers registered for them alone.  (Slurm
-# forwards no client's event to other hosts, so this is one host.)
+# forwards no client's event to other hosts: run_event below checks that
+# Meridian's relays do.)
 out=$scratch/event.out
 timeout -k 10 120 "$S" srun --mpi=pmix -N 1 -n 2 --overcommit "$EVENT_PEER" >"$out" 2>&1 </dev/null
 rc=$?

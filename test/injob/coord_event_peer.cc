@@ -8,10 +8,11 @@
 //     pmix.net.coord (pmix_coord_t values);
 //   - call its Meridian callback (coord::on_updated) for that plane, by its
 //     next coord call at the latest, and answer with the new shape.
-// With EVENT_OTHER_NODES_UNTOLD=1 (a job across hosts, the event's range
-// coord_base_event_range=node, launchers that forward no process's event:
-// test/cluster) a process on another node than rank 0's must hear nothing
-// for 2 s, call no callback and keep the old shape instead.
+// Across hosts (test/cluster) the processes of other nodes hear it through
+// their node's relay, from rank 0 all the same.  With
+// EVENT_OTHER_NODES_UNTOLD=1 (coord_base_event_range=node: no relay) a
+// process on another node than rank 0's must hear nothing for 2 s, call no
+// callback and keep the old shape instead.
 // Prints "rank R: ok (...)" or "FAIL: ..." lines; exit 0 or 1.
 #include <pmix.h>
 #include <unistd.h>
@@ -52,6 +53,7 @@ std::atomic<bool> pmix_heard{false};
 std::atomic<bool> pmix_planes_ok{false};
 std::atomic<bool> pmix_coord_ok{false};
 std::atomic<std::uint32_t> pmix_source{UINT32_MAX};
+std::atomic<std::uint32_t> pmix_from{UINT32_MAX};
 char expected_plane[256];
 
 void pmix_handler(std::size_t, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
@@ -71,6 +73,9 @@ void pmix_handler(std::size_t, pmix_status_t status, const pmix_proc_t *source, 
                 v.data.darray->type == PMIX_COORD && v.data.darray->size > 0) {
                 const auto *c = static_cast<pmix_coord_t *>(v.data.darray->array);
                 pmix_coord_ok = c[0].dims > 0 && c[0].coord != nullptr;
+            }
+            if (PMIX_CHECK_KEY(&info[i], MERIDIAN_NETWORK_FROM) && v.type == PMIX_UINT64) {
+                pmix_from = static_cast<std::uint32_t>(v.data.uint64);
             }
         }
         pmix_source = source != nullptr ? source->rank : UINT32_MAX - 1;
@@ -125,6 +130,19 @@ int main(int argc, char **argv)
     check(ref >= 0, "PMIx_Register_event_handler failed");
     check(store.fence().ok(), "fence before the change");
     // Read before rank 0 places the new fabric: that replaces ctx.
+    std::vector<std::uint32_t> node_of;
+    for (std::uint32_t r = 0; r < store.job_size(); ++r) {
+        node_of.push_back(ctx->job->procs[r].node);
+    }
+    const auto ctx_node = [&node_of](std::uint32_t rank) { return node_of[rank]; };
+    const auto lowest_on_node = [&node_of](std::uint32_t rank) {
+        for (std::uint32_t r = 0; r < rank; ++r) {
+            if (node_of[r] == node_of[rank]) {
+                return false;
+            }
+        }
+        return true;
+    };
     const char *untold_env = std::getenv("EVENT_OTHER_NODES_UNTOLD");
     const bool untold = untold_env != nullptr && std::strcmp(untold_env, "1") == 0 &&
                         ctx->job->procs[me].node != ctx->job->procs[0].node;
@@ -170,8 +188,21 @@ int main(int argc, char **argv)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     check(pmix_heard, "no PMIx event MERIDIAN_NETWORK_COORDS_UPDATED within 10 s");
-    check(!pmix_heard || pmix_source == 0,
-          "the event's source is rank " + std::to_string(pmix_source.load()) + ", not 0");
+    // Rank 0's node hears it from rank 0; another node from its relay, its
+    // lowest rank (which PMIx may name, or rank 0 as the relay asked -- the
+    // relay itself hears it so); every process learns that rank 0 changed
+    // them.
+    const std::uint32_t source = pmix_source.load();
+    const bool rank0_node = ctx_node(0) == ctx_node(me);
+    const bool source_ok =
+        source == 0 || (!rank0_node && source < store.job_size() &&
+                        ctx_node(source) == ctx_node(me) && lowest_on_node(source));
+    check(!pmix_heard || source_ok,
+          "the event's source is rank " + std::to_string(source) + ", not " +
+              (rank0_node ? "0" : "the lowest rank of this node (its relay)"));
+    check(!pmix_heard || pmix_from == 0, "the event's " + std::string(MERIDIAN_NETWORK_FROM) +
+                                             " is " + std::to_string(pmix_from.load()) +
+                                             ", not rank 0");
     check(!pmix_heard || pmix_planes_ok, "the event's pmix.net.plane does not name " + plane);
     check(!pmix_heard || pmix_coord_ok, "the event carries no pmix_coord_t in pmix.net.coord");
 

@@ -97,9 +97,13 @@ int meridian_coord_get_nic_endpoints(uint32_t rank, const char *nic, char ***end
  * (an array of pmix_coord_t, every plane, logical view), and
  * MERIDIAN_NETWORK_FABRIC the new fabric (fabric-file text), from which
  * every Meridian process places the new coordinates before its next coord
- * call, then calls the callbacks below. */
+ * call, then calls the callbacks below, and MERIDIAN_NETWORK_FROM the rank
+ * of the process that changed them (PMIX_UINT64).  The event's PMIx source
+ * is that process on its own node; on another node (range job) it is the
+ * node's relay, its lowest rank, which PMIx names as the notifier. */
 #define MERIDIAN_NETWORK_COORDS_UPDATED (-3101)
 #define MERIDIAN_NETWORK_FABRIC "meridian.net.fabric"
+#define MERIDIAN_NETWORK_FROM "meridian.net.from"
 
 /* The coordinates-updated event: fn(planes, count, context) with the
  * affected planes it registered for; plane NULL or "" registers for all.

@@ -9,11 +9,13 @@
 namespace
 {
 
-// coord_base_event_range: node (default) or job.
-int event_range_value = 0;
+// coord_base_event_range: node, job (default) or launcher.
+int event_range_value = 1;
+int relay_timeout_value = 10000;
 const mca_base_param_enum_value_t event_range_values[] = {
     {0, "node"},
     {1, "job"},
+    {2, "launcher"},
     {0, nullptr},
 };
 
@@ -23,12 +25,24 @@ int coord_base_register(mca_base_framework_t *)
         const int index = meridian_mca_base_param_register(
             "coord", "base", "event_range",
             "Which processes of the job hear of coordinates one of them changed "
-            "(MERIDIAN_NETWORK_COORDS_UPDATED, a PMIx event): node (those on its node; every "
-            "PMIx server delivers it) or job (every process; needs a launcher that forwards a "
-            "process's events -- Open MPI 4.1's mpirun does not, and the job hangs)",
+            "(MERIDIAN_NETWORK_COORDS_UPDATED, a PMIx event): node (those on its node, which "
+            "every PMIx server delivers), job (every process: its node's through PMIx, every "
+            "other node's through Meridian's relay on that node's lowest rank, a TCP listener "
+            "that takes only frames proved by its key) or launcher (every process, through the "
+            "launcher's PMIx servers -- for launchers that forward a process's events; Open "
+            "MPI 4.1's mpirun does not, and the job hangs)",
             MCA_BASE_PARAM_TYPE_ENUM, event_range_values, MCA_BASE_INFO_TUNER_DETAIL,
             MCA_BASE_PARAM_FLAG_NONE, &event_range_value);
-        return index < 0 ? index : MERIDIAN_SUCCESS;
+        if (index < 0) {
+            return index;
+        }
+        const int patience = meridian_mca_base_param_register(
+            "coord", "base", "relay_timeout",
+            "Milliseconds a sender waits for another node's relay to take a coordinates-updated "
+            "event, and a relay for a sender's whole frame (coord_base_event_range=job)",
+            MCA_BASE_PARAM_TYPE_INT, nullptr, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
+            &relay_timeout_value);
+        return patience < 0 ? patience : MERIDIAN_SUCCESS;
     });
 }
 
@@ -44,10 +58,21 @@ int coord_base_close(mca_base_framework_t *)
 
 namespace meridian::coord::detail
 {
-datastore::Store::EventRange event_range()
+EventRange event_range()
 {
-    return event_range_value == 1 ? datastore::Store::EventRange::job
-                                  : datastore::Store::EventRange::node;
+    switch (event_range_value) {
+    case 0:
+        return EventRange::node;
+    case 2:
+        return EventRange::launcher;
+    default:
+        return EventRange::job;
+    }
+}
+
+std::chrono::milliseconds relay_timeout()
+{
+    return std::chrono::milliseconds(relay_timeout_value > 0 ? relay_timeout_value : 1);
 }
 } // namespace meridian::coord::detail
 

@@ -2,6 +2,7 @@
 #ifndef MERIDIAN_MCA_COORD_BASE_INTERNAL_HPP
 #define MERIDIAN_MCA_COORD_BASE_INTERNAL_HPP
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,13 @@ void fire_updated(const std::vector<std::string> &names, const std::vector<std::
 void broadcast_updated(const mca_coord_context &context, const std::vector<std::string> &names);
 void apply_pending();
 
-// coord_base_frame.cc: coord_base_event_range.
-datastore::Store::EventRange event_range();
+// coord_base_frame.cc: coord_base_event_range -- the sender's node through
+// PMIx; every node, by Meridian's relays (coord_base_relay.hpp); every node,
+// by the launcher's PMIx servers.
+enum class EventRange { node, job, launcher };
+EventRange event_range();
+// coord_base_frame.cc: coord_base_relay_timeout.
+std::chrono::milliseconds relay_timeout();
 
 // coord_base_context.cc: the context placed now, without running the
 // provider or applying anything pending.
