@@ -237,11 +237,11 @@ class ListeningRelay final : public Relay
             refuse(c, event.error().message);
             return false;
         }
-        // The sender waits for this byte; a sender gone by now loses nothing.
-        (void)::send(c.fd.get(), &delivered, 1, MSG_NOSIGNAL);
+        // Handed on first: the sender's byte says it was.
         if (options_.deliver) {
             options_.deliver(*event);
         }
+        (void)::send(c.fd.get(), &delivered, 1, MSG_NOSIGNAL);
         return false;
     }
 
