@@ -6,8 +6,9 @@
 //     sent, the sender told); a sender with another key, a frame recorded at
 //     another connection, bytes of another protocol, a header that asks for
 //     too much, a sender that stalls, and a crowd of idle connections are
-//     refused with a warning naming where they came from, and deliver
-//     nothing -- and the relay still serves the job afterwards.
+//     refused with a warning naming where they came from (three per 10 s,
+//     the rest counted), and deliver nothing -- and the relay still serves
+//     the job afterwards.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -97,7 +98,7 @@ std::string wait_for_warning(std::initializer_list<std::string> pieces)
     const std::lock_guard guard(warnings().lock);
     // (The first few: Check's messages are short.)
     std::string came = "no such warning among " + std::to_string(warnings().texts.size()) + ":";
-    for (std::size_t i = 0; i < warnings().texts.size() && i < 4; ++i) {
+    for (std::size_t i = 0; i < warnings().texts.size() && i < 5; ++i) {
         came += "\n  " + warnings().texts[i].substr(0, 200);
     }
     return came;
@@ -280,10 +281,10 @@ START_TEST(frames_prove_key_job_and_nonce)
         ck_assert_msg(why == unproved || why.find("claims rank") != std::string::npos,
                       "byte %zu changed: %s", at, why.c_str());
     }
-    ck_assert_text_eq(error_of(relay::open_frame(key, job, nonce, 4,
-                                                 std::span(frame.data(), frame.size() - 1))),
-                      "the frame has " + std::to_string(frame.size() - 1) +
-                          " bytes, its header announces " + std::to_string(frame.size()));
+    ck_assert_text_eq(
+        error_of(relay::open_frame(key, job, nonce, 4, std::span(frame.data(), frame.size() - 1))),
+        "the frame has " + std::to_string(frame.size() - 1) + " bytes, its header announces " +
+            std::to_string(frame.size()));
     // The rank must be the job's.
     ck_assert_text_eq(error_of(relay::open_frame(key, job, nonce, 3, frame)),
                       "it claims rank 3, the job has ranks 0-2");
@@ -335,9 +336,9 @@ START_TEST(a_sender_without_the_key_is_refused)
                       "127.0.0.1:" + std::to_string(live.address.port) +
                           ": the relay's answer: the relay closed the connection (it refused the "
                           "frame)");
-    const std::string found = wait_for_warning(
-        {"coordinates relay: refused a connection from 127.0.0.1:",
-         "its MAC is not the relay's key's", "; nothing it sent was used"});
+    const std::string found =
+        wait_for_warning({"coordinates relay: refused a connection from 127.0.0.1:",
+                          "its MAC is not the relay's key's", "; nothing it sent was used"});
     ck_assert_msg(found.empty(), "%s", found.c_str());
     // Another job's frame with the right key: refused alike.
     auto other_job = relay::send(live.address, relay::job_id("another"), sample_event(), 5000ms);
@@ -378,9 +379,9 @@ START_TEST(another_protocol_is_refused_at_its_first_bytes)
     const std::string request = "GET / HTTP/1.0\r\n\r\n";
     stranger.write(relay::Bytes(request.begin(), request.end()));
     ck_assert_int_eq(stranger.answer(), -1);
-    const std::string found = wait_for_warning(
-        {"refused a connection from 127.0.0.1:",
-         "it is not a Meridian relay frame (it begins 0x20544547)"});
+    const std::string found =
+        wait_for_warning({"refused a connection from 127.0.0.1:",
+                          "it is not a Meridian relay frame (it begins 0x20544547)"});
     ck_assert_msg(found.empty(), "%s", found.c_str());
     ck_assert_uint_eq(live.count(), 0);
 }
@@ -415,13 +416,20 @@ START_TEST(a_stalling_sender_and_a_crowd_do_not_keep_the_job_out)
     for (int i = 0; i < 70; ++i) {
         crowd.push_back(std::make_unique<Raw>(live.address));
     }
-    const std::string found =
-        wait_for_warning({"no whole frame within 300 ms (5 bytes came)"});
+    const std::string found = wait_for_warning({"no whole frame within 300 ms (5 bytes came)"});
     ck_assert_msg(found.empty(), "%s", found.c_str());
     // Once the crowd has timed out, a sender of the job gets through.
     auto sent = relay::send(live.address, live.job, sample_event(), 5000ms);
     ck_assert_msg(sent.ok(), "%s", error_of(sent).c_str());
     ck_assert_uint_eq(live.count(), 1);
+    // Three refusals told, the rest counted in one line when the relay stops.
+    ck_assert_uint_eq(warning_count(), 3);
+    live.relay.reset();
+    const std::string counted = wait_for_warning(
+        {"more connections refused and not told (the last: refused a connection from 127.0.0.1:",
+         "no whole frame within 300 ms (0 bytes came))"});
+    ck_assert_msg(counted.empty(), "%s", counted.c_str());
+    ck_assert_uint_eq(warning_count(), 4);
 }
 END_TEST
 

@@ -202,12 +202,17 @@ using UpdatedCallback = std::function<void(std::span<const std::string> planes)>
 int on_updated(std::string plane, UpdatedCallback callback); // returns a handle >= 0
 void remove_updated(int handle);
 
-// Share changes with the job's other processes through `store` (in-job
-// mode does this once the job is placed): a set_context that changes
-// coordinates also sends MERIDIAN_NETWORK_COORDS_UPDATED (base.h) as a PMIx
-// event; an event from another process is kept, and this process's next
-// coord call places its fabric for the current job (firing the callbacks).
-// stop_sharing() ends it (forget_context and the framework's close do).
+// Share changes with the job's other processes through `store` (every
+// network setup path does this once the job is known): a set_context that
+// changes coordinates also sends MERIDIAN_NETWORK_COORDS_UPDATED (base.h)
+// as a PMIx event to its node, and (coord_base_event_range=job, the
+// default) to every other node's relay; an event from another process is
+// kept, and this process's next coord call places its fabric for the
+// current job (firing the callbacks).  In a job across nodes the node's
+// lowest rank starts its node's relay here (a thread; a failure is a
+// warning, and the job goes on without other nodes' changes).
+// stop_sharing() ends it and joins the relay (forget_context and the
+// framework's close do).
 Status share_updates(datastore::Store &store);
 void stop_sharing();
 

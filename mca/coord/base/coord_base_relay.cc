@@ -136,11 +136,14 @@ class ListeningRelay final : public Relay
         const std::uint64_t one = 1;
         (void)!::write(wake_.get(), &one, sizeof one);
         thread_.join();
+        report_held();
     }
     Address address() const override { return address_; }
 
   private:
     static constexpr std::size_t max_connections = 64;
+    static constexpr unsigned refusals_per_window = 3;
+    static constexpr auto refusal_window = std::chrono::seconds(10);
 
     void serve()
     {
@@ -153,7 +156,8 @@ class ListeningRelay final : public Relay
             auto next = Clock::now() + std::chrono::seconds(60);
             for (const Connection &c : connections_) {
                 const bool greeting_left = c.greeting_sent < c.greeting.size();
-                fds.push_back({c.fd.get(), static_cast<short>(greeting_left ? POLLOUT : POLLIN), 0});
+                fds.push_back(
+                    {c.fd.get(), static_cast<short>(greeting_left ? POLLOUT : POLLIN), 0});
                 next = std::min(next, c.deadline);
             }
             const int ready = ::poll(fds.data(), fds.size(), remaining_ms(next));
@@ -166,8 +170,7 @@ class ListeningRelay final : public Relay
                 accept_one();
             }
             std::size_t at = 2;
-            for (auto c = connections_.begin(); c != connections_.end() && at < fds.size();
-                 ++at) {
+            for (auto c = connections_.begin(); c != connections_.end() && at < fds.size(); ++at) {
                 const bool finished = (fds[at].revents != 0 && !progress(*c)) ||
                                       (Clock::now() >= c->deadline && expired(*c));
                 c = finished ? connections_.erase(c) : std::next(c);
@@ -247,15 +250,38 @@ class ListeningRelay final : public Relay
 
     bool expired(const Connection &c)
     {
-        refuse(c, "no whole frame within " + std::to_string(options_.patience.count()) +
-                      " ms (" + std::to_string(c.frame.size()) + " bytes came)");
+        refuse(c, "no whole frame within " + std::to_string(options_.patience.count()) + " ms (" +
+                      std::to_string(c.frame.size()) + " bytes came)");
         return true;
     }
 
+    // A few refusals per window are told as they come; the rest are
+    // counted, so that a crowd of strangers cannot flood the job's output.
     void refuse(const Connection &c, const std::string &why)
     {
-        report_warning("coordinates relay: refused a connection from " + c.peer + ": " + why +
-                       "; nothing it sent was used");
+        const auto now = Clock::now();
+        if (now - window_start_ >= refusal_window) {
+            report_held();
+            window_start_ = now;
+            told_in_window_ = 0;
+        }
+        const std::string text = "refused a connection from " + c.peer + ": " + why;
+        if (told_in_window_ < refusals_per_window) {
+            ++told_in_window_;
+            report_warning("coordinates relay: " + text + "; nothing it sent was used");
+            return;
+        }
+        ++held_;
+        last_held_ = text;
+    }
+
+    void report_held()
+    {
+        if (held_ > 0) {
+            report_warning("coordinates relay: " + std::to_string(held_) +
+                           " more connections refused and not told (the last: " + last_held_ + ")");
+            held_ = 0;
+        }
     }
 
     Options options_;
@@ -263,6 +289,10 @@ class ListeningRelay final : public Relay
     Fd wake_;
     Address address_;
     std::list<Connection> connections_;
+    Clock::time_point window_start_{};
+    unsigned told_in_window_ = 0;
+    std::size_t held_ = 0;
+    std::string last_held_;
     std::atomic<bool> stopping_{false};
     std::thread thread_;
 };
@@ -409,8 +439,7 @@ Result<std::unique_ptr<Relay>> Relay::start(Options options)
     }
     Address address;
     address.port = ntohs(at.sin_port);
-    address.hosts =
-        options.bind_host.empty() ? node_addresses() : std::vector{options.bind_host};
+    address.hosts = options.bind_host.empty() ? node_addresses() : std::vector{options.bind_host};
     address.key = options.key;
     return std::unique_ptr<Relay>(std::make_unique<ListeningRelay>(
         std::move(options), std::move(listener), std::move(wake), std::move(address)));
