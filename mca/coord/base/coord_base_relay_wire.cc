@@ -162,15 +162,15 @@ Result<Address> parse_address(std::string_view text)
         return bad("no address");
     }
     const std::string_view hex = fields[3];
-    if (hex.size() != 2 * key_bytes ||
-        !std::all_of(hex.begin(), hex.end(), [](char c) {
+    if (hex.size() != 2 * key_bytes || !std::all_of(hex.begin(), hex.end(), [](char c) {
             return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
         })) {
         return bad("the key is not " + std::to_string(2 * key_bytes) + " lower-case hex digits");
     }
     const auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
     for (std::size_t i = 0; i < key_bytes; ++i) {
-        address.key[i] = static_cast<std::uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+        address.key[i] =
+            static_cast<std::uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
     }
     return address;
 }
@@ -221,8 +221,7 @@ Result<Nonce> read_greeting(std::span<const std::uint8_t> greeting)
     }
     if (const std::uint32_t version = get32(greeting.data() + 4); version != protocol_version) {
         return make_error(MERIDIAN_ERR_BAD_PARAM, "the relay speaks version " +
-                                                      std::to_string(version) +
-                                                      ", this process " +
+                                                      std::to_string(version) + ", this process " +
                                                       std::to_string(protocol_version));
     }
     Nonce nonce;
