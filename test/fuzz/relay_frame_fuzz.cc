@@ -1,0 +1,167 @@
+// libFuzzer target for the coordinates relay's wire (mca/coord/base/
+// coord_base_relay_wire.cc): the one frame a relay reads from a stranger, a
+// 16-byte header, the payload it announces and a 32-byte MAC.  The input is
+// that frame, for a relay of a fixed key, job and nonce in a job of 8 ranks
+// (so that a crash input reproduces); the same bytes are also decoded as a
+// bare payload and read as a published address.
+// Promises checked besides "nothing crashes":
+//   - a refusal, of a frame, a payload or an address, is one non-empty line
+//     of printable UTF-8 (no control character, no stray byte);
+//   - a frame is accepted only when it is, byte for byte, the frame the
+//     relay's key makes for the event it yields (no other input proves the
+//     key);
+//   - the bytes after the header, whatever they are, decode to an event that
+//     encodes back to exactly those bytes, or are refused;
+//   - an address read from the input as text formats to a text that reads
+//     back to the same port, hosts and key.
+// Any broken promise aborts with the reason, which libFuzzer reports as a crash.
+//
+// fuzz-sources: mca/coord/base/coord_base_relay_wire.cc opal/util/strings.cc
+// fuzz-libs: -lsodium
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "fuzz_support.hpp"
+#include "mca/coord/base/coord_base_relay.hpp"
+
+namespace
+{
+
+namespace relay = meridian::coord::detail::relay;
+
+[[noreturn]] void broken(const std::string &promise)
+{
+    meridian::fuzz::broken("relay_frame_fuzz", promise);
+}
+
+constexpr std::uint64_t job = 0x5eed5eed5eed5eedULL;
+constexpr std::uint32_t job_size = 8;
+
+// The relay's key and the nonce it greeted this connection with: fixed.
+relay::Key relay_key()
+{
+    relay::Key key;
+    for (std::size_t i = 0; i < key.size(); ++i) {
+        key[i] = static_cast<std::uint8_t>(i * 29 + 7);
+    }
+    return key;
+}
+
+relay::Nonce greeting_nonce()
+{
+    relay::Nonce nonce;
+    for (std::size_t i = 0; i < nonce.size(); ++i) {
+        nonce[i] = static_cast<std::uint8_t>(0xa0 ^ (i * 13));
+    }
+    return nonce;
+}
+
+// The length of the UTF-8 sequence at text[at...], 0 when there is none
+// (a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF).
+std::size_t utf8_length(std::string_view text, std::size_t at)
+{
+    const auto lead = static_cast<unsigned char>(text[at]);
+    std::size_t length = 0;
+    std::uint32_t code = 0;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        length = 2;
+        code = lead & 0x1fU;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        length = 3;
+        code = lead & 0x0fU;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        length = 4;
+        code = lead & 0x07U;
+    } else {
+        return 0;
+    }
+    if (text.size() - at < length) {
+        return 0;
+    }
+    for (std::size_t i = 1; i < length; ++i) {
+        const auto next = static_cast<unsigned char>(text[at + i]);
+        if ((next & 0xc0U) != 0x80U) {
+            return 0;
+        }
+        code = (code << 6) | (next & 0x3fU);
+    }
+    const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
+    const bool surrogate = code >= 0xd800 && code <= 0xdfff;
+    return overlong || surrogate || code > 0x10ffff ? 0 : length;
+}
+
+// Non-empty, printable ASCII or well-formed UTF-8, and no control character
+// (so no line break).
+bool one_printable_line(std::string_view text)
+{
+    if (text.empty()) {
+        return false;
+    }
+    for (std::size_t at = 0; at < text.size();) {
+        const auto c = static_cast<unsigned char>(text[at]);
+        if (c < 0x20 || c == 0x7f) {
+            return false;
+        }
+        if (c < 0x80) {
+            ++at;
+        } else if (const std::size_t length = utf8_length(text, at); length > 0) {
+            at += length;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+void refusal_is_one_line(const std::string &what, const std::string &why)
+{
+    if (!one_printable_line(why)) {
+        broken(what + ": a refusal is one printable line: " + why);
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    static const relay::Key key = relay_key();
+    static const relay::Nonce nonce = greeting_nonce();
+    const std::span<const std::uint8_t> frame(data, size);
+
+    auto event = relay::open_frame(key, job, nonce, job_size, frame);
+    if (!event) {
+        refusal_is_one_line("open_frame", event.error().message);
+    } else if (relay::make_frame(key, job, nonce, *event) !=
+               relay::Bytes(frame.begin(), frame.end())) {
+        broken("an accepted frame is the one the relay's key makes for its event");
+    }
+
+    const auto payload = frame.subspan(std::min(size, relay::header_bytes));
+    auto decoded = relay::decode_event(payload);
+    if (!decoded) {
+        refusal_is_one_line("decode_event", decoded.error().message);
+    } else if (relay::encode_event(*decoded) != relay::Bytes(payload.begin(), payload.end())) {
+        broken("a decoded event encodes back to the bytes it was decoded from");
+    }
+
+    const std::string_view text(reinterpret_cast<const char *>(data), size);
+    auto address = relay::parse_address(text);
+    if (!address) {
+        refusal_is_one_line("parse_address", address.error().message);
+        return 0;
+    }
+    const std::string published = relay::format_address(*address);
+    auto again = relay::parse_address(published);
+    if (!again) {
+        broken("format_address's text reads back: " + again.error().message);
+    }
+    if (again->port != address->port || again->hosts != address->hosts ||
+        again->key != address->key) {
+        broken("format_address's text reads back as the same address: " + published);
+    }
+    return 0;
+}
