@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "mca/coord/base/coord_base_internal.hpp"
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/opal/class/fabric_address.hpp>
 #include <meridian/opal/util/error.h>
@@ -536,6 +537,18 @@ void endpoints_from_peers_published(bool published)
 
 Result<std::vector<std::string>> endpoints(std::uint32_t rank)
 {
+    // Set up by the launcher or the node's leader, with the job not placed
+    // yet: what the rank published answers without placing the job (which
+    // reads every node's inventory).
+    if (endpoints_from_peers && detail::current_context() == nullptr) {
+        auto published = published_endpoints(rank, std::string());
+        if (!published) {
+            return published.error();
+        }
+        if (*published) {
+            return std::move(**published);
+        }
+    }
     auto ctx = current();
     if (!ctx) {
         // No placed job: what the process published, if anything.

@@ -1,5 +1,7 @@
 // The relay's wire (coord_base_relay.hpp): greetings, frames, their MAC, the
 // event's encoding and the published address.  Bytes in, verdicts out.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sodium.h>
 
 #include <algorithm>
@@ -144,7 +146,7 @@ Result<Address> parse_address(std::string_view text)
         return bad("expected 4 fields (version, port, addresses, key)");
     }
     if (fields[0] != std::to_string(protocol_version)) {
-        return bad("version " + std::string(fields[0]) + ", this process speaks " +
+        return bad("version " + util::quoted(fields[0]) + ", this process speaks " +
                    std::to_string(protocol_version));
     }
     Address address;
@@ -154,9 +156,12 @@ Result<Address> parse_address(std::string_view text)
     }
     address.port = static_cast<std::uint16_t>(*port);
     for (const auto &host : util::split(fields[2], ',')) {
-        if (!host.empty()) {
-            address.hosts.emplace_back(host);
+        in_addr checked{};
+        if (host.find('\0') != std::string::npos ||
+            ::inet_pton(AF_INET, host.c_str(), &checked) != 1) {
+            return bad("address " + util::quoted(host) + " is not IPv4");
         }
+        address.hosts.push_back(host);
     }
     if (address.hosts.empty()) {
         return bad("no address");
