@@ -5,6 +5,7 @@
 #include <charconv>
 #include <memory>
 
+#include <dlfcn.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <uct/api/uct.h>
@@ -235,25 +236,92 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
 namespace
 {
 
+// UCT's calls, resolved from libuct the first time the host is queried, not
+// linked: loading UCX's libraries runs their constructors (milliseconds of
+// CPU, and memory hooks) in every process that loads the component, and most
+// never query (a job whose launcher set the network up, a tool listing
+// parameters).  Kept for the process's life: UCX is not made to be unloaded.
+struct Uct {
+    decltype(&::uct_query_components) query_components = nullptr;
+    decltype(&::uct_release_component_list) release_component_list = nullptr;
+    decltype(&::uct_component_query) component_query = nullptr;
+    decltype(&::uct_md_config_read) md_config_read = nullptr;
+    decltype(&::uct_md_open) md_open = nullptr;
+    decltype(&::uct_md_close) md_close = nullptr;
+    decltype(&::uct_config_release) config_release = nullptr;
+    decltype(&::uct_md_query_tl_resources) md_query_tl_resources = nullptr;
+    decltype(&::uct_release_tl_resource_list) release_tl_resource_list = nullptr;
+    decltype(&::ucs_status_string) status_string = nullptr; // libucs, libuct's dependency
+};
+
+constexpr const char *uct_library = "libuct.so.0";
+
+template <typename Fn> bool resolve(void *library, const char *name, Fn *fn)
+{
+    *fn = reinterpret_cast<Fn>(::dlsym(library, name));
+    return *fn != nullptr;
+}
+
+Result<const Uct *> load_uct()
+{
+    static const Result<const Uct *> loaded = []() -> Result<const Uct *> {
+        void *library = ::dlopen(uct_library, RTLD_NOW | RTLD_LOCAL);
+        if (library == nullptr) {
+            const char *why = ::dlerror();
+            return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
+                              std::string("pnet_ucx: UCX's ") + uct_library +
+                                  " does not load: " + (why != nullptr ? why : "(no reason)"));
+        }
+        static Uct uct;
+        const bool all = resolve(library, "uct_query_components", &uct.query_components) &&
+                         resolve(library, "uct_release_component_list",
+                                 &uct.release_component_list) &&
+                         resolve(library, "uct_component_query", &uct.component_query) &&
+                         resolve(library, "uct_md_config_read", &uct.md_config_read) &&
+                         resolve(library, "uct_md_open", &uct.md_open) &&
+                         resolve(library, "uct_md_close", &uct.md_close) &&
+                         resolve(library, "uct_config_release", &uct.config_release) &&
+                         resolve(library, "uct_md_query_tl_resources",
+                                 &uct.md_query_tl_resources) &&
+                         resolve(library, "uct_release_tl_resource_list",
+                                 &uct.release_tl_resource_list) &&
+                         resolve(library, "ucs_status_string", &uct.status_string);
+        if (!all) {
+            const char *why = ::dlerror();
+            return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
+                              std::string("pnet_ucx: ") + uct_library +
+                                  " lacks a call this component uses (another UCX than it was "
+                                  "built for?): " +
+                                  (why != nullptr ? why : "(no reason)"));
+        }
+        return &uct;
+    }();
+    return loaded;
+}
+
 // RAII for UCT's lists and handles.
 struct ComponentList {
+    const Uct &uct;
     uct_component_h *list = nullptr;
     unsigned count = 0;
     ~ComponentList()
     {
         if (list != nullptr) {
-            uct_release_component_list(list);
+            uct.release_component_list(list);
         }
     }
 };
 struct MdCloser {
-    void operator()(uct_md *md) const { uct_md_close(md); }
+    const Uct *uct;
+    void operator()(uct_md *md) const { uct->md_close(md); }
 };
 struct ConfigReleaser {
-    void operator()(uct_md_config_t *config) const { uct_config_release(config); }
+    const Uct *uct;
+    void operator()(uct_md_config_t *config) const { uct->config_release(config); }
 };
 struct ResourceReleaser {
-    void operator()(uct_tl_resource_desc_t *list) const { uct_release_tl_resource_list(list); }
+    const Uct *uct;
+    void operator()(uct_tl_resource_desc_t *list) const { uct->release_tl_resource_list(list); }
 };
 
 ResourceKind kind_of(uct_device_type_t type)
@@ -273,25 +341,25 @@ ResourceKind kind_of(uct_device_type_t type)
 // The resources of one memory domain; an MD that does not open gives none.
 // UCX's tcp transport also lists the loopback interface as a network
 // device; it reaches only this host, so it counts as loopback here.
-void add_md_resources(uct_component_h component, const char *md_name,
+void add_md_resources(const Uct &uct, uct_component_h component, const char *md_name,
                       std::vector<Resource> &resources)
 {
     uct_md_config_t *raw_config = nullptr;
-    if (uct_md_config_read(component, nullptr, nullptr, &raw_config) != UCS_OK) {
+    if (uct.md_config_read(component, nullptr, nullptr, &raw_config) != UCS_OK) {
         return;
     }
-    const std::unique_ptr<uct_md_config_t, ConfigReleaser> config(raw_config);
+    const std::unique_ptr<uct_md_config_t, ConfigReleaser> config(raw_config, {&uct});
     uct_md_h raw_md = nullptr;
-    if (uct_md_open(component, md_name, config.get(), &raw_md) != UCS_OK) {
+    if (uct.md_open(component, md_name, config.get(), &raw_md) != UCS_OK) {
         return;
     }
-    const std::unique_ptr<uct_md, MdCloser> md(raw_md);
+    const std::unique_ptr<uct_md, MdCloser> md(raw_md, {&uct});
     uct_tl_resource_desc_t *raw_list = nullptr;
     unsigned count = 0;
-    if (uct_md_query_tl_resources(md.get(), &raw_list, &count) != UCS_OK) {
+    if (uct.md_query_tl_resources(md.get(), &raw_list, &count) != UCS_OK) {
         return;
     }
-    const std::unique_ptr<uct_tl_resource_desc_t, ResourceReleaser> list(raw_list);
+    const std::unique_ptr<uct_tl_resource_desc_t, ResourceReleaser> list(raw_list, {&uct});
     for (unsigned i = 0; i < count; ++i) {
         ResourceKind kind = kind_of(raw_list[i].dev_type);
         if (kind == ResourceKind::network && is_loopback_interface(raw_list[i].dev_name)) {
@@ -320,29 +388,34 @@ bool is_loopback_interface(std::string_view device)
 
 Result<std::vector<Resource>> query_uct_resources()
 {
-    ComponentList components;
-    const ucs_status_t status = uct_query_components(&components.list, &components.count);
+    auto loaded = load_uct();
+    if (!loaded) {
+        return loaded.error();
+    }
+    const Uct &uct = **loaded;
+    ComponentList components{uct};
+    const ucs_status_t status = uct.query_components(&components.list, &components.count);
     if (status != UCS_OK) {
         return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
                           std::string("pnet_ucx: UCX lists no transport components: ") +
-                              ucs_status_string(status));
+                              uct.status_string(status));
     }
     std::vector<Resource> resources;
     for (unsigned c = 0; c < components.count; ++c) {
         uct_component_attr_t attr{};
         attr.field_mask =
             UCT_COMPONENT_ATTR_FIELD_NAME | UCT_COMPONENT_ATTR_FIELD_MD_RESOURCE_COUNT;
-        if (uct_component_query(components.list[c], &attr) != UCS_OK) {
+        if (uct.component_query(components.list[c], &attr) != UCS_OK) {
             continue;
         }
         std::vector<uct_md_resource_desc_t> mds(attr.md_resource_count);
         attr.field_mask = UCT_COMPONENT_ATTR_FIELD_MD_RESOURCES;
         attr.md_resources = mds.data();
-        if (!mds.empty() && uct_component_query(components.list[c], &attr) != UCS_OK) {
+        if (!mds.empty() && uct.component_query(components.list[c], &attr) != UCS_OK) {
             continue;
         }
         for (const uct_md_resource_desc_t &md : mds) {
-            add_md_resources(components.list[c], md.md_name, resources);
+            add_md_resources(uct, components.list[c], md.md_name, resources);
         }
     }
     return resources;
