@@ -273,19 +273,17 @@ Result<const Uct *> load_uct()
                                   " does not load: " + (why != nullptr ? why : "(no reason)"));
         }
         static Uct uct;
-        const bool all = resolve(library, "uct_query_components", &uct.query_components) &&
-                         resolve(library, "uct_release_component_list",
-                                 &uct.release_component_list) &&
-                         resolve(library, "uct_component_query", &uct.component_query) &&
-                         resolve(library, "uct_md_config_read", &uct.md_config_read) &&
-                         resolve(library, "uct_md_open", &uct.md_open) &&
-                         resolve(library, "uct_md_close", &uct.md_close) &&
-                         resolve(library, "uct_config_release", &uct.config_release) &&
-                         resolve(library, "uct_md_query_tl_resources",
-                                 &uct.md_query_tl_resources) &&
-                         resolve(library, "uct_release_tl_resource_list",
-                                 &uct.release_tl_resource_list) &&
-                         resolve(library, "ucs_status_string", &uct.status_string);
+        const bool all =
+            resolve(library, "uct_query_components", &uct.query_components) &&
+            resolve(library, "uct_release_component_list", &uct.release_component_list) &&
+            resolve(library, "uct_component_query", &uct.component_query) &&
+            resolve(library, "uct_md_config_read", &uct.md_config_read) &&
+            resolve(library, "uct_md_open", &uct.md_open) &&
+            resolve(library, "uct_md_close", &uct.md_close) &&
+            resolve(library, "uct_config_release", &uct.config_release) &&
+            resolve(library, "uct_md_query_tl_resources", &uct.md_query_tl_resources) &&
+            resolve(library, "uct_release_tl_resource_list", &uct.release_tl_resource_list) &&
+            resolve(library, "ucs_status_string", &uct.status_string);
         if (!all) {
             const char *why = ::dlerror();
             return make_error(MERIDIAN_ERR_NOT_AVAILABLE,

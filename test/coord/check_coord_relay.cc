@@ -226,8 +226,9 @@ START_TEST(address_round_trip_and_refusals)
     ck_assert_text_eq(error_of(relay::parse_address("1 0 10.0.0.1 " + std::string(64, 'a'))),
                       "a relay's address \"1 0 10.0.0.1 " + std::string(64, 'a') +
                           "\": the port is not 1-65535");
-    ck_assert_text_eq(error_of(relay::parse_address("1 9 10.0.0.1 ABC")),
-                      "a relay's address \"1 9 10.0.0.1 ABC\": the key is not 64 lower-case hex digits");
+    ck_assert_text_eq(
+        error_of(relay::parse_address("1 9 10.0.0.1 ABC")),
+        "a relay's address \"1 9 10.0.0.1 ABC\": the key is not 64 lower-case hex digits");
     ck_assert_text_eq(error_of(relay::parse_address("1 9")),
                       "a relay's address \"1 9\": expected 4 fields (version, port, addresses, "
                       "key)");
