@@ -266,14 +266,15 @@ Status share_updates(datastore::Store &store)
 {
     Sharing &sh = sharing();
     sh.store = &store;
-    if (sh.handler_registered) {
-        return success();
+    if (!sh.handler_registered) {
+        if (auto registered = store.on_event(MERIDIAN_NETWORK_COORDS_UPDATED, received);
+            !registered) {
+            sh.store = nullptr;
+            return registered;
+        }
+        sh.handler_registered = true;
     }
-    if (auto registered = store.on_event(MERIDIAN_NETWORK_COORDS_UPDATED, received); !registered) {
-        sh.store = nullptr;
-        return registered;
-    }
-    sh.handler_registered = true;
+    // (Again after stop_sharing: a job placed anew gets its relay back.)
     if (auto relaying = start_relay(store); !relaying) {
         // The job goes on; only other nodes' changes miss this node.
         report_warning("this node hears of no coordinates another node's process changes: " +

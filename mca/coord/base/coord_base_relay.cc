@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <list>
 #include <string>
 #include <thread>
@@ -145,7 +146,21 @@ class ListeningRelay final : public Relay
     static constexpr unsigned refusals_per_window = 3;
     static constexpr auto refusal_window = std::chrono::seconds(10);
 
-    void serve()
+    // The thread's whole life: nothing it throws may end the process.
+    void serve() noexcept
+    {
+        try {
+            serve_connections();
+        } catch (const std::exception &e) {
+            report_warning(std::string("coordinates relay: stopped (") + e.what() +
+                           "): other nodes' coordinate changes no longer reach this node");
+        } catch (...) {
+            report_warning("coordinates relay: stopped: other nodes' coordinate changes no "
+                           "longer reach this node");
+        }
+    }
+
+    void serve_connections()
     {
         std::vector<pollfd> fds;
         while (!stopping_) {
