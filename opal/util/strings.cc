@@ -166,10 +166,6 @@ std::string_view skip_utf8_bom(std::string_view text)
     return text.substr(0, bom.size()) == bom ? text.substr(bom.size()) : text;
 }
 
-namespace
-{
-
-// The length of the well-formed UTF-8 sequence at text[at], or 0.
 std::size_t utf8_length(std::string_view text, std::size_t at)
 {
     const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
@@ -201,8 +197,6 @@ std::size_t utf8_length(std::string_view text, std::size_t at)
     const bool surrogate = code >= 0xd800 && code <= 0xdfff;
     return overlong || surrogate || code > 0x10ffff ? 0 : length;
 }
-
-} // namespace
 
 std::string quoted(std::string_view text)
 {

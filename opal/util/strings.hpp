@@ -81,6 +81,10 @@ std::optional<std::string> closest_match(std::string_view word,
 
 // The text without a leading UTF-8 byte order mark (some editors write one).
 std::string_view skip_utf8_bom(std::string_view text);
+// The length of the well-formed UTF-8 sequence at text[at] (at < size), or 0
+// for none: a stray continuation byte, an overlong form, a surrogate, a code
+// point beyond U+10FFFF, or a sequence cut short.
+std::size_t utf8_length(std::string_view text, std::size_t at);
 
 // Quote a value for a message: "value" with control characters, bytes that
 // are not UTF-8 and the invisible byte order mark escaped (\x01, \xff, \ufeff).

@@ -197,6 +197,19 @@ relay::Bytes header(std::uint32_t magic, std::uint32_t version, std::uint32_t fr
     return bytes;
 }
 
+// A stranger's connection: the relay's greeting taken, `bytes` sent; the
+// relay must close it without an answer and warn with every piece.
+void refused_after_greeting(const LiveRelay &live, const relay::Bytes &bytes,
+                            std::initializer_list<std::string> pieces)
+{
+    Raw stranger(live.address);
+    (void)stranger.greeting();
+    stranger.write(bytes);
+    ck_assert_int_eq(stranger.answer(), -1);
+    const std::string found = wait_for_warning(pieces);
+    ck_assert_msg(found.empty(), "%s", found.c_str());
+}
+
 // ---------------------------------------------------------------- the wire
 
 START_TEST(address_round_trip_and_refusals)
@@ -364,13 +377,8 @@ START_TEST(a_recorded_frame_is_refused_at_another_connection)
         first.write(recorded);
         ck_assert_int_eq(first.answer(), relay::delivered);
     }
-    Raw replay(live.address);
-    (void)replay.greeting();
-    replay.write(recorded);
-    ck_assert_int_eq(replay.answer(), -1);
-    const std::string found =
-        wait_for_warning({"refused a connection from 127.0.0.1:", "a frame recorded elsewhere"});
-    ck_assert_msg(found.empty(), "%s", found.c_str());
+    refused_after_greeting(live, recorded,
+                           {"refused a connection from 127.0.0.1:", "a frame recorded elsewhere"});
     ck_assert_uint_eq(live.count(), 1);
 }
 END_TEST
@@ -378,15 +386,10 @@ END_TEST
 START_TEST(another_protocol_is_refused_at_its_first_bytes)
 {
     LiveRelay live;
-    Raw stranger(live.address);
-    (void)stranger.greeting();
     const std::string request = "GET / HTTP/1.0\r\n\r\n";
-    stranger.write(relay::Bytes(request.begin(), request.end()));
-    ck_assert_int_eq(stranger.answer(), -1);
-    const std::string found =
-        wait_for_warning({"refused a connection from 127.0.0.1:",
-                          "it is not a Meridian relay frame (it begins 0x20544547)"});
-    ck_assert_msg(found.empty(), "%s", found.c_str());
+    refused_after_greeting(live, relay::Bytes(request.begin(), request.end()),
+                           {"refused a connection from 127.0.0.1:",
+                            "it is not a Meridian relay frame (it begins 0x20544547)"});
     ck_assert_uint_eq(live.count(), 0);
 }
 END_TEST
@@ -394,19 +397,11 @@ END_TEST
 START_TEST(a_header_asking_too_much_is_refused_before_its_payload)
 {
     LiveRelay live;
-    Raw greedy(live.address);
-    (void)greedy.greeting();
-    greedy.write(header(relay::magic, relay::protocol_version, 0, 0xffffffffU));
-    ck_assert_int_eq(greedy.answer(), -1);
-    const std::string found = wait_for_warning({"it announces 4294967295 bytes, more than the"});
-    ck_assert_msg(found.empty(), "%s", found.c_str());
+    refused_after_greeting(live, header(relay::magic, relay::protocol_version, 0, 0xffffffffU),
+                           {"it announces 4294967295 bytes, more than the"});
     // A rank outside the job, likewise.
-    Raw outsider(live.address);
-    (void)outsider.greeting();
-    outsider.write(header(relay::magic, relay::protocol_version, 4, 10));
-    ck_assert_int_eq(outsider.answer(), -1);
-    const std::string rank = wait_for_warning({"it claims rank 4, the job has ranks 0-3"});
-    ck_assert_msg(rank.empty(), "%s", rank.c_str());
+    refused_after_greeting(live, header(relay::magic, relay::protocol_version, 4, 10),
+                           {"it claims rank 4, the job has ranks 0-3"});
     ck_assert_uint_eq(live.count(), 0);
 }
 END_TEST

@@ -27,6 +27,7 @@
 
 #include "fuzz_support.hpp"
 #include "mca/coord/base/coord_base_relay.hpp"
+#include <meridian/opal/util/strings.hpp>
 
 namespace
 {
@@ -60,40 +61,6 @@ relay::Nonce greeting_nonce()
     return nonce;
 }
 
-// The length of the UTF-8 sequence at text[at...], 0 when there is none
-// (a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF).
-std::size_t utf8_length(std::string_view text, std::size_t at)
-{
-    const auto lead = static_cast<unsigned char>(text[at]);
-    std::size_t length = 0;
-    std::uint32_t code = 0;
-    if (lead >= 0xc2 && lead <= 0xdf) {
-        length = 2;
-        code = lead & 0x1fU;
-    } else if (lead >= 0xe0 && lead <= 0xef) {
-        length = 3;
-        code = lead & 0x0fU;
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-        length = 4;
-        code = lead & 0x07U;
-    } else {
-        return 0;
-    }
-    if (text.size() - at < length) {
-        return 0;
-    }
-    for (std::size_t i = 1; i < length; ++i) {
-        const auto next = static_cast<unsigned char>(text[at + i]);
-        if ((next & 0xc0U) != 0x80U) {
-            return 0;
-        }
-        code = (code << 6) | (next & 0x3fU);
-    }
-    const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
-    const bool surrogate = code >= 0xd800 && code <= 0xdfff;
-    return overlong || surrogate || code > 0x10ffff ? 0 : length;
-}
-
 // Non-empty, printable ASCII or well-formed UTF-8, and no control character
 // (so no line break).
 bool one_printable_line(std::string_view text)
@@ -108,7 +75,7 @@ bool one_printable_line(std::string_view text)
         }
         if (c < 0x80) {
             ++at;
-        } else if (const std::size_t length = utf8_length(text, at); length > 0) {
+        } else if (const std::size_t length = meridian::util::utf8_length(text, at); length > 0) {
             at += length;
         } else {
             return false;
