@@ -1,0 +1,41 @@
+#!/bin/sh
+# QMP over two hosts under Slurm (contrib/cluster/slurm.sh: slurmctld on h1,
+# a slurmd on each host): point to point and collectives, the processes
+# started by srun --mpi=pmix and their PMIx server Slurm's.  Skipped without
+# Slurm and munge.  Needs root and iproute2.
+# shellcheck source=qmp_hosts_lib.sh
+. "$QMP_TEST_SRC/qmp_hosts_lib.sh"
+
+slurm_sh=$(dirname "$CLUSTER")/slurm.sh
+if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
+    echo "SKIP: no Slurm or munge (Debian: apt-get install slurm-wlm munge)"
+    exit 77
+fi
+if ! timeout 120 "$slurm_sh" up >"$scratch/slurm-up.out" 2>&1; then
+    echo "FAIL: slurm.sh up:"
+    sed 's/^/  /' "$scratch/slurm-up.out"
+    exit 1
+fi
+# (cluster.sh down, on exit, takes Slurm down with the hosts.)
+
+# The drivers' "mpirun -np N --oversubscribe PROGRAM ..." as srun's, ranks
+# dealt to h1 and h2 in turn as mpirun --map-by node does.
+cat >"$scratch/srun" <<EOF
+#!/bin/sh
+np=1
+while [ \$# -gt 0 ]; do
+    case \$1 in
+    -np) np=\$2; shift 2 ;;
+    --oversubscribe) shift ;;
+    -*) echo "srun for the QMP drivers: no mpirun option \$1 here" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+nodes=2
+[ "\$np" -lt 2 ] && nodes=1
+exec "$slurm_sh" srun --mpi=pmix -N "\$nodes" -n "\$np" --overcommit --distribution=cyclic "\$@" </dev/null
+EOF
+chmod +x "$scratch/srun"
+MPIRUN=$scratch/srun
+qmp_hosts_drivers ", under srun" qmp_p2p.sh qmp_coll.sh
+exit "$qmp_status"
