@@ -210,8 +210,7 @@ int main(int argc, char **argv)
     // places the new fabric here and calls back.  PMIx may call that handler
     // after this program's, on its own thread: asked again, bounded.
     auto new_shape = coord::shape(plane);
-    for (int i = 0; i < 200 && new_shape.ok() && old_shape.ok() && *new_shape == *old_shape;
-         ++i) {
+    for (int i = 0; i < 200 && new_shape.ok() && old_shape.ok() && *new_shape == *old_shape; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         new_shape = coord::shape(plane);
     }
