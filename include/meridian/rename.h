@@ -62,6 +62,7 @@
 #define meridian_mca_base_framework_open MERIDIAN_NAME(mca_base_framework_open)
 #define meridian_mca_base_framework_declare MERIDIAN_NAME(mca_base_framework_declare)
 #define meridian_mca_base_framework_register MERIDIAN_NAME(mca_base_framework_register)
+#define meridian_mca_base_framework_register_flags MERIDIAN_NAME(mca_base_framework_register_flags)
 #define meridian_mca_base_frameworks MERIDIAN_NAME(mca_base_frameworks)
 #define meridian_mca_base_framework_verbose MERIDIAN_NAME(mca_base_framework_verbose)
 #define meridian_mca_base_open MERIDIAN_NAME(mca_base_open)

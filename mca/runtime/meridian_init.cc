@@ -80,9 +80,13 @@ extern "C" int meridian_init(int *argc, char ***argv)
         // From here a failure, said by a status or thrown (no memory), undoes
         // the open and the registrations, so the next init starts afresh.
         try {
+            // Each framework's own parameters now, its components when it
+            // opens: a process whose queries the launcher answered loads no
+            // component DSO at all.
             for (auto *const *framework = meridian_builtin_frameworks(); *framework != nullptr;
                  ++framework) {
-                if (const int rc = meridian_mca_base_framework_register(*framework);
+                if (const int rc = meridian_mca_base_framework_register_flags(
+                        *framework, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND);
                     rc != MERIDIAN_SUCCESS) {
                     return fail(rc);
                 }

@@ -185,6 +185,10 @@ const char *const linux_ports = "Slot0 MEM0:0, Slot1:10, eth0:1, enp3s0:2, mlx5_
 START_TEST(parameters_registered)
 {
     start({});
+    // meridian_init loads a framework's components when it opens (or when a
+    // setting names one); registering the framework in full loads them now.
+    ck_assert_int_eq(meridian_mca_base_framework_register(&meridian_carto_base_framework),
+                     MERIDIAN_SUCCESS);
     auto &registry = meridian::mca::ParamRegistry::instance();
     const auto path_index = registry.find("carto_file_path");
     ck_assert_msg(path_index.has_value(), "carto_file_path is not registered");

@@ -592,6 +592,101 @@ START_TEST(test_reopen_reloads)
 }
 END_TEST
 
+// On demand (meridian_init's way), registering loads no component: opening
+// does, and registering without the flag.
+START_TEST(test_components_on_demand)
+{
+    ComponentDir dir("components");
+    const std::string alpha = dir.add("mca_testfw_alpha.so");
+    dir.add("mca_testfw_beta.so");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(
+        meridian_mca_base_framework_register_flags(&testfw, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+        MERIDIAN_SUCCESS);
+    ck_assert_int_eq(count_events("testfw register"), 1);
+    ck_assert_int_eq(count_events("testfw/alpha register"), 0);
+    ck_assert(!dso_is_loaded(alpha));
+    ck_assert_text_eq(value_of("testfw_alpha_priority"), "<unregistered>");
+    // The framework's own parameters are there.
+    ck_assert_text_eq(value_of("testfw_base_verbose"), "0");
+
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert(dso_is_loaded(alpha));
+    ck_assert_int_eq(count_events("testfw register"), 1);
+    ck_assert_int_eq(count_events("testfw/alpha register"), 1);
+    ck_assert_text_eq(value_of("testfw_alpha_priority"), "10");
+    ck_assert_text_eq(selected_name(testfw), "beta");
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert(!dso_is_loaded(alpha));
+
+    // A later registration without the flag loads what was put off.
+    ck_assert_int_eq(
+        meridian_mca_base_framework_register_flags(&testfw, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+        MERIDIAN_SUCCESS);
+    ck_assert(!dso_is_loaded(alpha));
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert(dso_is_loaded(alpha));
+    ck_assert_int_eq(count_events("testfw/alpha register"), 2);
+    ck_assert_no_messages();
+}
+END_TEST
+
+// Listing the components (meridian_info) loads them.
+START_TEST(test_components_on_demand_listed)
+{
+    ComponentDir dir("components");
+    const std::string alpha = dir.add("mca_testfw_alpha.so");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(
+        meridian_mca_base_framework_register_flags(&testfw, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+        MERIDIAN_SUCCESS);
+    ck_assert(!dso_is_loaded(alpha));
+    ck_assert_text_eq(components_of(testfw), "alpha=" + alpha);
+    ck_assert(dso_is_loaded(alpha));
+    ck_assert_no_messages();
+}
+END_TEST
+
+// A setting that names one of the components loads them at registration,
+// so its bad value is told at the start; one that names none (a misspelt
+// component) or only the framework's own parameters loads nothing.
+START_TEST(test_component_setting_loads_at_register)
+{
+    ComponentDir dir("components");
+    const std::string alpha = dir.add("mca_testfw_alpha.so");
+    use_component_path({dir.path()});
+    set_param_env("testfw_base_verbose", "0");
+    set_param_env("testfw_alhpa_priority", "3");
+    ck_assert_int_eq(
+        meridian_mca_base_framework_register_flags(&testfw, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+        MERIDIAN_SUCCESS);
+    ck_assert(!dso_is_loaded(alpha));
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_close(), MERIDIAN_SUCCESS);
+
+    set_param_env("testfw_alpha_priority", "abc");
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_mca_base_framework_register_flags(&testfw, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+        MERIDIAN_SUCCESS);
+    ck_assert(dso_is_loaded(alpha));
+    ck_assert_int_eq(count_events("testfw/alpha register"), 1);
+    ck_assert_messages(ERROR_MSG("bad value \"abc\" for MCA parameter testfw_alpha_priority from "
+                                 "environment variable " +
+                                 env_name("testfw_alpha_priority") +
+                                 ": expected an integer between -2147483648 and 2147483647"));
+}
+END_TEST
+
+START_TEST(test_register_flags_refused)
+{
+    ck_assert_int_eq(meridian_mca_base_framework_register_flags(&testfw, 6),
+                     MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_int_eq(count_events("testfw register"), 0);
+    ck_assert_messages(ERROR_MSG("meridian_mca_base_framework_register_flags: unknown flags 6"));
+}
+END_TEST
+
 START_TEST(test_select_needs_open)
 {
     use_testfw_components();
@@ -763,6 +858,10 @@ int main()
     tcase_add_test(lifecycle, test_open_and_close_are_counted);
     tcase_add_test(lifecycle, test_register_is_idempotent);
     tcase_add_test(lifecycle, test_reopen_reloads);
+    tcase_add_test(lifecycle, test_components_on_demand);
+    tcase_add_test(lifecycle, test_components_on_demand_listed);
+    tcase_add_test(lifecycle, test_component_setting_loads_at_register);
+    tcase_add_test(lifecycle, test_register_flags_refused);
     tcase_add_test(lifecycle, test_select_needs_open);
     tcase_add_test(lifecycle, test_selection_fixed_while_open);
     tcase_add_test(lifecycle, test_verbose_output);

@@ -8,10 +8,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <ltdl.h>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "opal/util/no_destructor.hpp"
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::mca
@@ -135,7 +138,10 @@ void *DsoHandle::symbol(const std::string &name) const
     return handle_ != nullptr ? lt_dlsym(static_cast<lt_dlhandle>(handle_), name.c_str()) : nullptr;
 }
 
-std::vector<std::string> component_file_names(const std::string &directory)
+namespace
+{
+
+std::vector<std::string> scan_component_files(const std::string &directory)
 {
     constexpr std::string_view prefix = "mca_";
     constexpr std::string_view suffix = ".so";
@@ -154,6 +160,41 @@ std::vector<std::string> component_file_names(const std::string &directory)
     }
     std::sort(names.begin(), names.end());
     return names;
+}
+
+// A directory's listing as of its last change: every framework scans the
+// same directories, and a process's start would read each one once per
+// framework.  A file added or removed changes the directory's mtime, so a
+// listing is used again only while that (with the inode) is the same.
+struct Listing {
+    dev_t device = 0;
+    ino_t inode = 0;
+    timespec changed{};
+    std::vector<std::string> names;
+};
+
+} // namespace
+
+std::vector<std::string> component_file_names(const std::string &directory)
+{
+    struct stat info {
+    };
+    if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+        return {};
+    }
+    static std::mutex lock;
+    static util::NoDestructor<std::map<std::string, Listing, std::less<>>> listings;
+    const std::lock_guard<std::mutex> held(lock);
+    Listing &listing = listings.get()[directory];
+    if (listing.device != info.st_dev || listing.inode != info.st_ino ||
+        listing.changed.tv_sec != info.st_mtim.tv_sec ||
+        listing.changed.tv_nsec != info.st_mtim.tv_nsec) {
+        listing.names = scan_component_files(directory);
+        listing.device = info.st_dev;
+        listing.inode = info.st_ino;
+        listing.changed = info.st_mtim;
+    }
+    return listing.names;
 }
 
 std::vector<Candidate> find_candidates(std::string_view framework,

@@ -60,7 +60,8 @@ struct Candidate {
 };
 
 // The names of the component files in one directory ("mca_*.so", sorted);
-// none when it cannot be read.
+// none when it cannot be read.  Read again only when the directory changed
+// since the last call (its mtime): each framework asks for the same ones.
 std::vector<std::string> component_file_names(const std::string &directory);
 
 // The DSO files of a framework in a search path (directories in order, names

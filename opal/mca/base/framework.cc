@@ -37,6 +37,10 @@ struct ComponentEntry {
 
 struct FrameworkState {
     bool registered = false;
+    // Whether its components are found and registered: at registration, or
+    // -- registered with MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND -- when it
+    // opens or someone asks for them.
+    bool components_loaded = false;
     int open_count = 0;
     const char *selection = nullptr; // storage of the <fw> parameter
     std::vector<ComponentEntry> components;
@@ -65,18 +69,53 @@ std::vector<mca_base_framework_t *> &declared()
     return list.get();
 }
 
+// Whether NAME is under FRAMEWORK's name ("<fw>" or "<fw>_...").
+bool under(std::string_view name, std::string_view framework)
+{
+    return name == framework || (util::starts_with(name, framework) &&
+                                 name.size() > framework.size() && name[framework.size()] == '_');
+}
+
+// The names its components may be found under, without loading any: the
+// built-in ones and the component files in the component path.
+std::vector<std::string> component_names_on_disk(const mca_base_framework_t &framework)
+{
+    std::vector<std::string> names;
+    if (framework.static_components != nullptr) {
+        for (auto *const *c = framework.static_components; *c != nullptr; ++c) {
+            names.emplace_back((*c)->component_name);
+        }
+    }
+    for (auto &candidate : find_candidates(framework.name, component_directories())) {
+        names.push_back(std::move(candidate.component));
+    }
+    return names;
+}
+
+// A setting of one of FRAMEWORK's components: "<fw>_<component>" or
+// "<fw>_<component>_..." for a component of it that is there to load.
+bool names_a_component(std::string_view name, const mca_base_framework_t &framework)
+{
+    const std::string_view fw = framework.name;
+    if (!under(name, fw) || name == fw) {
+        return false;
+    }
+    const std::string_view rest = name.substr(fw.size() + 1);
+    if (rest == "base" || util::starts_with(rest, "base_")) {
+        return false; // the framework's own: registered already
+    }
+    const auto names = component_names_on_disk(framework);
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string &component) { return under(rest, component); });
+}
+
 // A setting under the name of a framework that is declared but not
 // registered: its components have not said what they take yet.
 bool undecidable(std::string_view name)
 {
     for (const auto *framework : declared()) {
-        if (framework == nullptr) {
-            continue;
-        }
-        const std::string_view prefix = framework->name;
-        if ((name == prefix || (util::starts_with(name, prefix) && name.size() > prefix.size() &&
-                                name[prefix.size()] == '_')) &&
-            !framework_is_registered(prefix)) {
+        if (framework != nullptr && under(name, framework->name) &&
+            !framework_is_registered(framework->name)) {
             return true;
         }
     }
@@ -388,7 +427,57 @@ void unload_components(mca_base_framework_t &framework, FrameworkState &state)
     state.components.clear(); // closes the DSOs
     state.failures.clear();
     state.registered = false;
+    state.components_loaded = false;
     registered_names().erase(framework.name);
+}
+
+// Find the framework's components and register their parameters.
+int load_components(mca_base_framework_t &framework, FrameworkState &state)
+{
+    if (!state.registered || state.components_loaded) {
+        return MERIDIAN_SUCCESS;
+    }
+    state.components_loaded = true;
+    find_components(framework, state);
+    for (auto it = state.components.begin(); it != state.components.end();) {
+        const auto &component = it->component();
+        const int rc = component.register_params != nullptr ? component.register_params(&component)
+                                                            : MERIDIAN_SUCCESS;
+        ParamRegistry::instance().settle();
+        if (rc != MERIDIAN_SUCCESS) {
+            record_failure(framework, state, it->name(),
+                           it->loaded.path.empty() ? built_in_path : it->loaded.path,
+                           std::string("its register_params hook failed (") +
+                               meridian_strerror(rc) + ")");
+            ParamRegistry::instance().deregister_component(framework.name, it->name());
+            it = state.components.erase(it);
+            continue;
+        }
+        ++it;
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+// Whether a setting names one of the framework's components: those load at
+// registration even on demand, so that a misspelt name or a bad value is
+// told at the start, as for any other parameter.
+bool components_are_set(const mca_base_framework_t &framework)
+{
+    const auto names = ParamRegistry::instance().setting_names();
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string &name) { return names_a_component(name, framework); });
+}
+
+// The state of a registered framework with its components loaded, for the
+// calls that show or check them; nullptr when it is not registered.
+FrameworkState *loaded_state(const mca_base_framework_t &framework)
+{
+    const auto it = states().find(&framework);
+    if (it == states().end() || !it->second->registered) {
+        return nullptr;
+    }
+    (void)load_components(const_cast<mca_base_framework_t &>(framework), *it->second);
+    return it->second.get();
 }
 
 } // namespace
@@ -396,7 +485,7 @@ void unload_components(mca_base_framework_t &framework, FrameworkState &state)
 std::vector<ComponentView> framework_components(const mca_base_framework_t &framework)
 {
     std::vector<ComponentView> views;
-    if (const auto *state = find_state(framework)) {
+    if (const auto *state = loaded_state(framework)) {
         for (const auto &entry : state->components) {
             views.push_back(ComponentView{entry.loaded.component, entry.loaded.path, entry.opened,
                                           entry.aliases});
@@ -407,14 +496,14 @@ std::vector<ComponentView> framework_components(const mca_base_framework_t &fram
 
 std::vector<LoadFailure> framework_failures(const mca_base_framework_t &framework)
 {
-    const auto *state = find_state(framework);
+    const auto *state = loaded_state(framework);
     return state != nullptr ? state->failures : std::vector<LoadFailure>{};
 }
 
 Status validate_selection(const mca_base_framework_t &framework)
 {
-    const auto *state = find_state(framework);
-    if (state == nullptr || !state->registered) {
+    const auto *state = loaded_state(framework);
+    if (state == nullptr) {
         return make_error(MERIDIAN_ERR_NOT_INITIALIZED, "framework not registered");
     }
     auto selection = current_selection(framework, *state);
@@ -467,54 +556,50 @@ extern "C" int meridian_mca_base_check_params(void)
     });
 }
 
-extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framework)
+extern "C" int meridian_mca_base_framework_register_flags(mca_base_framework_t *framework,
+                                                          int flags)
 {
-    return meridian::c_boundary("meridian_mca_base_framework_register", [&]() -> int {
+    return meridian::c_boundary("meridian_mca_base_framework_register_flags", [&]() -> int {
+        if ((flags & ~MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND) != 0) {
+            report_error("meridian_mca_base_framework_register_flags: unknown flags " +
+                         std::to_string(flags & ~MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND));
+            return MERIDIAN_ERR_BAD_PARAM;
+        }
         if (const int rc = meridian_mca_base_framework_declare(framework); rc != MERIDIAN_SUCCESS) {
             return rc;
         }
         FrameworkState &state = state_of(*framework);
-        if (state.registered) {
-            return MERIDIAN_SUCCESS;
-        }
-        ensure_base_open();
-        if (const int rc = register_framework_params(*framework, state); rc != MERIDIAN_SUCCESS) {
-            return rc;
-        }
-        if (framework->register_params != nullptr) {
-            if (const int rc = framework->register_params(framework); rc != MERIDIAN_SUCCESS) {
+        if (!state.registered) {
+            ensure_base_open();
+            if (const int rc = register_framework_params(*framework, state);
+                rc != MERIDIAN_SUCCESS) {
                 return rc;
             }
-        }
-        ParamRegistry::instance().settle();
-        state.registered = true;
-        registered_names().insert(framework->name);
-        find_components(*framework, state);
-
-        for (auto it = state.components.begin(); it != state.components.end();) {
-            const auto &component = it->component();
-            const int rc = component.register_params != nullptr
-                               ? component.register_params(&component)
-                               : MERIDIAN_SUCCESS;
-            ParamRegistry::instance().settle();
-            if (rc != MERIDIAN_SUCCESS) {
-                record_failure(*framework, state, it->name(),
-                               it->loaded.path.empty() ? built_in_path : it->loaded.path,
-                               std::string("its register_params hook failed (") +
-                                   meridian_strerror(rc) + ")");
-                ParamRegistry::instance().deregister_component(framework->name, it->name());
-                it = state.components.erase(it);
-                continue;
+            if (framework->register_params != nullptr) {
+                if (const int rc = framework->register_params(framework); rc != MERIDIAN_SUCCESS) {
+                    return rc;
+                }
             }
-            ++it;
+            ParamRegistry::instance().settle();
+            state.registered = true;
+            registered_names().insert(framework->name);
         }
-        return MERIDIAN_SUCCESS;
+        return (flags & MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND) != 0 &&
+                       !components_are_set(*framework)
+                   ? MERIDIAN_SUCCESS
+                   : load_components(*framework, state);
     });
+}
+
+extern "C" int meridian_mca_base_framework_register(mca_base_framework_t *framework)
+{
+    return meridian_mca_base_framework_register_flags(framework, MCA_BASE_REGISTER_DEFAULT);
 }
 
 extern "C" int meridian_mca_base_framework_open(mca_base_framework_t *framework)
 {
     return meridian::c_boundary("meridian_mca_base_framework_open", [&]() -> int {
+        // Registers it, and its components if that was put off.
         if (const int rc = meridian_mca_base_framework_register(framework);
             rc != MERIDIAN_SUCCESS) {
             return rc;

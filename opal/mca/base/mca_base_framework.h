@@ -97,7 +97,27 @@ int meridian_mca_base_framework_declare(mca_base_framework_t *framework);
  * The array belongs to the base and is valid until the next declaration. */
 mca_base_framework_t *const *meridian_mca_base_frameworks(void);
 
+/* Register a framework: its own parameters (<fw>, <fw>_base_*, and what its
+ * register_params hook adds), then its components -- found in the component
+ * path and the built-in list, loaded, and asked for their parameters.
+ * Idempotent. */
 int meridian_mca_base_framework_register(mca_base_framework_t *framework);
+
+/* Flags of meridian_mca_base_framework_register_flags. */
+#define MCA_BASE_REGISTER_DEFAULT 0
+/* Register the framework's own parameters now and its components when they
+ * are needed: when it opens, or when they are listed or checked
+ * (meridian_info), so a process that never opens the framework loads none of
+ * its DSOs.  When a setting names one of its components ("<fw>_<component>"
+ * or "<fw>_<component>_...", from the environment, the command line or a
+ * file), they load now all the same: a misspelt parameter or a bad value is
+ * told at the start, as for any other. */
+#define MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND 1
+
+/* meridian_mca_base_framework_register with flags: MCA_BASE_REGISTER_DEFAULT
+ * is that call; a later call without COMPONENTS_ON_DEMAND loads what an
+ * earlier one put off.  MERIDIAN_ERR_BAD_PARAM (reported) for other bits. */
+int meridian_mca_base_framework_register_flags(mca_base_framework_t *framework, int flags);
 int meridian_mca_base_framework_open(mca_base_framework_t *framework);
 int meridian_mca_base_framework_close(mca_base_framework_t *framework);
 int meridian_mca_base_framework_is_open(const mca_base_framework_t *framework);

@@ -535,6 +535,16 @@ std::vector<std::string> ParamRegistry::known_names() const
     return names;
 }
 
+std::vector<std::string> ParamRegistry::setting_names() const
+{
+    std::vector<std::string> names;
+    names.reserve(settings_.size());
+    for (const auto &entry : settings_) {
+        names.push_back(entry.first);
+    }
+    return names;
+}
+
 Status ParamRegistry::check_unknown(bool strict,
                                     const std::function<bool(std::string_view)> &undecidable)
 {

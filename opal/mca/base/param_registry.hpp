@@ -118,6 +118,10 @@ class ParamRegistry
     // READONLY_AFTER_OPEN parameters of a framework refuse changes while it is open.
     void set_frozen(std::string_view framework, bool frozen);
 
+    // The names settings were given under (environment, command line, files),
+    // registered or not.
+    std::vector<std::string> setting_names() const;
+
     // Report every setting whose name no parameter has.  Names for which
     // undecidable() is true are skipped (their framework is not registered
     // yet).  With strict, the reports are errors and the result is an error.
