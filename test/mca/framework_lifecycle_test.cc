@@ -647,16 +647,17 @@ START_TEST(test_components_on_demand_listed)
 }
 END_TEST
 
-// A setting that names one of the components loads them at registration,
-// so its bad value is told at the start; one that names none (a misspelt
-// component) or only the framework's own parameters loads nothing.
+// Settings of the framework's own parameters load nothing; a setting for
+// its components (a parameter of one, or a misspelt name) loads them at
+// registration, so its problem is told at the start: a bad value, or the
+// parameter a misspelt name was meant for.
 START_TEST(test_component_setting_loads_at_register)
 {
     ComponentDir dir("components");
     const std::string alpha = dir.add("mca_testfw_alpha.so");
     use_component_path({dir.path()});
     set_param_env("testfw_base_verbose", "0");
-    set_param_env("testfw_alhpa_priority", "3");
+    set_param_env("testfw", "alpha");
     ck_assert_int_eq(
         meridian_mca_base_framework_register_flags(&testfw, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
         MERIDIAN_SUCCESS);
@@ -664,6 +665,7 @@ START_TEST(test_component_setting_loads_at_register)
     ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(meridian_mca_base_close(), MERIDIAN_SUCCESS);
 
+    set_param_env("testfw_alhpa_priority", "3");
     set_param_env("testfw_alpha_priority", "abc");
     ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
     ck_assert_int_eq(
@@ -671,10 +673,15 @@ START_TEST(test_component_setting_loads_at_register)
         MERIDIAN_SUCCESS);
     ck_assert(dso_is_loaded(alpha));
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
-    ck_assert_messages(ERROR_MSG("bad value \"abc\" for MCA parameter testfw_alpha_priority from "
-                                 "environment variable " +
-                                 env_name("testfw_alpha_priority") +
-                                 ": expected an integer between -2147483648 and 2147483647"));
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_messages(
+        ERROR_MSG("bad value \"abc\" for MCA parameter testfw_alpha_priority from environment "
+                  "variable " +
+                  env_name("testfw_alpha_priority") +
+                  ": expected an integer between -2147483648 and 2147483647"),
+        WARNING_MSG("MCA parameter \"testfw_alhpa_priority\" (set in environment variable " +
+                    env_name("testfw_alhpa_priority") +
+                    ") is not registered by any component; did you mean testfw_alpha_priority?"));
 }
 END_TEST
 

@@ -76,37 +76,15 @@ bool under(std::string_view name, std::string_view framework)
                                  name.size() > framework.size() && name[framework.size()] == '_');
 }
 
-// The names its components may be found under, without loading any: the
-// built-in ones and the component files in the component path.
-std::vector<std::string> component_names_on_disk(const mca_base_framework_t &framework)
+// A setting for FRAMEWORK's components rather than for the framework itself:
+// "<fw>_<anything but base>...".
+bool for_components(std::string_view name, std::string_view framework)
 {
-    std::vector<std::string> names;
-    if (framework.static_components != nullptr) {
-        for (auto *const *c = framework.static_components; *c != nullptr; ++c) {
-            names.emplace_back((*c)->component_name);
-        }
-    }
-    for (auto &candidate : find_candidates(framework.name, component_directories())) {
-        names.push_back(std::move(candidate.component));
-    }
-    return names;
-}
-
-// A setting of one of FRAMEWORK's components: "<fw>_<component>" or
-// "<fw>_<component>_..." for a component of it that is there to load.
-bool names_a_component(std::string_view name, const mca_base_framework_t &framework)
-{
-    const std::string_view fw = framework.name;
-    if (!under(name, fw) || name == fw) {
+    if (!under(name, framework) || name == framework) {
         return false;
     }
-    const std::string_view rest = name.substr(fw.size() + 1);
-    if (rest == "base" || util::starts_with(rest, "base_")) {
-        return false; // the framework's own: registered already
-    }
-    const auto names = component_names_on_disk(framework);
-    return std::any_of(names.begin(), names.end(),
-                       [&](const std::string &component) { return under(rest, component); });
+    const std::string_view rest = name.substr(framework.size() + 1);
+    return rest != "base" && !util::starts_with(rest, "base_");
 }
 
 // A setting under the name of a framework that is declared but not
@@ -432,10 +410,10 @@ void unload_components(mca_base_framework_t &framework, FrameworkState &state)
 }
 
 // Find the framework's components and register their parameters.
-int load_components(mca_base_framework_t &framework, FrameworkState &state)
+void load_components(mca_base_framework_t &framework, FrameworkState &state)
 {
     if (!state.registered || state.components_loaded) {
-        return MERIDIAN_SUCCESS;
+        return;
     }
     state.components_loaded = true;
     find_components(framework, state);
@@ -455,17 +433,18 @@ int load_components(mca_base_framework_t &framework, FrameworkState &state)
         }
         ++it;
     }
-    return MERIDIAN_SUCCESS;
 }
 
-// Whether a setting names one of the framework's components: those load at
-// registration even on demand, so that a misspelt name or a bad value is
-// told at the start, as for any other parameter.
+// Whether something is set for the framework's components (a parameter of
+// one, or a name under the framework that is none of its own): they load at
+// registration even on demand, so that a bad value or a misspelt name -- with
+// the parameter it was meant for -- is told at the start, as for any other.
 bool components_are_set(const mca_base_framework_t &framework)
 {
     const auto names = ParamRegistry::instance().setting_names();
-    return std::any_of(names.begin(), names.end(),
-                       [&](const std::string &name) { return names_a_component(name, framework); });
+    return std::any_of(names.begin(), names.end(), [&](const std::string &name) {
+        return for_components(name, framework.name);
+    });
 }
 
 // The state of a registered framework with its components loaded, for the
@@ -476,7 +455,7 @@ FrameworkState *loaded_state(const mca_base_framework_t &framework)
     if (it == states().end() || !it->second->registered) {
         return nullptr;
     }
-    (void)load_components(const_cast<mca_base_framework_t &>(framework), *it->second);
+    load_components(const_cast<mca_base_framework_t &>(framework), *it->second);
     return it->second.get();
 }
 
@@ -584,10 +563,11 @@ extern "C" int meridian_mca_base_framework_register_flags(mca_base_framework_t *
             state.registered = true;
             registered_names().insert(framework->name);
         }
-        return (flags & MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND) != 0 &&
-                       !components_are_set(*framework)
-                   ? MERIDIAN_SUCCESS
-                   : load_components(*framework, state);
+        if ((flags & MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND) == 0 ||
+            components_are_set(*framework)) {
+            load_components(*framework, state);
+        }
+        return MERIDIAN_SUCCESS;
     });
 }
 

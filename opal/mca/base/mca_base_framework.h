@@ -108,10 +108,11 @@ int meridian_mca_base_framework_register(mca_base_framework_t *framework);
 /* Register the framework's own parameters now and its components when they
  * are needed: when it opens, or when they are listed or checked
  * (meridian_info), so a process that never opens the framework loads none of
- * its DSOs.  When a setting names one of its components ("<fw>_<component>"
- * or "<fw>_<component>_...", from the environment, the command line or a
- * file), they load now all the same: a misspelt parameter or a bad value is
- * told at the start, as for any other. */
+ * its DSOs.  When something is set for its components ("<fw>_<name>..." other
+ * than <fw>_base_*: a component's parameter, or a misspelt one; from the
+ * environment, the command line or a file), they load now all the same, so a
+ * bad value or a misspelt name, with the parameter it was meant for, is told
+ * at the start as for any other. */
 #define MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND 1
 
 /* meridian_mca_base_framework_register with flags: MCA_BASE_REGISTER_DEFAULT
