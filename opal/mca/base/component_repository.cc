@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "opal/util/no_destructor.hpp"
@@ -165,11 +166,15 @@ std::vector<std::string> scan_component_files(const std::string &directory)
 // A directory's listing as of its last change: every framework scans the
 // same directories, and a process's start would read each one once per
 // framework.  A file added or removed changes the directory's mtime, so a
-// listing is used again only while that (with the inode) is the same.
+// listing is used again only while that (with the inode) is the same -- and
+// only when it was taken over a second after that change, since the clock
+// that stamps mtime is coarse: a file added in the same tick as the listing
+// leaves the mtime as it was.
 struct Listing {
     dev_t device = 0;
     ino_t inode = 0;
     timespec changed{};
+    bool settled = false; // taken over a second after `changed`
     std::vector<std::string> names;
 };
 
@@ -186,13 +191,16 @@ std::vector<std::string> component_file_names(const std::string &directory)
     static util::NoDestructor<std::map<std::string, Listing, std::less<>>> listings;
     const std::lock_guard<std::mutex> held(lock);
     Listing &listing = listings.get()[directory];
-    if (listing.device != info.st_dev || listing.inode != info.st_ino ||
+    if (!listing.settled || listing.device != info.st_dev || listing.inode != info.st_ino ||
         listing.changed.tv_sec != info.st_mtim.tv_sec ||
         listing.changed.tv_nsec != info.st_mtim.tv_nsec) {
+        timespec now{};
+        ::clock_gettime(CLOCK_REALTIME, &now);
         listing.names = scan_component_files(directory);
         listing.device = info.st_dev;
         listing.inode = info.st_ino;
         listing.changed = info.st_mtim;
+        listing.settled = now.tv_sec > info.st_mtim.tv_sec + 1;
     }
     return listing.names;
 }
