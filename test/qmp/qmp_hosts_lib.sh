@@ -9,8 +9,7 @@
 # crosses hosts, over the tcp path, while processes on one host use shared
 # memory.  mpirun's own traffic goes over the mgmt plane and QMP's over the
 # data plane (FI_TCP_IFACE=eth0), so a fault on eth0 reaches QMP alone.
-# Needs root and iproute2; $scratch is a directory of the test's own, and
-# a test puts what its exit must also undo in qmp_hosts_on_exit.
+# Needs root and iproute2; $scratch is a directory of the test's own.
 # shellcheck shell=sh
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
@@ -23,9 +22,7 @@ fi
 MERIDIAN_CLUSTER=q$$
 export MERIDIAN_CLUSTER
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/qmp-hosts.XXXXXX")
-qmp_hosts_on_exit=
 qmp_hosts_cleanup() {
-    [ -n "$qmp_hosts_on_exit" ] && eval "$qmp_hosts_on_exit"
     "$CLUSTER" down
     rm -rf "$scratch" "$QMP_OUT" "$QMP_ERR"
 }

@@ -441,10 +441,8 @@ void load_components(mca_base_framework_t &framework, FrameworkState &state)
 // the parameter it was meant for -- is told at the start, as for any other.
 bool components_are_set(const mca_base_framework_t &framework)
 {
-    const auto names = ParamRegistry::instance().setting_names();
-    return std::any_of(names.begin(), names.end(), [&](const std::string &name) {
-        return for_components(name, framework.name);
-    });
+    return ParamRegistry::instance().any_setting(
+        [&](std::string_view name) { return for_components(name, framework.name); });
 }
 
 // The state of a registered framework with its components loaded, for the

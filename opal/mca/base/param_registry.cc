@@ -535,14 +535,10 @@ std::vector<std::string> ParamRegistry::known_names() const
     return names;
 }
 
-std::vector<std::string> ParamRegistry::setting_names() const
+bool ParamRegistry::any_setting(const std::function<bool(std::string_view)> &wanted) const
 {
-    std::vector<std::string> names;
-    names.reserve(settings_.size());
-    for (const auto &entry : settings_) {
-        names.push_back(entry.first);
-    }
-    return names;
+    return std::any_of(settings_.begin(), settings_.end(),
+                       [&](const auto &entry) { return wanted(entry.first); });
 }
 
 Status ParamRegistry::check_unknown(bool strict,

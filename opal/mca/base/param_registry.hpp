@@ -118,9 +118,9 @@ class ParamRegistry
     // READONLY_AFTER_OPEN parameters of a framework refuse changes while it is open.
     void set_frozen(std::string_view framework, bool frozen);
 
-    // The names settings were given under (environment, command line, files),
-    // registered or not.
-    std::vector<std::string> setting_names() const;
+    // Whether a setting (environment, command line, files), registered or
+    // not, has a name for which wanted() is true.
+    bool any_setting(const std::function<bool(std::string_view)> &wanted) const;
 
     // Report every setting whose name no parameter has.  Names for which
     // undecidable() is true are skipped (their framework is not registered
