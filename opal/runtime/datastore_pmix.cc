@@ -16,8 +16,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -31,6 +33,7 @@
 #include "opal/util/no_destructor.hpp"
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
+#include <meridian/opal/util/output.hpp>
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::datastore
@@ -350,6 +353,29 @@ void on_pmix_event(std::size_t, pmix_status_t status, const pmix_proc_t *source,
     }
 }
 
+void forget_handlers(int code)
+{
+    EventHandlers &all = event_handlers();
+    const std::lock_guard guard(all.lock);
+    std::erase_if(all.handlers, [code](const auto &entry) { return entry.first == code; });
+}
+
+// PMIx's thread: the answer to a registration on_event did not wait for
+// (the event code rides in cbdata: nothing to free if PMIx never answers).
+void registration_answered(pmix_status_t status, size_t reference, void *cbdata)
+{
+    (void)reference;
+    c_boundary_void("datastore event registration", [&]() {
+        if (status == PMIX_SUCCESS) {
+            return;
+        }
+        const int code = static_cast<int>(reinterpret_cast<std::intptr_t>(cbdata));
+        forget_handlers(code);
+        report_warning("datastore: PMIx_Register_event_handler for event " + std::to_string(code) +
+                       " failed: " + pmix_reason(status) + "; this process hears no such event");
+    });
+}
+
 class PmixStore final : public Store
 {
   public:
@@ -420,6 +446,14 @@ class PmixStore final : public Store
             return make_error(MERIDIAN_ERROR, "datastore: PMIx_Put of " + util::quoted(key) +
                                                   " failed: " + pmix_reason(rc));
         }
+        // What this process put, it reads back from here, as PMIx would
+        // give it (read back from the PMIx value: a coordinate loses its
+        // names), without a round trip through PMIx's thread.
+        if (auto back = from_pmix(v.get(), key); back) {
+            own_.insert_or_assign(k, std::move(*back));
+        } else {
+            own_.erase(k);
+        }
         return success();
     }
 
@@ -479,14 +513,16 @@ class PmixStore final : public Store
             return success(); // PMIx already calls us for this code
         }
         pmix_status_t codes[] = {code};
-        // A NULL callback makes the call blocking; it returns the handler's
-        // reference (>= 0) or an error.
+        // Not waited for: the server's answer costs a round trip, and PMIx
+        // handles the registration before anything this process asks later
+        // (one thread, requests in order), so an event sent after a
+        // collective call this process took part in reaches it.  A refusal
+        // comes to registration_answered() and is told there.
         const pmix_status_t rc =
-            PMIx_Register_event_handler(codes, 1, nullptr, 0, on_pmix_event, nullptr, nullptr);
-        if (rc < 0) {
-            EventHandlers &all = event_handlers();
-            const std::lock_guard guard(all.lock);
-            std::erase_if(all.handlers, [code](const auto &entry) { return entry.first == code; });
+            PMIx_Register_event_handler(codes, 1, nullptr, 0, on_pmix_event, registration_answered,
+                                        reinterpret_cast<void *>(static_cast<std::intptr_t>(code)));
+        if (rc != PMIX_SUCCESS) {
+            forget_handlers(code);
             return make_error(MERIDIAN_ERROR, "datastore: PMIx_Register_event_handler for event " +
                                                   std::to_string(code) +
                                                   " failed: " + pmix_reason(rc));
@@ -653,6 +689,11 @@ class PmixStore final : public Store
         if (key.empty() || key.size() > PMIX_MAX_KEYLEN) {
             return missing(proc, key);
         }
+        if (proc == self_) {
+            if (const auto it = own_.find(key); it != own_.end()) {
+                return it->second;
+            }
+        }
         // Look only at what this process already has: after a fence that is
         // every peer's data, and a key nobody put must not wait for a server.
         pmix_info_t info;
@@ -708,6 +749,7 @@ class PmixStore final : public Store
     std::uint32_t local_rank_ = 0;
     std::uint32_t local_size_ = 0; // 0: PMIx did not say
     std::string node_name_;
+    std::map<std::string, Value, std::less<>> own_; // what this process put
 };
 
 } // namespace

@@ -242,9 +242,10 @@ END_TEST
 START_TEST(selected_by_default)
 {
     init_with({{"carto_auto_xml", test_xml("nopackage.xml")}});
-    ck_assert_text_eq(meridian_test::value_of("carto_auto_priority"), "20");
     ck_assert_int_eq(meridian_mca_carto_base_select(), MERIDIAN_SUCCESS);
     ck_assert_text_eq(meridian_mca_carto_base_selected_component(), "auto");
+    // Registered when carto opened (to select), with the setting waiting.
+    ck_assert_text_eq(meridian_test::value_of("carto_auto_priority"), "20");
     ck_assert_no_messages();
 }
 END_TEST

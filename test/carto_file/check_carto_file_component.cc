@@ -186,7 +186,8 @@ START_TEST(parameters_registered)
 {
     start({});
     // meridian_init loads a framework's components when it opens (or when a
-    // setting names one); registering the framework in full loads them now.
+    // setting names one it does not have); registering the framework in
+    // full loads them now.
     ck_assert_int_eq(meridian_mca_base_framework_register(&meridian_carto_base_framework),
                      MERIDIAN_SUCCESS);
     auto &registry = meridian::mca::ParamRegistry::instance();
@@ -236,6 +237,10 @@ END_TEST
 START_TEST(priority_out_of_bounds_is_refused)
 {
     start({{"carto_file_path", figure3}, {"carto_file_priority", "101"}});
+    // Told when the component loads (carto opens, or registers in full).
+    ck_assert_no_messages();
+    ck_assert_int_eq(meridian_mca_base_framework_register(&meridian_carto_base_framework),
+                     MERIDIAN_SUCCESS);
     ck_assert_text_eq(meridian_test::value_of("carto_file_priority"), "50");
     // Refused with the reason; the default stays.
     ck_assert_messages(ERROR_MSG("bad value \"101\" for MCA parameter carto_file_priority from "

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "test/coord/coord_test_support.hpp"
+#include <meridian/mca/coord/coord.h>
+#include <meridian/opal/mca/base/mca_base.h>
 
 using namespace coord_test;
 using meridian_test::messages;
@@ -225,6 +227,11 @@ END_TEST
 START_TEST(priority_parameter)
 {
     start({{"coord_tcp_priority", "7"}});
+    // Set for a component that is there: it loads, and takes the value,
+    // when coord opens (here, registered in full), not at meridian_init.
+    ck_assert_text_eq(meridian_test::value_of("coord_tcp_priority"), "<unregistered>");
+    ck_assert_int_eq(meridian_mca_base_framework_register(&meridian_coord_base_framework),
+                     MERIDIAN_SUCCESS);
     ck_assert_text_eq(meridian_test::value_of("coord_tcp_priority"), "7");
 }
 END_TEST

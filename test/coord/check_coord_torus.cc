@@ -7,6 +7,8 @@
 #include <string>
 
 #include "test/coord/coord_test_support.hpp"
+#include <meridian/mca/coord/coord.h>
+#include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/util/error.h>
 
 using namespace coord_test;
@@ -303,6 +305,11 @@ END_TEST
 START_TEST(parameters_registered)
 {
     start({{"coord_torus_shape", "8x4x4x4"}});
+    // Set for a component that is there: it loads, and takes the value,
+    // when coord opens (here, registered in full), not at meridian_init.
+    ck_assert_text_eq(meridian_test::value_of("coord_torus_shape"), "<unregistered>");
+    ck_assert_int_eq(meridian_mca_base_framework_register(&meridian_coord_base_framework),
+                     MERIDIAN_SUCCESS);
     ck_assert_text_eq(meridian_test::value_of("coord_torus_shape"), "8x4x4x4");
     ck_assert_text_eq(meridian_test::value_of("coord_torus_periodic"), "yes");
     ck_assert_text_eq(meridian_test::value_of("coord_torus_priority"), "40");

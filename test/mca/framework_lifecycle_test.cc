@@ -647,8 +647,8 @@ START_TEST(test_components_on_demand_listed)
 }
 END_TEST
 
-// Settings of the framework's own parameters load nothing; a setting for
-// its components (a parameter of one, or a misspelt name) loads them at
+// Settings of the framework's own parameters load nothing; a setting for a
+// component the framework does not have (a misspelt name) loads them at
 // registration, so its problem is told at the start: a bad value, or the
 // parameter a misspelt name was meant for.
 START_TEST(test_component_setting_loads_at_register)
@@ -682,6 +682,55 @@ START_TEST(test_component_setting_loads_at_register)
         WARNING_MSG("MCA parameter \"testfw_alhpa_priority\" (set in environment variable " +
                     env_name("testfw_alhpa_priority") +
                     ") is not registered by any component; did you mean testfw_alpha_priority?"));
+}
+END_TEST
+
+// A setting for a component that is there waits for it: the start's check
+// passes it over, and loading the components checks it (a bad value, a name
+// no parameter has), an error with mca_base_strict_params.
+START_TEST(test_component_setting_waits_for_its_component)
+{
+    ComponentDir dir("components");
+    const std::string alpha = dir.add("mca_testfw_alpha.so");
+    use_component_path({dir.path()});
+    // The environment is read when the base opens: afresh.
+    ck_assert_int_eq(meridian_mca_base_close(), MERIDIAN_SUCCESS);
+    set_param_env("testfw_alpha_priority", "abc");
+    set_param_env("testfw_alpha_prority", "3");
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_mca_base_framework_register_flags(&testfw, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+        MERIDIAN_SUCCESS);
+    ck_assert(!dso_is_loaded(alpha));
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_no_messages();
+    const Message bad_value = ERROR_MSG(
+        "bad value \"abc\" for MCA parameter testfw_alpha_priority from environment variable " +
+        env_name("testfw_alpha_priority") +
+        ": expected an integer between -2147483648 and 2147483647");
+    const std::string misspelt = "MCA parameter \"testfw_alpha_prority\" (set in environment "
+                                 "variable " +
+                                 env_name("testfw_alpha_prority") +
+                                 ") is not registered by any component; did you mean "
+                                 "testfw_alpha_priority?";
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert(dso_is_loaded(alpha));
+    ck_assert_messages(bad_value, WARNING_MSG(misspelt));
+    clear_messages();
+    ck_assert_text_eq(selected_name(testfw), "alpha");
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_close(), MERIDIAN_SUCCESS);
+
+    set_param_env("mca_base_strict_params", "1");
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(
+        meridian_mca_base_framework_register_flags(&testfw, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+        MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_no_messages();
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_messages(bad_value, ERROR_MSG(misspelt));
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 0);
 }
 END_TEST
 
@@ -868,6 +917,7 @@ int main()
     tcase_add_test(lifecycle, test_components_on_demand);
     tcase_add_test(lifecycle, test_components_on_demand_listed);
     tcase_add_test(lifecycle, test_component_setting_loads_at_register);
+    tcase_add_test(lifecycle, test_component_setting_waits_for_its_component);
     tcase_add_test(lifecycle, test_register_flags_refused);
     tcase_add_test(lifecycle, test_select_needs_open);
     tcase_add_test(lifecycle, test_selection_fixed_while_open);

@@ -174,8 +174,11 @@ void relayed(const relay::Event &event)
 Status start_relay(datastore::Store &store)
 {
     Sharing &sh = sharing();
+    // PMIx numbers a node's processes by their rank in the job: only local
+    // rank 0 can be the lowest, and only it asks for the node's list.
     if (sh.relay != nullptr || detail::event_range() != detail::EventRange::job ||
-        store.backend() != "pmix" || store.local_size() >= store.job_size()) {
+        store.backend() != "pmix" || store.local_size() >= store.job_size() ||
+        store.local_rank() != 0) {
         return success();
     }
     auto peers = store.local_peers();

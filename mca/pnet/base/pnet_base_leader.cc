@@ -133,12 +133,6 @@ Result<datastore::InfoList> lead(datastore::Store &store, const std::vector<Requ
 
 Status run_leader(datastore::Store &store)
 {
-    // Parsed before anything is put: every process reads the same
-    // parameters, so every process fails the same way.
-    auto requests = requests_from_params();
-    if (!requests) {
-        return requests.error();
-    }
     auto peers = store.local_peers();
     if (!peers) {
         return peers.error();
@@ -149,9 +143,25 @@ Status run_leader(datastore::Store &store)
                                           "include this process");
     }
     const std::uint32_t leader = peers->front();
+    // Only the leader and rank 0 (the job's keys) use the requests -- and
+    // the components behind them: the node's other processes only read,
+    // and a leader that cannot parse them gives its node the reason.
+    // Parsed before anything is put, so that they fail alike.
+    std::vector<Request> requests;
+    if (self.rank == leader || self.rank == 0) {
+        auto parsed = requests_from_params();
+        if (!parsed) {
+            if (self.rank == leader) {
+                (void)store.put(key_results, parsed.error().message);
+                (void)store.commit();
+            }
+            return parsed.error();
+        }
+        requests = std::move(*parsed);
+    }
     datastore::InfoList keys;
-    if (self.rank == 0 && wants_seckeys(*requests)) {
-        for (const auto &request : *requests) {
+    if (self.rank == 0 && wants_seckeys(requests)) {
+        for (const auto &request : requests) {
             if (!request.seckey_bytes) {
                 continue;
             }
@@ -168,7 +178,7 @@ Status run_leader(datastore::Store &store)
 
     datastore::InfoList all;
     if (self.rank == leader) {
-        auto made = lead(store, *requests, *peers, keys);
+        auto made = lead(store, requests, *peers, keys);
         if (!made) {
             // The node's other processes wait for this value: they get the
             // reason instead of waiting for ever.

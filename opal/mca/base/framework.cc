@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "opal/mca/base/base_params.hpp"
@@ -87,19 +89,6 @@ bool for_components(std::string_view name, std::string_view framework)
     return rest != "base" && !util::starts_with(rest, "base_");
 }
 
-// A setting under the name of a framework that is declared but not
-// registered: its components have not said what they take yet.
-bool undecidable(std::string_view name)
-{
-    for (const auto *framework : declared()) {
-        if (framework != nullptr && under(name, framework->name) &&
-            !framework_is_registered(framework->name)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 FrameworkState &state_of(mca_base_framework_t &framework)
 {
     auto &slot = states()[&framework];
@@ -114,6 +103,28 @@ const FrameworkState *find_state(const mca_base_framework_t &framework)
 {
     const auto it = states().find(&framework);
     return it == states().end() ? nullptr : it->second.get();
+}
+
+// A setting whose parameters are not all known yet: under the name of a
+// framework that is declared but not registered, or for the components of
+// one whose components are not loaded (registered on demand; they are
+// checked when they load).
+bool undecidable(std::string_view name)
+{
+    for (const auto *framework : declared()) {
+        if (framework == nullptr || !under(name, framework->name)) {
+            continue;
+        }
+        if (!framework_is_registered(framework->name)) {
+            return true;
+        }
+        const auto *state = find_state(*framework);
+        if (state != nullptr && !state->components_loaded &&
+            for_components(name, framework->name)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void verbose(const mca_base_framework_t &framework, int level, const std::string &text)
@@ -409,11 +420,16 @@ void unload_components(mca_base_framework_t &framework, FrameworkState &state)
     registered_names().erase(framework.name);
 }
 
-// Find the framework's components and register their parameters.
-void load_components(mca_base_framework_t &framework, FrameworkState &state)
+enum class SettingsCheck { later, now };
+
+// Find the framework's components and register their parameters.  Loaded
+// after the start's check of the settings (on demand), what was set for them
+// is checked now: names none of them took are told, an error with
+// mca_base_strict_params.
+Status load_components(mca_base_framework_t &framework, FrameworkState &state, SettingsCheck check)
 {
     if (!state.registered || state.components_loaded) {
-        return;
+        return success();
     }
     state.components_loaded = true;
     find_components(framework, state);
@@ -433,16 +449,52 @@ void load_components(mca_base_framework_t &framework, FrameworkState &state)
         }
         ++it;
     }
+    if (check == SettingsCheck::later) {
+        return success();
+    }
+    return ParamRegistry::instance().check_unknown(strict_params(), [&](std::string_view name) {
+        return !for_components(name, framework.name);
+    });
 }
 
-// Whether something is set for the framework's components (a parameter of
-// one, or a name under the framework that is none of its own): they load at
-// registration even on demand, so that a bad value or a misspelt name -- with
-// the parameter it was meant for -- is told at the start, as for any other.
-bool components_are_set(const mca_base_framework_t &framework)
+// The names of the components the framework has, built in or as files in
+// the component path, without loading any.
+std::vector<std::string> present_components(const mca_base_framework_t &framework)
 {
-    return ParamRegistry::instance().any_setting(
-        [&](std::string_view name) { return for_components(name, framework.name); });
+    std::vector<std::string> names;
+    if (framework.static_components != nullptr) {
+        for (auto *const *c = framework.static_components; *c != nullptr; ++c) {
+            names.emplace_back((*c)->component_name);
+        }
+    }
+    for (auto &candidate : find_candidates(framework.name, component_directories())) {
+        names.push_back(std::move(candidate.component));
+    }
+    return names;
+}
+
+// Whether something is set under the framework's name for a component it
+// does not have ("<fw>_<name>..." naming none): its components load at
+// registration even on demand, so that the misspelt name is told at the
+// start with the parameter it was meant for.  A setting for a component
+// that is there waits for the component to load, and is checked then.
+bool unknown_component_is_set(const mca_base_framework_t &framework)
+{
+    std::optional<std::vector<std::string>> present;
+    return ParamRegistry::instance().any_setting([&](std::string_view name) {
+        if (!for_components(name, framework.name)) {
+            return false;
+        }
+        if (!present) {
+            present = present_components(framework);
+        }
+        const std::string_view rest = name.substr(std::strlen(framework.name) + 1);
+        return std::none_of(present->begin(), present->end(), [&](const std::string &component) {
+            return rest == component ||
+                   (util::starts_with(rest, component) && rest.size() > component.size() &&
+                    rest[component.size()] == '_');
+        });
+    });
 }
 
 // The state of a registered framework with its components loaded, for the
@@ -453,7 +505,9 @@ FrameworkState *loaded_state(const mca_base_framework_t &framework)
     if (it == states().end() || !it->second->registered) {
         return nullptr;
     }
-    load_components(const_cast<mca_base_framework_t &>(framework), *it->second);
+    // Told here, if anything; the listing goes on either way.
+    (void)load_components(const_cast<mca_base_framework_t &>(framework), *it->second,
+                          SettingsCheck::now);
     return it->second.get();
 }
 
@@ -546,6 +600,9 @@ extern "C" int meridian_mca_base_framework_register_flags(mca_base_framework_t *
             return rc;
         }
         FrameworkState &state = state_of(*framework);
+        // Components put off at an earlier registration load now, after the
+        // start's check of the settings: what was set for them is checked here.
+        const SettingsCheck check = state.registered ? SettingsCheck::now : SettingsCheck::later;
         if (!state.registered) {
             ensure_base_open();
             if (const int rc = register_framework_params(*framework, state);
@@ -562,8 +619,10 @@ extern "C" int meridian_mca_base_framework_register_flags(mca_base_framework_t *
             registered_names().insert(framework->name);
         }
         if ((flags & MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND) == 0 ||
-            components_are_set(*framework)) {
-            load_components(*framework, state);
+            unknown_component_is_set(*framework)) {
+            if (auto loaded = load_components(*framework, state, check); !loaded) {
+                return loaded.error().status; // told as it was found
+            }
         }
         return MERIDIAN_SUCCESS;
     });

@@ -541,14 +541,13 @@ bool ParamRegistry::any_setting(const std::function<bool(std::string_view)> &wan
                        [&](const auto &entry) { return wanted(entry.first); });
 }
 
-Status ParamRegistry::check_unknown(bool strict,
-                                    const std::function<bool(std::string_view)> &undecidable)
+Status ParamRegistry::check_unknown(bool strict, const std::function<bool(std::string_view)> &skip)
 {
     settle();
     const auto known = known_names();
     int unknown = 0;
     for (const auto &[name, list] : settings_) {
-        if (lookup(name) != nullptr || undecidable(name)) {
+        if (lookup(name) != nullptr || skip(name)) {
             continue;
         }
         for (const auto &setting : list) {

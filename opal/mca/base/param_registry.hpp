@@ -123,9 +123,10 @@ class ParamRegistry
     bool any_setting(const std::function<bool(std::string_view)> &wanted) const;
 
     // Report every setting whose name no parameter has.  Names for which
-    // undecidable() is true are skipped (their framework is not registered
-    // yet).  With strict, the reports are errors and the result is an error.
-    Status check_unknown(bool strict, const std::function<bool(std::string_view)> &undecidable);
+    // skip() is true are left out (their framework or components are not
+    // registered yet, or another check covers them).  With strict, the
+    // reports are errors and the result is an error.
+    Status check_unknown(bool strict, const std::function<bool(std::string_view)> &skip);
 
     // The registration of the parameter registered last is complete: tell
     // its bad values now (with its bounds, if set_bounds came).  Any other
