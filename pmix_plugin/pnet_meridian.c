@@ -32,6 +32,7 @@
 #include "src/mca/pnet/pnet.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -318,6 +319,57 @@ static pmix_status_t local_ranks(const char *nspace, uint32_t **ranks, size_t *c
     return rc;
 }
 
+/* The processor package a locality string puts a process in: the
+ * number of its "SK" field when that names one package ("NM0:SK1:L30:...",
+ * as PMIx and Open MPI write it); -1 when it names several, none, or the
+ * string does not parse. */
+static int32_t package_in(const char *locality)
+{
+    for (const char *at = locality; NULL != at && '\0' != *at;) {
+        if ('S' == at[0] && 'K' == at[1]) {
+            char *end = NULL;
+            errno = 0;
+            const long package = strtol(at + 2, &end, 10);
+            if (end == at + 2 || 0 != errno || package < 0 || package > INT32_MAX ||
+                (':' != *end && '\0' != *end)) {
+                return -1; /* "SK0-1", "SK0,2": bound across packages */
+            }
+            return (int32_t)package;
+        }
+        at = strchr(at, ':');
+        at = NULL != at ? at + 1 : NULL;
+    }
+    return -1;
+}
+
+/* Where the launcher bound local process `rank`: its package, from the
+ * PMIX_LOCALITY_STRING the server holds for it (Open MPI's daemons give it
+ * for bound processes); -1 when it has none. */
+static int32_t bound_package(const char *nspace, uint32_t rank)
+{
+    pmix_cb_t cb;
+    pmix_proc_t proc;
+    int32_t package = -1;
+
+    PMIX_LOAD_PROCID(&proc, nspace, rank);
+    PMIX_CONSTRUCT(&cb, pmix_cb_t);
+    cb.proc = &proc;
+    cb.scope = PMIX_INTERNAL;
+    cb.key = PMIX_LOCALITY_STRING;
+    cb.copy = true;
+    pmix_status_t rc;
+    PMIX_GDS_FETCH_KV(rc, pmix_globals.mypeer, &cb);
+    if (PMIX_SUCCESS == rc) {
+        const pmix_kval_t *kv = (const pmix_kval_t *)pmix_list_get_first(&cb.kvs);
+        if (kv != (const pmix_kval_t *)pmix_list_get_end(&cb.kvs) && NULL != kv->value &&
+            PMIX_STRING == kv->value->type) {
+            package = package_in(kv->value->data.string);
+        }
+    }
+    PMIX_DESTRUCT(&cb);
+    return package;
+}
+
 static int compare_ranks(const void *a, const void *b)
 {
     const uint32_t x = *(const uint32_t *)a;
@@ -534,8 +586,10 @@ static pmix_status_t plugin_setup_local_network(pmix_nspace_env_cache_t *nptr, p
         free(ranks);
         return PMIX_ERR_NOMEM;
     }
+    /* NICs by each process's package where the launcher bound it to one,
+     * by the node's distances otherwise. */
     for (size_t i = 0; i < count; ++i) {
-        packages[i] = -1; /* bindings are not read yet: NICs by the node's distances */
+        packages[i] = bound_package(nspace, ranks[i]);
     }
     void *job = NULL;
     reset_reason();

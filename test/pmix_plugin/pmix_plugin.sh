@@ -16,6 +16,10 @@
 #               meet, a component that does not exist: the job ends (no hang)
 #               with Meridian's reason from every process, no process sets
 #               its network up itself, and no port stays taken
+#   bindings    the daemon orders each process's NICs from the package
+#               mpirun bound it to (PMIX_LOCALITY_STRING): two packages (a
+#               topology file for mpirun), a NIC on each (a fabric file), one
+#               endpoint per process, on the NIC of its own package
 #   mismatch    a plugin built for another libpmix says so once and takes no
 #               part: the processes set the network up in-job
 if [ "$HAVE_PMIX_PLUGIN" != yes ]; then
@@ -126,6 +130,37 @@ else
     echo "ok: two jobs side by side hold $(tr '\n' ' ' <"$scratch/ports.one")and $(tr '\n' ' ' <"$scratch/ports.two")"
 fi
 ledger_empty "two jobs side by side"
+
+# ---------------------------------------------------------------- bindings
+# mpirun reads two packages of one core each from the topology file (CPUs 0
+# and 1 of this machine) and binds rank 0 to package 0, rank 1 to package 1;
+# the fabric file puts eth1 on package 0 and eth0 on package 1.  Unbound,
+# both processes get the same NIC.
+if [ "$(nproc)" -lt 2 ]; then
+    echo "ok: bindings: skipped (one CPU here; the case binds to CPUs 0 and 1)"
+else
+    {
+        echo "fabric bindings"
+        echo "plane data type=ethernet cidr=10.77.0.0/16"
+        echo "node $host packages=2 cores=2 ports=tcp:10.77.0.0/16:34000-34009"
+        echo "nic $host eth0 plane=data address=10.77.0.1 speed=25G package=1"
+        echo "nic $host eth1 plane=data address=10.77.1.1 speed=25G package=0"
+    } >"$scratch/bind.fabric"
+    setp pnet_base_requests "id=data,type=tcp,endpts=1"
+    setp pnet_tcp_fabric_file "$scratch/bind.fabric"
+    launch -np 2 --mca hwloc_base_topo_file "$srcdir/two-packages.xml" --map-by socket \
+        --bind-to socket "$PLUGIN_PEER" data:tcp:1 >"$scratch/out" 2>&1
+    rc=$?
+    unsetp pnet_tcp_fabric_file
+    near0=$(grep -c '^rank 0 endpoints 10\.77\.1\.1:340[0-9][0-9]$' "$scratch/out")
+    near1=$(grep -c '^rank 1 endpoints 10\.77\.0\.1:340[0-9][0-9]$' "$scratch/out")
+    if [ $rc -ne 0 ] || [ "$near0" -ne 1 ] || [ "$near1" -ne 1 ]; then
+        failed "each process's endpoint on the NIC of the package it is bound to (exit $rc; rank 0 on eth1 10.77.1.1: $near0 of 1, rank 1 on eth0 10.77.0.1: $near1 of 1)" "$scratch/out"
+    else
+        echo "ok: bindings: rank 0 (package 0) got eth1's address, rank 1 (package 1) eth0's"
+    fi
+    ledger_empty "bindings"
+fi
 
 # ---------------------------------------------------------------- bad input
 # Each: the job ends with the reason from the launcher and from each of its
