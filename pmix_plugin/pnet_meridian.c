@@ -538,6 +538,24 @@ static int blob_failure(const pmix_byte_object_t *blob, char *out, size_t size)
     return 1;
 }
 
+/* Each of the node's processes of the job is told, in its environment
+ * (libpmix's setup_fork adds it), that this plugin took the job on: its
+ * meridian_init reads the path key then, and only then. */
+static pmix_status_t mark_processes(pmix_nspace_env_cache_t *nptr)
+{
+    pmix_envar_list_item_t *item = PMIX_NEW(pmix_envar_list_item_t);
+    if (NULL == item) {
+        return PMIX_ERR_NOMEM;
+    }
+    PMIX_ENVAR_LOAD(&item->envar, MERIDIAN_PMIX_PLUGIN_ENV, nptr->ns->nspace, ':');
+    if (NULL == item->envar.envar || NULL == item->envar.value) {
+        PMIX_RELEASE(item);
+        return PMIX_ERR_NOMEM;
+    }
+    pmix_list_append(&nptr->envars, &item->super);
+    return PMIX_SUCCESS;
+}
+
 /* On each node, once per job, before its processes start. */
 static pmix_status_t plugin_setup_local_network(pmix_nspace_env_cache_t *nptr, pmix_info_t info[],
                                                 size_t ninfo)
@@ -555,6 +573,11 @@ static pmix_status_t plugin_setup_local_network(pmix_nspace_env_cache_t *nptr, p
     }
     const char *nspace = nptr->ns->nspace;
     char why[sizeof reason];
+    /* From here the path key is stored whatever happens ("launcher" or
+     * "failed"). */
+    if (PMIX_SUCCESS != mark_processes(nptr)) {
+        return PMIX_ERR_NOMEM;
+    }
     if (PMIX_BYTE_OBJECT != blob->value.type) {
         snprintf(why, sizeof why, "the launcher's %s is a %s, not bytes",
                  MERIDIAN_PMIX_PLUGIN_BLOB_KEY, PMIx_Data_type_string(blob->value.type));

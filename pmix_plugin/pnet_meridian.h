@@ -40,6 +40,11 @@
 #define MERIDIAN_PMIX_PLUGIN_ERROR_KEY "meridian.pnet.error"
 /* The job's request IDs, comma-separated (key_setup_ids). */
 #define MERIDIAN_PMIX_PLUGIN_IDS_KEY "meridian.pnet.ids"
+/* Set in the environment of the node's processes of a job this plugin set
+ * up (or failed to), to the job's namespace (launcher_env): they read the
+ * path key only then -- asking PMIx for a job-level key nobody stored costs
+ * in proportion to the job's size. */
+#define MERIDIAN_PMIX_PLUGIN_ENV "MERIDIAN_PNET_LAUNCHER"
 
 /* A libmeridian call's linked name: meridian_NAME, or PREFIXNAME in a
  * Meridian configured --with-symbol-prefix. */

@@ -209,6 +209,10 @@ inline constexpr std::string_view key_setup_error = "meridian.pnet.error";
 inline constexpr std::string_view key_node_inventory = "meridian.node.inventory";
 // The job's request IDs, ','-separated, beside key_setup_path "launcher".
 inline constexpr std::string_view key_setup_ids = "meridian.pnet.ids";
+// The environment variable the plugin gives the node's processes of a job
+// it took on, set to the job's namespace: only then is key_setup_path read
+// (a job-level key nobody stored costs PMIx in proportion to the job).
+inline constexpr const char *launcher_env = "MERIDIAN_PNET_LAUNCHER";
 enum class SetupPath { none, launcher, leader, in_job };
 SetupPath setup_path();
 

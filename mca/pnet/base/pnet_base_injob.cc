@@ -24,6 +24,7 @@
 
 #include <sched.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -438,8 +439,11 @@ Status run_in_job()
     }
     // The launcher's daemons set the job's network up (the pnet plugin for
     // libpmix): each process's results are in its server already, and this
-    // process computes nothing.
-    if ((*store)->backend() == "pmix") {
+    // process computes nothing.  The plugin says so in the environment of
+    // the processes of a job it took on.
+    const char *launched = std::getenv(launcher_env);
+    if ((*store)->backend() == "pmix" && launched != nullptr &&
+        launched == (*store)->self().nspace) {
         const datastore::ProcId job{(*store)->self().nspace, datastore::job_rank};
         auto path = (*store)->get(job, key_setup_path);
         const std::string *said = path ? std::get_if<std::string>(&*path) : nullptr;
