@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "components/pnet_tcp/pnet_tcp_allocate.hpp"
 #include "components/pnet_tcp/pnet_tcp_ledger.hpp"
@@ -141,16 +143,34 @@ void leave_locked(ClaimState &s, std::string_view nspace)
     const Membership member = std::move(it->second);
     s.members.erase(it);
     const ledger::Process me = ledger::this_process();
+    // Processes that go on using the job's ports after this one (a node's
+    // leader ending first): the entry is theirs from now on.
+    std::vector<ledger::Process> heirs;
+    if (const pnet::HostJob *job = pnet::host_job();
+        job != nullptr && job->nspace == member.nspace) {
+        for (const std::int32_t pid : job->heirs) {
+            const ledger::Process heir = ledger::process_of(pid);
+            if (heir != me && ledger::is_running(heir)) {
+                heirs.push_back(heir);
+            }
+        }
+    }
     auto done = ledger::update(member.path, running, [&](auto &entries, const auto &here) {
-        ledger::leave(entries, here, me, member.nspace);
+        ledger::hand_over(entries, here, me, member.nspace, heirs);
     });
     if (!done) {
         report_warning(trouble(done.error()) + "; job " + member.nspace +
                        " did not leave it (its entry goes when its processes are gone)");
         return;
     }
-    verbose("pnet_tcp: job " + member.nspace + ": process " + std::to_string(me.pid) +
-            " left the port ledger " + member.path);
+    std::string to;
+    for (const auto &heir : heirs) {
+        to += (to.empty() ? "" : ", ") + std::to_string(heir.pid);
+    }
+    verbose(
+        "pnet_tcp: job " + member.nspace + ": process " + std::to_string(me.pid) +
+        " left the port ledger " + member.path +
+        (to.empty() ? std::string() : ", its ports held by process(es) " + to + " from now on"));
 }
 
 } // namespace

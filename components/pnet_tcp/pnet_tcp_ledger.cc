@@ -612,6 +612,20 @@ Process this_process()
     return me;
 }
 
+Process process_of(std::int32_t pid)
+{
+    Process process;
+    process.pid = pid;
+    if (pid > 0) {
+        if (auto text = read_proc("/proc/" + std::to_string(pid) + "/stat"); text) {
+            if (const auto stat = stat_of(*text)) {
+                process.start = stat->start;
+            }
+        }
+    }
+    return process;
+}
+
 bool is_running(const Process &process)
 {
     if (process.pid <= 0) {
@@ -779,6 +793,34 @@ void leave(std::vector<Entry> &entries, const Here &here, const Process &me,
     entry->left.push_back(me);
     entry->since = here.now;
     if (entry->left.size() >= entry->expect) {
+        std::erase_if(entries, [&](const Entry &e) { return &e == entry; });
+    }
+}
+
+void hand_over(std::vector<Entry> &entries, const Here &here, const Process &me,
+               std::string_view nspace, std::span<const Process> heirs)
+{
+    Entry *entry = find(entries, nspace, here.host);
+    if (entry == nullptr || heirs.empty()) {
+        leave(entries, here, me, nspace);
+        return;
+    }
+    for (const Process &heir : heirs) {
+        if (heir.pid > 0 && heir != me &&
+            std::find(entry->procs.begin(), entry->procs.end(), heir) == entry->procs.end() &&
+            std::find(entry->left.begin(), entry->left.end(), heir) == entry->left.end()) {
+            entry->procs.push_back(heir);
+        }
+    }
+    std::erase(entry->procs, me);
+    if (std::find(entry->left.begin(), entry->left.end(), me) == entry->left.end()) {
+        entry->left.push_back(me);
+    }
+    // Every process it names has joined: it goes when none of them runs
+    // (the heirs never leave it themselves).
+    entry->expect = static_cast<std::uint32_t>(entry->procs.size() + entry->left.size());
+    entry->since = here.now;
+    if (entry->procs.empty()) {
         std::erase_if(entries, [&](const Entry &e) { return &e == entry; });
     }
 }

@@ -98,6 +98,9 @@ Here here();
 
 // This process (pid and start time).
 Process this_process();
+// Another process of this host by its pid, with its start time (0 when
+// /proc does not say).
+Process process_of(std::int32_t pid);
 // Whether a process still runs: /proc/PID/stat exists, is not a zombie and,
 // when START is known, has that start time.  Where /proc does not say
 // (hidepid), kill(PID, 0) does.
@@ -153,6 +156,12 @@ void hold(std::vector<Entry> &entries, const Here &here, const Process &me, std:
 // entry is gone or `me` has left it already.
 void leave(std::vector<Entry> &entries, const Here &here, const Process &me,
            std::string_view nspace);
+// `me`, which held the job's entry for processes that go on after it (a
+// node's leader for the node's other processes), leaves it to `heirs`: they
+// become its processes, and the entry expects `me` and them, so it goes
+// when none of them runs any more.  Like leave() when there are no heirs.
+void hand_over(std::vector<Entry> &entries, const Here &here, const Process &me,
+               std::string_view nspace, std::span<const Process> heirs);
 
 // ---------------------------------------------------------------- the file
 

@@ -5,7 +5,9 @@
 # gives its ports back to the next job; a port another program holds is
 # never handed out; a corrupt ledger is refused with a message naming the
 # file and line, and left as it is.  Each case runs with jobs of one process
-# (singletons), and with mpirun -np 2 jobs when mpirun and PMIx are there.
+# (singletons), and with mpirun -np 2 jobs when mpirun and PMIx are there;
+# in the node-leader path, a leader that ends before the node's other
+# processes leaves them the node's ports.
 # ledger_peer prints its ports ("rank R pid P: data=A,B dgram=C") and waits
 # for a file when LEDGER_PEER_WAIT names one.
 # shellcheck source=test/support/mpi_test_lib.sh
@@ -300,12 +302,60 @@ else
 fi
 setp pnet_tcp_ledger "$ledger"
 
+# leader_ends_first LABEL COMMAND...: the node-leader path
+# (pnet_base_node_leader=yes), where the leader (rank 0) holds the node's
+# ports in the ledger for the node's processes.  The leader ends while rank
+# 1 still runs: the job's entry stays, held by rank 1, and its ports go
+# back only once rank 1 has ended (the next job gets them).
+leader_ends_first() {
+    label=$1
+    shift
+    rm -f "$ledger" "$scratch/go"
+    setp pnet_base_node_leader yes
+    setp pnet_base_requests "id=data,type=tcp,endpts=2"
+    LEDGER_PEER_WAIT=$scratch/go LEDGER_PEER_WAIT_RANK=1
+    export LEDGER_PEER_WAIT LEDGER_PEER_WAIT_RANK
+    start lead "$@"
+    unset LEDGER_PEER_WAIT LEDGER_PEER_WAIT_RANK
+    if ! wait_until 60 at_least '^rank 0: done' "$scratch/lead.out" 1 ||
+        ! wait_until 60 at_least '^rank 1 pid ' "$scratch/lead.out" 1; then
+        fail "$label: the leader did not end, or rank 1 did not start, within 60 s:"
+        show "$scratch/lead.out"
+    fi
+    cp "$ledger" "$scratch/lead.ledger" 2>/dev/null
+    heir=$(sed -n 's/^rank 1 pid \([0-9]*\):.*/\1/p' "$scratch/lead.out")
+    held=$(count "^job .* tcp=[0-9].* procs=${heir:-none}:[0-9]* left=[0-9]*:[0-9]*\$" "$scratch/lead.ledger")
+    ports=$(sed -n 's/^rank [01] pid [0-9]*: ports=//p' "$scratch/lead.out" | tr ',' '\n' | sort -n | tr '\n' ' ')
+    touch "$scratch/go"
+    finish lead || fail "$label: the job failed: $(cat "$scratch/lead.out")"
+    # The next job (alone, in-job) gets the same ports: nobody holds them now.
+    setp pnet_base_node_leader no
+    start after "$LEDGER_PEER"
+    finish after || fail "$label: the next job failed: $(cat "$scratch/after.out")"
+    got=$(sed -n 's/^rank 0 pid [0-9]*: data=//p' "$scratch/after.out" | tr ',' '\n' | sort -n | tr '\n' ' ')
+    unsetp pnet_base_node_leader
+    setp pnet_base_requests "id=data,type=tcp,endpts=2;id=dgram,type=udp,endpts=1"
+    if [ "$held" -ne 1 ] || [ -z "$ports" ] || [ "$(echo "$ports" | wc -w)" -ne 4 ] ||
+        [ "$(echo "$got" | cut -d' ' -f1-2)" != "$(echo "$ports" | cut -d' ' -f1-2)" ] ||
+        [ "$(jobs_in_ledger)" -ne 0 ]; then
+        fail "$label: after the leader ended, its entry must be held by rank 1 (pid ${heir:-?})" \
+            "until it ends ($held such entries; the job's ports: $ports; the next job's: $got;" \
+            "$(jobs_in_ledger) entries left):"
+        show "$scratch/lead.out" "$scratch/lead.ledger" "$scratch/after.out"
+    else
+        echo "ok: $label: the node's leader ended first; rank 1 held the node's ports ($ports) until it ended:"
+        grep '^job ' "$scratch/lead.ledger" | sed 's/^/  /'
+    fi
+}
+
 # --------------------------------------------------------------- mpirun
 
 if [ $mpi = yes ]; then
     side_by_side "mpirun -np 2" 2 "$MPIRUN" -np 2 --oversubscribe "$LEDGER_PEER"
     killed "mpirun -np 2" 2 "$MPIRUN" -np 2 --oversubscribe "$LEDGER_PEER"
     held_elsewhere "mpirun -np 2" "$MPIRUN" -np 2 --oversubscribe "$LEDGER_PEER"
+    leader_ends_first "mpirun -np 2, node leader" "$MPIRUN" -np 2 --oversubscribe \
+        -x LEDGER_PEER_WAIT -x LEDGER_PEER_WAIT_RANK "$LEDGER_PEER"
 
     # A job whose allocation fails (80 required ports of 100 for 2
     # processes): its claim goes with its processes, at once.

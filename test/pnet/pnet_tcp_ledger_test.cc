@@ -247,6 +247,37 @@ START_TEST(hold_shrinks_and_the_last_to_leave_gives_back)
 }
 END_TEST
 
+// A node's leader that ends first hands the entry to the node's other
+// processes: it stays while any of them runs, and goes when none does.
+START_TEST(hand_over_keeps_the_ports_for_the_heirs)
+{
+    std::vector<Entry> entries = {entry("job@node01", {32000, 32001, 32002}, {{20, 1}}, 1)};
+    const std::vector<Process> heirs = {{21, 7}, {22, 8}, {20, 1}};
+    ledger::hand_over(entries, here_now, {20, 1}, "job@node01", heirs);
+    ck_assert_uint_eq(entries.size(), 1);
+    ck_assert(entries[0].procs == (std::vector<Process>{{21, 7}, {22, 8}}));
+    ck_assert(entries[0].left == (std::vector<Process>{{20, 1}}));
+    ck_assert_uint_eq(entries[0].expect, 3);
+    ck_assert(entries[0].ports[0] == (std::vector<std::uint16_t>{32000, 32001, 32002}));
+    // It survives the format, and a reclaim while one heir runs.
+    auto parsed = ledger::parse(ledger::format(entries), "ledger");
+    ck_assert(parsed.ok());
+    ck_assert(*parsed == entries);
+    ck_assert_uint_eq(ledger::reclaim(entries, here_now, running({22})), 0);
+    ck_assert_uint_eq(entries.size(), 1);
+    // When none runs, the next reclaim frees the ports, grace or not.
+    ck_assert_uint_eq(ledger::reclaim(entries, here_now, running({})), 1);
+    ck_assert_uint_eq(entries.size(), 0);
+
+    // No heirs: as leave().  No entry: nothing.
+    entries = {entry("job@node01", {32000}, {{20, 1}}, 1)};
+    ledger::hand_over(entries, here_now, {20, 1}, "job@node01", {});
+    ck_assert_uint_eq(entries.size(), 0);
+    ledger::hand_over(entries, here_now, {20, 1}, "job@node01", heirs);
+    ck_assert_uint_eq(entries.size(), 0);
+}
+END_TEST
+
 // ---------------------------------------------------------------- the host
 
 START_TEST(proc_net_lines)
@@ -277,6 +308,7 @@ START_TEST(processes_that_run_and_that_ended)
     ck_assert(ledger::is_running(me));
     ck_assert(!ledger::is_running({me.pid, me.start + 1})); // the pid, reused
     ck_assert(ledger::is_running({me.pid, 0}));             // start unknown
+    ck_assert(ledger::process_of(me.pid) == me);            // another's, by its pid
     const pid_t child = fork();
     ck_assert_int_ge(child, 0);
     if (child == 0) {
@@ -290,6 +322,7 @@ START_TEST(processes_that_run_and_that_ended)
     int status = 0;
     ck_assert_int_eq(waitpid(child, &status, 0), child);
     ck_assert(!ledger::is_running({child, 0}));
+    ck_assert(ledger::process_of(child) == (Process{child, 0})); // gone: start unknown
     const ledger::Here here = ledger::here();
     ck_assert(!here.host.empty());
     ck_assert_uint_gt(here.now, 0);
@@ -409,6 +442,7 @@ int main()
     tcase_add_test(rules, reclaim_keeps_what_may_run);
     tcase_add_test(rules, claim_skips_other_jobs_and_held_ports);
     tcase_add_test(rules, hold_shrinks_and_the_last_to_leave_gives_back);
+    tcase_add_test(rules, hand_over_keeps_the_ports_for_the_heirs);
     suite_add_tcase(suite, rules);
 
     TCase *host = tcase_create("host");

@@ -176,6 +176,10 @@ struct HostJob {
     std::string nspace;
     std::string node;
     std::uint32_t processes = 1;
+    // When the process that held the share lets it go while others of the
+    // job still use it (a node's leader ending before the node's other
+    // processes): their pids, which keep the node's ports from then on.
+    std::vector<std::int32_t> heirs;
 };
 const HostJob *host_job();
 class HostJobScope

@@ -230,8 +230,8 @@ node_share(std::string_view nspace, std::string_view node, std::span<const std::
     }
     // The node's share is this process's to hold (pnet_tcp's port ledger
     // claims for the job, with this process as its one member here).
-    const HostJobScope scope(HostJob{std::string(nspace), std::string(node),
-                                     static_cast<std::uint32_t>(packages.size())});
+    const HostJobScope scope(HostJob{
+        std::string(nspace), std::string(node), static_cast<std::uint32_t>(packages.size()), {}});
     // This node alone: its inventory from every component, into a fabric of
     // its own (a component reading a fabric file delivers the file's nodes).
     auto inventory = collect_inventory();

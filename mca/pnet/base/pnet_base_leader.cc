@@ -15,14 +15,23 @@
 //   the others       wait for that value (PMIx holds a get until the
 //                    leader has committed)
 //   each process     puts its own results as in-job processes do, for the
-//                    processes of other hosts to read
+//                    processes of other hosts to read; the others put their
+//                    pid too
+//   the leader, at   hands the node's ports over to the node's other
+//   its end          processes still running (their pids), so that they go
+//                    back to the ledger when the last of them has ended,
+//                    not when the leader does
 //
 // Each process commits once: PMIx answers a get for a process that has
 // committed with what it committed, so a second commit would come too late
 // for a get that arrived in between.
 #include "config.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -45,15 +54,32 @@ namespace
 constexpr std::string_view key_locality = "pmix.locstr";
 constexpr std::string_view key_seckeys = "meridian.leader.seckeys"; // rank 0's
 constexpr std::string_view key_results = "meridian.leader.results"; // the leader's
+constexpr std::string_view key_pid = "meridian.leader.pid";         // each other's
 // How long a process waits for its leader, and a leader for its peers and
 // rank 0: they all start together, so this is only ever reached when one
 // of them died or hangs.
 constexpr std::chrono::seconds leader_wait{120};
 
+// How long a leader at its end waits, in all, for its peers' pids: they
+// put them at their start, so only a peer that died before can be missing.
+constexpr std::chrono::seconds heirs_wait{2};
+
+// What the leader holds: the node's share, and whom to hand it to.
+struct Held {
+    std::unique_ptr<mca_pnet_job> share;
+    HostJob host;                     // the share's name, node, processes
+    std::vector<std::uint32_t> peers; // the node's other ranks
+};
+
+Held &held()
+{
+    static Held held;
+    return held;
+}
+
 std::unique_ptr<mca_pnet_job> &held_share()
 {
-    static std::unique_ptr<mca_pnet_job> job;
-    return job;
+    return held().share;
 }
 
 bool wants_seckeys(const std::vector<Request> &requests)
@@ -125,7 +151,15 @@ Result<datastore::InfoList> lead(datastore::Store &store, const std::vector<Requ
     // Coordinates here would answer for the share's local ranks, not the
     // job's: coord keeps no context of it.
     coord::forget_context();
-    held_share() = std::move(*share);
+    Held &h = held();
+    h.share = std::move(*share);
+    h.host = HostJob{share_name, store.node_name(), static_cast<std::uint32_t>(peers.size()), {}};
+    h.peers.clear();
+    for (const std::uint32_t peer : peers) {
+        if (peer != self.rank) {
+            h.peers.push_back(peer);
+        }
+    }
     return all;
 }
 
@@ -240,6 +274,13 @@ Status run_leader(datastore::Store &store)
                 return done;
             }
         }
+        // For the leader, which hands the node's ports to the processes
+        // still running when it ends.
+        if (self.rank != leader) {
+            if (auto done = store.put(key_pid, static_cast<std::uint64_t>(::getpid())); !done) {
+                return done;
+            }
+        }
         return store.commit();
     }
     return make_error(MERIDIAN_ERROR, "the node's leader (rank " + std::to_string(leader) +
@@ -248,10 +289,34 @@ Status run_leader(datastore::Store &store)
 
 void forget_leader()
 {
-    if (auto &share = held_share(); share) {
-        (void)deregister(*share);
-        share.reset();
+    Held &h = held();
+    if (!h.share) {
+        return;
     }
+    // The pids of the node's other processes (put with their results),
+    // for the port ledger to keep the node's ports while any of them runs.
+    HostJob host = h.host;
+    if (auto store = datastore::store(); store && !h.peers.empty()) {
+        const auto until = std::chrono::steady_clock::now() + heirs_wait;
+        for (const std::uint32_t peer : h.peers) {
+            // Waited for while the time lasts, then only what is there.
+            const datastore::ProcId proc{(*store)->self().nspace, peer};
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                until - std::chrono::steady_clock::now());
+            auto pid = left.count() > 0 ? (*store)->wait_for(proc, key_pid, left)
+                                        : (*store)->get(proc, key_pid);
+            const auto *value = pid ? std::get_if<std::uint64_t>(&*pid) : nullptr;
+            if (value != nullptr && *value > 0 && *value <= INT32_MAX) {
+                host.heirs.push_back(static_cast<std::int32_t>(*value));
+            }
+        }
+    }
+    {
+        const HostJobScope scope(std::move(host));
+        (void)deregister(*h.share);
+    }
+    h.share.reset();
+    h.peers.clear();
 }
 
 } // namespace meridian::pnet::detail
