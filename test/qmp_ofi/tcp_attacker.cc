@@ -19,9 +19,12 @@
 //                                              2^62 and 3 GiB bytes and a stream
 //   tcp_attacker trickle HOST:PORT FROM TO     half a hello a byte at a time,
 //                                              then close
-//   tcp_attacker flood HOST:PORT N SECONDS     N connections that say nothing,
-//                                              held SECONDS: how many the
-//                                              listener closed
+//   tcp_attacker flood HOST:PORT N SECONDS [SETTLE]
+//                                              N connections that say nothing,
+//                                              held SECONDS, then up to SETTLE
+//                                              seconds more (default 0) until
+//                                              the listener has closed them
+//                                              all: how many it closed
 //   tcp_attacker keyed HOST:PORT FROM TO KEYFILE NSPACE SOURCE
 //                                              a hello proved with rank FROM's
 //                                              real key (KEYFILE: 32 bytes, as
@@ -266,7 +269,7 @@ int trickle(const tcp::Address &to, std::uint32_t from, std::uint32_t rank, std:
     return 0;
 }
 
-int flood(const tcp::Address &to, int count, int seconds)
+int flood(const tcp::Address &to, int count, int seconds, int settle)
 {
     // As many descriptors as this process may have.
     rlimit limit{};
@@ -289,13 +292,26 @@ int flood(const tcp::Address &to, int count, int seconds)
     }
     std::this_thread::sleep_for(std::chrono::seconds(seconds));
     // Closed by the listener: the read side says end of stream (or reset).
+    // A loaded machine (a sanitizer build beside others) may be slower to
+    // get to them all: looked at again every 100 ms for SETTLE seconds.
+    std::vector<bool> gone(fds.size(), false);
     int closed = 0;
-    for (const int fd : fds) {
-        char byte;
-        const ssize_t got = ::recv(fd, &byte, 1, MSG_DONTWAIT);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-            ++closed;
+    const auto settled = Clock::now() + std::chrono::seconds(settle);
+    for (;;) {
+        for (std::size_t i = 0; i < fds.size(); ++i) {
+            char byte;
+            const ssize_t got = gone[i] ? 1 : ::recv(fds[i], &byte, 1, MSG_DONTWAIT);
+            if (!gone[i] && (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK))) {
+                gone[i] = true;
+                ++closed;
+            }
         }
+        if (static_cast<std::size_t>(closed) == fds.size() || Clock::now() >= settled) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    for (const int fd : fds) {
         ::close(fd);
     }
     std::printf("flood: %zu connections held %d s, %d closed by the listener\n", fds.size(),
@@ -358,8 +374,9 @@ int main(int argc, char **argv)
     if (mode == "trickle" && argc == 5) {
         return trickle(to, rank_arg(argv[3]), rank_arg(argv[4]), random);
     }
-    if (mode == "flood" && argc == 5) {
-        return flood(to, std::atoi(argv[3]), std::atoi(argv[4]));
+    if (mode == "flood" && (argc == 5 || argc == 6)) {
+        return flood(to, std::atoi(argv[3]), std::atoi(argv[4]),
+                     argc == 6 ? std::atoi(argv[5]) : 0);
     }
     if (mode == "keyed" && argc == 8) {
         return keyed(to, rank_arg(argv[3]), rank_arg(argv[4]), argv[5], argv[6], argv[7]);
