@@ -32,7 +32,6 @@
 #include "src/mca/pnet/pnet.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -98,6 +97,7 @@ typedef struct {
     int (*node_data)(const void *, const char *, pmix_info_t **, size_t *);
     void (*job_free)(void *);
     int (*request_ids)(const void *, char ***, size_t *);
+    int32_t (*package_of_locality)(const char *);
     int (*node_inventory)(const void *, pmix_info_t **, size_t *);
 } meridian_calls_t;
 
@@ -147,6 +147,8 @@ static int open_meridian(void)
     *(void **)&meridian.node_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_node_data));
     *(void **)&meridian.job_free = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_job_free));
     *(void **)&meridian.request_ids = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_request_ids));
+    *(void **)&meridian.package_of_locality =
+        find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_package_of_locality));
     *(void **)&meridian.node_inventory =
         find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_node_inventory));
     if ('\0' != open_failure[0]) {
@@ -264,53 +266,71 @@ static pmix_status_t plugin_allocate(pmix_namespace_t *nptr, pmix_info_t info[],
     return PMIX_SUCCESS;
 }
 
+/* A string the server holds for process `rank` of the job (or for the job:
+ * PMIX_RANK_WILDCARD), copied into *text (free()); PMIX_ERR_NOT_FOUND when
+ * it holds none, or no string. */
+static pmix_status_t server_string(const char *nspace, pmix_rank_t rank, const char *key,
+                                   char **text)
+{
+    pmix_cb_t cb;
+    pmix_proc_t proc;
+    pmix_status_t rc;
+
+    *text = NULL;
+    PMIX_LOAD_PROCID(&proc, nspace, rank);
+    PMIX_CONSTRUCT(&cb, pmix_cb_t);
+    cb.proc = &proc;
+    cb.scope = PMIX_INTERNAL;
+    cb.key = (char *)key;
+    cb.copy = true;
+    PMIX_GDS_FETCH_KV(rc, pmix_globals.mypeer, &cb);
+    if (PMIX_SUCCESS == rc) {
+        const pmix_kval_t *kv = (const pmix_kval_t *)pmix_list_get_first(&cb.kvs);
+        if (kv == (const pmix_kval_t *)pmix_list_get_end(&cb.kvs) || NULL == kv->value ||
+            PMIX_STRING != kv->value->type || NULL == kv->value->data.string) {
+            rc = PMIX_ERR_NOT_FOUND;
+        } else if (NULL == (*text = strdup(kv->value->data.string))) {
+            rc = PMIX_ERR_NOMEM;
+        }
+    }
+    PMIX_DESTRUCT(&cb);
+    return rc;
+}
+
 /* This node's ranks of the job, ascending (local rank order), from the
  * job's PMIX_LOCAL_PEERS the server holds. */
 static pmix_status_t local_ranks(const char *nspace, uint32_t **ranks, size_t *count)
 {
-    pmix_cb_t cb;
-    pmix_proc_t wildcard;
+    char *peers = NULL;
     pmix_status_t rc;
 
     *ranks = NULL;
     *count = 0;
-    PMIX_LOAD_PROCID(&wildcard, nspace, PMIX_RANK_WILDCARD);
-    PMIX_CONSTRUCT(&cb, pmix_cb_t);
-    cb.proc = &wildcard;
-    cb.scope = PMIX_INTERNAL;
-    cb.key = PMIX_LOCAL_PEERS;
-    cb.copy = true;
-    PMIX_GDS_FETCH_KV(rc, pmix_globals.mypeer, &cb);
-    if (PMIX_SUCCESS == rc) {
-        pmix_kval_t *kv = (pmix_kval_t *)pmix_list_get_first(&cb.kvs);
-        if (kv == (pmix_kval_t *)pmix_list_get_end(&cb.kvs) || NULL == kv->value ||
-            PMIX_STRING != kv->value->type || NULL == kv->value->data.string) {
-            rc = PMIX_ERR_NOT_FOUND;
-        } else {
-            const char *text = kv->value->data.string;
-            size_t n = 1;
-            for (const char *c = text; '\0' != *c; ++c) {
-                n += ',' == *c;
+    rc = server_string(nspace, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, &peers);
+    if (PMIX_SUCCESS != rc) {
+        return rc;
+    }
+    size_t n = 1;
+    for (const char *c = peers; '\0' != *c; ++c) {
+        n += ',' == *c;
+    }
+    *ranks = (uint32_t *)calloc(n, sizeof(uint32_t));
+    if (NULL == *ranks) {
+        rc = PMIX_ERR_NOMEM;
+    } else {
+        const char *at = peers;
+        while ('\0' != *at && *count < n) {
+            char *end = NULL;
+            unsigned long rank = strtoul(at, &end, 10);
+            if (end == at || rank > UINT32_MAX || (',' != *end && '\0' != *end)) {
+                rc = PMIX_ERR_BAD_PARAM;
+                break;
             }
-            *ranks = (uint32_t *)calloc(n, sizeof(uint32_t));
-            if (NULL == *ranks) {
-                rc = PMIX_ERR_NOMEM;
-            } else {
-                const char *at = text;
-                while ('\0' != *at && *count < n) {
-                    char *end = NULL;
-                    unsigned long rank = strtoul(at, &end, 10);
-                    if (end == at || rank > UINT32_MAX || (',' != *end && '\0' != *end)) {
-                        rc = PMIX_ERR_BAD_PARAM;
-                        break;
-                    }
-                    (*ranks)[(*count)++] = (uint32_t)rank;
-                    at = ',' == *end ? end + 1 : end;
-                }
-            }
+            (*ranks)[(*count)++] = (uint32_t)rank;
+            at = ',' == *end ? end + 1 : end;
         }
     }
-    PMIX_DESTRUCT(&cb);
+    free(peers);
     if (PMIX_SUCCESS != rc) {
         free(*ranks);
         *ranks = NULL;
@@ -319,54 +339,17 @@ static pmix_status_t local_ranks(const char *nspace, uint32_t **ranks, size_t *c
     return rc;
 }
 
-/* The processor package a locality string puts a process in: the
- * number of its "SK" field when that names one package ("NM0:SK1:L30:...",
- * as PMIx and Open MPI write it); -1 when it names several, none, or the
- * string does not parse. */
-static int32_t package_in(const char *locality)
-{
-    for (const char *at = locality; NULL != at && '\0' != *at;) {
-        if ('S' == at[0] && 'K' == at[1]) {
-            char *end = NULL;
-            errno = 0;
-            const long package = strtol(at + 2, &end, 10);
-            if (end == at + 2 || 0 != errno || package < 0 || package > INT32_MAX ||
-                (':' != *end && '\0' != *end)) {
-                return -1; /* "SK0-1", "SK0,2": bound across packages */
-            }
-            return (int32_t)package;
-        }
-        at = strchr(at, ':');
-        at = NULL != at ? at + 1 : NULL;
-    }
-    return -1;
-}
-
 /* Where the launcher bound local process `rank`: its package, from the
  * PMIX_LOCALITY_STRING the server holds for it (Open MPI's daemons give it
- * for bound processes); -1 when it has none. */
+ * for bound processes), read as Meridian reads it; -1 when it has none. */
 static int32_t bound_package(const char *nspace, uint32_t rank)
 {
-    pmix_cb_t cb;
-    pmix_proc_t proc;
-    int32_t package = -1;
-
-    PMIX_LOAD_PROCID(&proc, nspace, rank);
-    PMIX_CONSTRUCT(&cb, pmix_cb_t);
-    cb.proc = &proc;
-    cb.scope = PMIX_INTERNAL;
-    cb.key = PMIX_LOCALITY_STRING;
-    cb.copy = true;
-    pmix_status_t rc;
-    PMIX_GDS_FETCH_KV(rc, pmix_globals.mypeer, &cb);
-    if (PMIX_SUCCESS == rc) {
-        const pmix_kval_t *kv = (const pmix_kval_t *)pmix_list_get_first(&cb.kvs);
-        if (kv != (const pmix_kval_t *)pmix_list_get_end(&cb.kvs) && NULL != kv->value &&
-            PMIX_STRING == kv->value->type) {
-            package = package_in(kv->value->data.string);
-        }
+    char *locality = NULL;
+    if (PMIX_SUCCESS != server_string(nspace, rank, PMIX_LOCALITY_STRING, &locality)) {
+        return -1;
     }
-    PMIX_DESTRUCT(&cb);
+    const int32_t package = meridian.package_of_locality(locality);
+    free(locality);
     return package;
 }
 

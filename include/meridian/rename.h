@@ -128,6 +128,7 @@
 #define meridian_pnet_pmix_node_inventory MERIDIAN_NAME(pnet_pmix_node_inventory)
 #define meridian_pnet_pmix_proc_data MERIDIAN_NAME(pnet_pmix_proc_data)
 #define meridian_pnet_request_ids MERIDIAN_NAME(pnet_request_ids)
+#define meridian_pnet_package_of_locality MERIDIAN_NAME(pnet_package_of_locality)
 #define meridian_pnet_requests_add MERIDIAN_NAME(pnet_requests_add)
 #define meridian_pnet_requests_count MERIDIAN_NAME(pnet_requests_count)
 #define meridian_pnet_requests_format MERIDIAN_NAME(pnet_requests_format)

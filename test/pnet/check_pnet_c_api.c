@@ -732,6 +732,18 @@ END_TEST
  * the job lacks; then the request's entry, the endpoints and the
  * coordinates.  (Every
  * value as a PMIx client reads it: test/injob/pmix_launcher.sh.) */
+/* A launcher's locality strings, read for meridian_pnet_node_job_new. */
+START_TEST(package_of_locality)
+{
+    ck_assert_int_eq(meridian_pnet_package_of_locality("SK1:L31:L21:L11:CR1:HT1:NM0"), 1);
+    ck_assert_int_eq(meridian_pnet_package_of_locality("NM0:SK12:CR3"), 12);
+    ck_assert_int_eq(meridian_pnet_package_of_locality("SK0-1:L30-1:CR0-1:NM0"), -1);
+    ck_assert_int_eq(meridian_pnet_package_of_locality("CR0:HT0"), -1);
+    ck_assert_int_eq(meridian_pnet_package_of_locality(""), -1);
+    ck_assert_int_eq(meridian_pnet_package_of_locality(NULL), -1);
+}
+END_TEST
+
 START_TEST(pmix_results)
 {
     meridian_pnet_fabric_t *fabric = lab();
@@ -831,6 +843,7 @@ static Suite *pnet_c_api_suite(void)
     tcase_add_test(api, bad_job_map);
     tcase_add_test(api, counts_are_bounded);
     tcase_add_test(api, callers_bytes_are_escaped);
+    tcase_add_test(api, package_of_locality);
     tcase_add_test(api, pmix_results);
     suite_add_tcase(suite, api);
     return suite;

@@ -349,6 +349,11 @@ int meridian_pnet_pmix_node_inventory(const meridian_pnet_job_t *job, struct pmi
 int meridian_pnet_node_job_new(const char *nspace, const char *node, const int32_t *packages,
                                size_t count, const void *blob, size_t size,
                                meridian_pnet_job_t **job);
+/* meridian_pnet_package_of_locality: the processor package a PMIx locality
+ * string (PMIX_LOCALITY_STRING, "SK1:L31:L21:L11:CR1:HT1:NM0") binds a
+ * process to, for meridian_pnet_node_job_new's packages; -1 when it names
+ * none or several ("SK0-1"), or `locality` is NULL. */
+int32_t meridian_pnet_package_of_locality(const char *locality);
 
 #ifdef __cplusplus
 }

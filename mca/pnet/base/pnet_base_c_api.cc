@@ -909,6 +909,17 @@ int meridian_pnet_deregister(meridian_pnet_job_t *job)
 
 // ------------------------------------------------------------ the result
 
+int32_t meridian_pnet_package_of_locality(const char *locality)
+{
+    if (locality == nullptr) {
+        return -1;
+    }
+    const int package = c_boundary(__func__, [&]() -> int {
+        return pnet::detail::package_of_locality(std::string_view(locality));
+    });
+    return package >= 0 ? package : -1;
+}
+
 int meridian_pnet_request_ids(const meridian_pnet_job_t *job, char ***ids, size_t *count)
 {
     if (job == nullptr || ids == nullptr || count == nullptr) {
