@@ -8,6 +8,12 @@
  *   leader     the node's lowest rank sets up the node, the others read
  *   in-job     every process allocates the whole job (bench_alloc gives
  *              that figure in the same run)
+ *   pmix       the floor under the launcher path, without Meridian: the
+ *              process makes only the PMIx calls any reader of its results
+ *              makes (gets its request entry, endpoints and coordinate,
+ *              puts them for other hosts' processes, commits, registers
+ *              for the coordinates-updated event) on the same node set up
+ *              by the same plugin
  *
  * This program is a PMIx server standing for one node of a job of SIZE
  * processes, PER_NODE of them on this node: it registers the job (PMIx's job
@@ -18,10 +24,13 @@
  * endpoints) and the growth of its peak memory over them.
  *
  * Usage: bench_startup [--sizes 1000,10000,...] [--per-node 10]
- *                      [--paths launcher,leader] [--runs 3]
+ *                      [--paths launcher,leader,pmix] [--runs 3]
  * Prints one line per path and size:
  *   PATH SIZE WALL_US_MEDIAN WALL_US_MAX CPU_US_MEDIAN CPU_US_MAX KIB_MAX DAEMON_US
- * (DAEMON_US -1 for the leader path; medians over the runs).  Needs the
+ *   KIB_MEDIAN ANON_KIB_MEDIAN
+ * (DAEMON_US -1 for the leader path; medians over the runs; KIB the growth
+ * of the peak resident size, ANON_KIB of the private memory).  The pmix
+ * path's request entry is the one of id "data" (the run script's).  Needs the
  * plugin in PMIX_MCA_mca_base_component_path for the launcher path, and
  * Meridian's parameters (pnet_base_requests, pnet_tcp_*) in the
  * environment.
@@ -44,6 +53,9 @@
 #define MAX_PER_NODE 64
 #define MAX_RUNS 15
 #define WAIT_SECONDS 120
+/* libpmix 4.2's server takes minutes to register a job of 10^6 processes
+ * on a 2-core machine. */
+#define SERVER_WAIT_SECONDS 900
 
 extern char **environ;
 
@@ -62,14 +74,78 @@ static double cpu_us(void)
            (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
-static long peak_kib(void)
+/* A size from /proc/self/status in KiB: the process's own peak resident
+ * size (VmHWM; getrusage's ru_maxrss is no use here, since Linux carries it
+ * over fork and exec, so a process started by a server bigger than itself
+ * would report the server's peak) and its private memory (RssAnon: the
+ * peak also counts the pages of shared libraries' code it ran, which every
+ * process of the node shares). */
+static long status_kib(const char *field)
 {
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_maxrss;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f == NULL) {
+        return -1;
+    }
+    char line[256];
+    const size_t length = strlen(field);
+    long kib = -1;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, field, length) == 0 && line[length] == ':') {
+            kib = strtol(line + length + 1, NULL, 10);
+            break;
+        }
+    }
+    fclose(f);
+    return kib;
 }
 
 /* ------------------------------------------------------------ a process */
+
+static void event_heard(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                        pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)status, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    if (cbfunc != NULL) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void event_registered(pmix_status_t status, size_t id, void *cbdata)
+{
+    (void)status, (void)id, (void)cbdata;
+}
+
+/* The pmix path: what any reader of the launcher's results pays in PMIx
+ * calls, with nothing of Meridian's.  Whether each value is there is
+ * checked, so the floor is not measured on an empty node. */
+static int pmix_calls_only(const pmix_proc_t *me)
+{
+    const char *keys[] = {"data", "meridian.net.endpt", "meridian.net.coord"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
+        pmix_value_t *value = NULL;
+        const pmix_status_t rc = PMIx_Get(me, keys[i], NULL, 0, &value);
+        if (rc != PMIX_SUCCESS) {
+            fprintf(stderr, "bench_startup client: PMIx_Get %s: %s\n", keys[i],
+                    PMIx_Error_string(rc));
+            return 0;
+        }
+        const pmix_status_t put = PMIx_Put(PMIX_GLOBAL, keys[i], value);
+        PMIX_VALUE_RELEASE(value);
+        if (put != PMIX_SUCCESS) {
+            fprintf(stderr, "bench_startup client: PMIx_Put %s: %s\n", keys[i],
+                    PMIx_Error_string(put));
+            return 0;
+        }
+    }
+    if (PMIx_Commit() != PMIX_SUCCESS) {
+        fprintf(stderr, "bench_startup client: PMIx_Commit failed\n");
+        return 0;
+    }
+    pmix_status_t code = MERIDIAN_NETWORK_COORDS_UPDATED;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, event_heard, event_registered, NULL);
+    return 1;
+}
 
 static int client(void)
 {
@@ -95,17 +171,25 @@ static int client(void)
             PMIX_VALUE_RELEASE(value);
         }
     }
-    const long kib_before = peak_kib();
+    const int pmix_only = getenv("BENCH_STARTUP_PMIX_ONLY") != NULL;
+    const long kib_before = status_kib("VmHWM");
+    const long anon_before = status_kib("RssAnon");
     const double cpu_start = cpu_us();
     const double start = now_us();
-    int ok = meridian_init(NULL, NULL) == MERIDIAN_SUCCESS;
+    int ok;
     char **endpoints = NULL;
     size_t count = 0;
-    ok = ok && meridian_coord_get_endpoints(me.rank, &endpoints, &count) == MERIDIAN_SUCCESS &&
-         count > 0;
+    if (pmix_only) {
+        ok = pmix_calls_only(&me);
+    } else {
+        ok = meridian_init(NULL, NULL) == MERIDIAN_SUCCESS;
+        ok = ok && meridian_coord_get_endpoints(me.rank, &endpoints, &count) == MERIDIAN_SUCCESS &&
+             count > 0;
+    }
     const double took = now_us() - start;
     const double cpu = cpu_us() - cpu_start;
-    const long kib = peak_kib() - kib_before;
+    const long kib = status_kib("VmHWM") - kib_before;
+    const long anon = status_kib("RssAnon") - anon_before;
     for (size_t i = 0; i < count; ++i) {
         free(endpoints[i]);
     }
@@ -116,11 +200,13 @@ static int client(void)
         snprintf(path, sizeof path, "%s.%u", out, me.rank);
         FILE *f = fopen(path, "w");
         if (f != NULL) {
-            fprintf(f, "%.1f %.1f %ld\n", took, cpu, kib);
+            fprintf(f, "%.1f %.1f %ld %ld\n", took, cpu, kib, anon);
             fclose(f);
         }
     }
-    meridian_finalize();
+    if (!pmix_only) {
+        meridian_finalize();
+    }
     PMIx_Finalize(NULL, 0);
     return ok ? 0 : 1;
 }
@@ -163,7 +249,7 @@ static pmix_status_t wait_op(pmix_status_t rc, const char *what)
     }
     if (rc == PMIX_SUCCESS) {
         const struct timespec tick = {0, 100000};
-        const double until = now_us() + WAIT_SECONDS * 1e6;
+        const double until = now_us() + SERVER_WAIT_SECONDS * 1e6;
         while (!__atomic_load_n(&op_finished, __ATOMIC_ACQUIRE) && now_us() < until) {
             nanosleep(&tick, NULL);
         }
@@ -263,7 +349,7 @@ static int register_job(const char *nspace, unsigned size, unsigned per_node, co
 /* Starts the node's processes and waits for them; their figures are in
  * OUT.RANK.  Returns whether all of them ran. */
 static int run_processes(const char *self, const char *nspace, unsigned per_node, int leader,
-                         const char *out)
+                         int pmix_only, const char *out)
 {
     pid_t pids[MAX_PER_NODE];
     unsigned started = 0;
@@ -294,6 +380,9 @@ static int run_processes(const char *self, const char *nspace, unsigned per_node
             setenv("BENCH_STARTUP_OUT", out, 1);
             setenv(MERIDIAN_MCA_ENV_PREFIX_STRING "pnet_base_node_leader", leader ? "yes" : "no",
                    1);
+            if (pmix_only) {
+                setenv("BENCH_STARTUP_PMIX_ONLY", "1", 1);
+            }
             for (size_t i = 0; env[i] != NULL; ++i) {
                 putenv(env[i]);
             }
@@ -374,6 +463,12 @@ int main(int argc, char **argv)
     for (char *path = strtok_r(paths_text, ",", &paths_save); path != NULL && !failed;
          path = strtok_r(NULL, ",", &paths_save)) {
         const int leader = strcmp(path, "leader") == 0;
+        const int pmix_only = strcmp(path, "pmix") == 0;
+        if (!leader && !pmix_only && strcmp(path, "launcher") != 0) {
+            fprintf(stderr, "bench_startup: unknown path %s (launcher, leader, pmix)\n", path);
+            failed = 1;
+            break;
+        }
         char sizes_copy[256];
         snprintf(sizes_copy, sizeof sizes_copy, "%s", sizes_text);
         char *sizes_save = NULL;
@@ -382,7 +477,7 @@ int main(int argc, char **argv)
             const unsigned size = (unsigned)strtoul(size_text, NULL, 10);
             double medians[MAX_RUNS], maxima[MAX_RUNS], cpu_medians[MAX_RUNS], cpu_maxima[MAX_RUNS],
                 daemons[MAX_RUNS];
-            double kib_max = 0;
+            double kib_max = 0, kib_medians[MAX_RUNS], anon_medians[MAX_RUNS];
             for (unsigned run = 0; run < runs && !failed; ++run) {
                 char nspace[PMIX_MAX_NSLEN + 1];
                 snprintf(nspace, sizeof nspace, "bench-%s-%u-%u", path, size, run);
@@ -408,19 +503,22 @@ int main(int argc, char **argv)
                 }
                 char out[4096];
                 snprintf(out, sizeof out, "%s/%s", scratch, nspace);
-                if (!run_processes(argv[0], nspace, per_node, leader, out)) {
+                if (!run_processes(argv[0], nspace, per_node, leader, pmix_only, out)) {
                     fprintf(stderr, "bench_startup: a process of %s failed\n", nspace);
                     failed = 1;
                 }
-                double times[MAX_PER_NODE], cpus[MAX_PER_NODE];
+                double times[MAX_PER_NODE], cpus[MAX_PER_NODE], kibs[MAX_PER_NODE],
+                    anons[MAX_PER_NODE];
                 unsigned got = 0;
                 for (unsigned r = 0; r < per_node && !failed; ++r) {
                     char name[4200];
                     snprintf(name, sizeof name, "%s.%u", out, r);
                     FILE *f = fopen(name, "r");
                     double us = 0, cpu = 0;
-                    long kib = 0;
-                    if (f != NULL && fscanf(f, "%lf %lf %ld", &us, &cpu, &kib) == 3) {
+                    long kib = 0, anon = 0;
+                    if (f != NULL && fscanf(f, "%lf %lf %ld %ld", &us, &cpu, &kib, &anon) == 4) {
+                        kibs[got] = (double)kib;
+                        anons[got] = (double)anon;
                         cpus[got] = cpu;
                         times[got++] = us;
                         kib_max = kib > kib_max ? (double)kib : kib_max;
@@ -443,6 +541,8 @@ int main(int argc, char **argv)
                 maxima[run] = highest;
                 cpu_medians[run] = median(cpus, got);
                 cpu_maxima[run] = cpu_highest;
+                kib_medians[run] = median(kibs, got);
+                anon_medians[run] = median(anons, got);
                 PMIx_server_deregister_nspace(nspace, op_done, NULL);
                 (void)wait_op(PMIX_SUCCESS, "PMIx_server_deregister_nspace");
                 if (setup_info != NULL) {
@@ -452,9 +552,10 @@ int main(int argc, char **argv)
                 }
             }
             if (!failed) {
-                printf("%s %u %.0f %.0f %.0f %.0f %.0f %.0f\n", path, size, median(medians, runs),
-                       median(maxima, runs), median(cpu_medians, runs), median(cpu_maxima, runs),
-                       kib_max, leader ? -1.0 : median(daemons, runs));
+                printf("%s %u %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\n", path, size,
+                       median(medians, runs), median(maxima, runs), median(cpu_medians, runs),
+                       median(cpu_maxima, runs), kib_max, leader ? -1.0 : median(daemons, runs),
+                       median(kib_medians, runs), median(anon_medians, runs));
                 fflush(stdout);
             }
         }
