@@ -52,10 +52,11 @@
 
 #define MAX_PER_NODE 64
 #define MAX_RUNS 15
-#define WAIT_SECONDS 120
-/* libpmix 4.2's server takes minutes to register a job of 10^6 processes
- * on a 2-core machine. */
-#define SERVER_WAIT_SECONDS 900
+/* How long the server waits for an operation of libpmix's or for a
+ * process: libpmix 4.2 takes minutes to register a job of 10^6 processes on
+ * a 2-core machine, and each process as long to take in the job's maps at
+ * its PMIx_Init. */
+#define WAIT_SECONDS 900
 
 extern char **environ;
 
@@ -249,7 +250,7 @@ static pmix_status_t wait_op(pmix_status_t rc, const char *what)
     }
     if (rc == PMIX_SUCCESS) {
         const struct timespec tick = {0, 100000};
-        const double until = now_us() + SERVER_WAIT_SECONDS * 1e6;
+        const double until = now_us() + WAIT_SECONDS * 1e6;
         while (!__atomic_load_n(&op_finished, __ATOMIC_ACQUIRE) && now_us() < until) {
             nanosleep(&tick, NULL);
         }
