@@ -34,6 +34,10 @@
  * plugin in PMIX_MCA_mca_base_component_path for the launcher path, and
  * Meridian's parameters (pnet_base_requests, pnet_tcp_*) in the
  * environment.
+ *
+ * BENCH_STARTUP_WRAP, a command and its arguments split at spaces, starts the
+ * node's last process (a reader in every path) under that command, e.g. a
+ * profiler (contrib/scripts/startup-order.sh uses it).
  */
 #include <errno.h>
 #include <pmix.h>
@@ -347,6 +351,25 @@ static int register_job(const char *nspace, unsigned size, unsigned per_node, co
     return ok;
 }
 
+/* In a child: exec WRAP's words, then this program as a process. */
+static void exec_wrapped(const char *wrap, const char *self)
+{
+    char *words = strdup(wrap);
+    if (words == NULL) {
+        return;
+    }
+    char *argv[64];
+    size_t argc = 0;
+    for (char *save = NULL, *word = strtok_r(words, " ", &save); word != NULL && argc < 61;
+         word = strtok_r(NULL, " ", &save)) {
+        argv[argc++] = word;
+    }
+    argv[argc++] = (char *)self;
+    argv[argc++] = (char *)"--client";
+    argv[argc] = NULL;
+    execvp(argv[0], argv);
+}
+
 /* Starts the node's processes and waits for them; their figures are in
  * OUT.RANK.  Returns whether all of them ran. */
 static int run_processes(const char *self, const char *nspace, unsigned per_node, int leader,
@@ -387,7 +410,12 @@ static int run_processes(const char *self, const char *nspace, unsigned per_node
             for (size_t i = 0; env[i] != NULL; ++i) {
                 putenv(env[i]);
             }
-            execl(self, self, "--client", (char *)NULL);
+            const char *wrap = getenv("BENCH_STARTUP_WRAP");
+            if (wrap != NULL && *wrap != '\0' && r + 1 == per_node) {
+                exec_wrapped(wrap, self);
+            } else {
+                execl(self, self, "--client", (char *)NULL);
+            }
             fprintf(stderr, "bench_startup: exec %s: %s\n", self, strerror(errno));
             _exit(127);
         }

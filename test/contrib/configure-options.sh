@@ -68,8 +68,9 @@ refused() {
 }
 
 # Dependencies and components switched off.
-run_configure off --without-ucx --without-hwloc --enable-mca-no-build=coord-torus,carto_file ||
-    fail "configure --without-ucx --without-hwloc --enable-mca-no-build=... failed (see $work/off.log)"
+run_configure off --without-ucx --without-hwloc --enable-mca-no-build=coord-torus,carto_file \
+    --disable-startup-layout ||
+    fail "configure --without-ucx --without-hwloc --enable-mca-no-build=... --disable-startup-layout failed (see $work/off.log)"
 log=$work/off.log
 expect "$log" '^  UCX +no \(--without-ucx\)$' "--without-ucx in the summary"
 expect "$log" '^  hwloc +no \(--without-hwloc\)$' "--without-hwloc in the summary"
@@ -85,7 +86,11 @@ grep -q '^S\["MCA_BUILD_pnet_ucx_TRUE"\]="#"' "$work/off/config.status" ||
 grep -q '^S\["MCA_BUILD_pnet_tcp_TRUE"\]=""' "$work/off/config.status" ||
     fail "the Makefile no longer builds pnet_tcp"
 grep -q '^HWLOC_LIBS = $' "$work/off/Makefile" || fail "--without-hwloc: HWLOC_LIBS is not empty"
-echo "ok: --without-ucx, --without-hwloc and --enable-mca-no-build are honoured and reported"
+expect "$log" '^  start-up layout +no ordering, own calls bound on use \(--disable-startup-layout\)$' \
+    "--disable-startup-layout in the summary"
+grep -q '^S\["MERIDIAN_STARTUP_ORDER_TRUE"\]="#"' "$work/off/config.status" ||
+    fail "--disable-startup-layout: libmeridian is still linked with its start-up functions first"
+echo "ok: --without-ucx, --without-hwloc, --enable-mca-no-build and --disable-startup-layout are honoured and reported"
 
 # --with-hwloc=DIR: a prefix with a pkg-config file, and one without (headers
 # and library checked by hand).

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Print the linker script that links libmeridian with its start-up functions
+# side by side at the front of its code (config/startup_functions.txt, made
+# by contrib/scripts/startup-order.sh, which says why).
+#   startup-layout.sh 'LINK COMMAND' FUNCTIONS-FILE
+# The script is the linker's own default for a shared library linked by LINK
+# COMMAND (ld --verbose), so it follows whatever binutils and options the
+# build has, with one line per listed function put first in .text: each
+# function is its own section under -ffunction-sections.  The functions stay
+# in .text, where debuggers and valgrind look for code.  A name the library
+# no longer has matches nothing and costs nothing.  Exits non-zero, printing
+# nothing, when the default script has no .text statement to put them in.
+set -eu
+link=$1
+functions=$2
+work=$(mktemp -d "${TMPDIR:-/tmp}/startup-layout.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# The default script, between the lines of = that ld --verbose puts around it.
+# shellcheck disable=SC2086 # the link command is words
+: >"$work/empty.s"
+$link -shared -nostdlib -Wl,--verbose -o "$work/probe.so" "$work/empty.s" >"$work/verbose" 2>&1 || true
+awk '/^==========/ { inside = !inside; next } inside' "$work/verbose" >"$work/default.ld"
+sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/^[[:space:]]*\([^[:space:]]*\).*/    *(.text.\1)/' \
+    "$functions" >"$work/lines"
+awk -v lines="$work/lines" '
+    state == 0 && /^[[:space:]]*\.text[[:space:]]*:/ { state = 1; print; next }
+    state == 1 && /^[[:space:]]*\{[[:space:]]*$/ {
+        print
+        while ((getline line < lines) > 0) { print line }
+        state = 2
+        next
+    }
+    { print }
+    END { exit state == 2 ? 0 : 1 }' "$work/default.ld" >"$work/layout.ld"
+cat "$work/layout.ld"
