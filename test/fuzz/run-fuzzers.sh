@@ -10,6 +10,8 @@
 #   FUZZ_WORK_DIR   binaries, grown corpus, logs, crash inputs
 #                   (default ${TMPDIR:-/tmp}/meridian-fuzz)
 #   FUZZ_CXX        the clang++ to use (default: clang++, else clang++-14)
+#   FUZZ_JOBS       how many targets build and run at once (default: the
+#                   number of cores)
 #
 # A target NAME_fuzz.cc names the sources it needs on a "// fuzz-sources:"
 # line (paths from the top of the tree), the libraries it links on a
@@ -84,43 +86,41 @@ for symbolizer in llvm-symbolizer llvm-symbolizer-14; do
 done
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-failed=0
-for target in "${targets[@]}"; do
-    source="$here/${target}_fuzz.cc"
-    if [ ! -f "$source" ]; then
-        echo "run-fuzzers: no target $target ($source)" >&2
-        exit 2
-    fi
-    sources=()
+# fuzz_one TARGET: build TARGET and fuzz it; its lines go to stdout, the
+# reasons for a failure to stderr; returns non-zero when it failed.
+fuzz_one() {
+    local target=$1
+    local source="$here/${target}_fuzz.cc"
+    local sources=() libs=() file
     for file in $(sed -n 's|^// fuzz-sources:||p' "$source"); do
         sources+=("$top/$file")
     done
     # shellcheck disable=SC2207 # words: linker options
     libs=($(sed -n 's|^// fuzz-libs:||p' "$source"))
-    binary="$work/${target}_fuzz"
+    local binary="$work/${target}_fuzz"
     echo "== $target: building with $cxx"
-    "$cxx" "${flags[@]}" "$source" "${sources[@]}" -o "$binary" ${libs[@]+"${libs[@]}"}
+    "$cxx" "${flags[@]}" "$source" "${sources[@]}" -o "$binary" ${libs[@]+"${libs[@]}"} || return 1
 
-    grown="$work/corpus/$target"
-    artifacts="$work/artifacts/$target"
+    local grown="$work/corpus/$target"
+    local artifacts="$work/artifacts/$target"
     mkdir -p "$grown" "$artifacts"
-    args=(-max_total_time="$seconds" -timeout=10 -max_len=16384 -print_final_stats=1
+    local args=(-max_total_time="$seconds" -timeout=10 -max_len=16384 -print_final_stats=1
         -artifact_prefix="$artifacts/")
     [ -f "$here/$target.dict" ] && args+=(-dict="$here/$target.dict")
-    seeds=("$grown")
+    local seeds=("$grown")
     [ -d "$here/corpus/$target" ] && seeds+=("$here/corpus/$target")
 
-    log="$work/$target.log"
+    local log="$work/$target.log"
     echo "== $target: fuzzing for ${seconds}s (log: $log)"
-    status=0
+    local status=0
     "$binary" "${args[@]}" "${seeds[@]}" >"$log" 2>&1 || status=$?
     if [ "$status" -ne 0 ]; then
         tail -n 60 "$log" >&2
         echo "== $target: FAILED (exit $status); the input is in $artifacts/" >&2
         echo "   reproduce: $binary $artifacts/<crash-file>" >&2
-        failed=1
-        continue
+        return 1
     fi
+    local runs rss final cov features corpus
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
     final=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)
@@ -129,5 +129,45 @@ for target in "${targets[@]}"; do
     corpus=$(echo "$final" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
     echo "== $target: ok: ${runs:-?} runs in ${seconds}s, coverage ${cov:-?} edges," \
         "${features:-?} features, corpus ${corpus:-?} inputs, peak RSS ${rss:-?} MB"
+}
+
+# The targets run FUZZ_JOBS at a time (default: one per core), each printed
+# whole when it ends; a target's build and its run are single-threaded.
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in
+'' | *[!0-9]* | 0)
+    echo "run-fuzzers: FUZZ_JOBS must be a positive number, not '$jobs'" >&2
+    exit 2
+    ;;
+esac
+for target in "${targets[@]}"; do
+    if [ ! -f "$here/${target}_fuzz.cc" ]; then
+        echo "run-fuzzers: no target $target ($here/${target}_fuzz.cc)" >&2
+        exit 2
+    fi
+done
+mkdir -p "$work/out"
+failed=0
+# finish PID TARGET: wait for the target's lane and print what it said.
+finish() {
+    local status=0
+    wait "$1" || status=$?
+    cat "$work/out/$2"
+    [ "$status" -eq 0 ] || failed=1
+}
+pids=()
+names=()
+for target in "${targets[@]}"; do
+    if [ "${#pids[@]}" -ge "$jobs" ]; then
+        finish "${pids[0]}" "${names[0]}"
+        pids=("${pids[@]:1}")
+        names=("${names[@]:1}")
+    fi
+    fuzz_one "$target" >"$work/out/$target" 2>&1 &
+    pids+=("$!")
+    names+=("$target")
+done
+for i in "${!pids[@]}"; do
+    finish "${pids[$i]}" "${names[$i]}"
 done
 exit "$failed"
