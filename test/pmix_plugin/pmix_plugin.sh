@@ -56,8 +56,30 @@ setp pnet_tcp_static_ports "tcp:32000-32099;udp:33000-33099"
 setp pnet_base_verbose 1
 host=$(hostname)
 
+# In a build under the sanitizers the plugin, libmeridian and the test's
+# programs are sanitized, mpirun and its daemons are not: their runtimes go
+# into every process of the launch first (LD_PRELOAD), and the leaks of
+# mpirun's own code are not looked for (the unit tests look for
+# libmeridian's).
+preload=""
+case $SANITIZER_FLAGS in
+*-fsanitize=*address*) preload=$("$CC" -print-file-name=libasan.so) ;;
+esac
+case $SANITIZER_FLAGS in
+*-fsanitize=*undefined*) preload="${preload:+$preload }$("$CC" -print-file-name=libubsan.so)" ;;
+esac
+for runtime in $preload; do
+    [ -e "$runtime" ] || { echo "FAIL: $CC has no sanitizer runtime $runtime to put into mpirun"; exit 1; }
+done
+[ -z "$preload" ] || echo "the sanitizers' runtimes go into mpirun and its processes: $preload"
+
 launch() {
-    timeout 120 "$MPIRUN" --mca orte_enable_instant_on_support 1 --oversubscribe "$@"
+    if [ -n "$preload" ]; then
+        LD_PRELOAD=$preload ASAN_OPTIONS=detect_leaks=0 timeout 120 \
+            "$MPIRUN" --mca orte_enable_instant_on_support 1 --oversubscribe -x LD_PRELOAD -x ASAN_OPTIONS "$@"
+    else
+        timeout 120 "$MPIRUN" --mca orte_enable_instant_on_support 1 --oversubscribe "$@"
+    fi
 }
 
 status=0
