@@ -61,12 +61,13 @@ host=$(hostname)
 # into every process of the launch first (LD_PRELOAD), and the leaks of
 # mpirun's own code are not looked for (the unit tests look for
 # libmeridian's).
+# shellcheck disable=SC2086 # CC may hold options
 preload=""
 case $SANITIZER_FLAGS in
-*-fsanitize=*address*) preload=$("$CC" -print-file-name=libasan.so) ;;
+*-fsanitize=*address*) preload=$($CC -print-file-name=libasan.so) ;;
 esac
 case $SANITIZER_FLAGS in
-*-fsanitize=*undefined*) preload="${preload:+$preload }$("$CC" -print-file-name=libubsan.so)" ;;
+*-fsanitize=*undefined*) preload="${preload:+$preload }$($CC -print-file-name=libubsan.so)" ;;
 esac
 for runtime in $preload; do
     [ -e "$runtime" ] || { echo "FAIL: $CC has no sanitizer runtime $runtime to put into mpirun"; exit 1; }
