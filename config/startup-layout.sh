@@ -16,8 +16,8 @@ functions=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/startup-layout.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # The default script, between the lines of = that ld --verbose puts around it.
-# shellcheck disable=SC2086 # the link command is words
 : >"$work/empty.s"
+# shellcheck disable=SC2086 # the link command is words
 $link -shared -nostdlib -Wl,--verbose -o "$work/probe.so" "$work/empty.s" >"$work/verbose" 2>&1 || true
 awk '/^==========/ { inside = !inside; next } inside' "$work/verbose" >"$work/default.ld"
 sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/^[[:space:]]*\([^[:space:]]*\).*/    *(.text.\1)/' \

@@ -17,6 +17,7 @@
 # libmeridian names a function (nm).  Needs a built tree (build/, or
 # --builddir DIR) and valgrind (Debian: apt-get install valgrind).
 #   contrib/scripts/startup-order.sh [--builddir DIR]
+# STARTUP_ORDER_KEEP=1 keeps the callgrind files (the path is printed).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 builddir=$top/build
@@ -30,7 +31,7 @@ library=$builddir/.libs/libmeridian.so
 make -C "$builddir/test/bench" bench_startup bench_alloc >/dev/null
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/startup-order.XXXXXX")
-trap '[ -n "${STARTUP_ORDER_KEEP:-}" ] || rm -rf "$work"' EXIT
+trap '[ -n "${STARTUP_ORDER_KEEP:-}" ] && echo "callgrind files kept in $work" || rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 BENCH_STARTUP_WRAP="valgrind --tool=callgrind --dump-instr=yes --compress-pos=no \
 --compress-strings=no --collect-atstart=no --toggle-collect=meridian_init \
