@@ -47,9 +47,9 @@ awk 'function hex(s,    i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
      /^ob=/ { in_lib = ($0 ~ /libmeridian\.so/); next }
      in_lib && /^0x/ { printf "%.0f\n", hex($1) }' "$work"/cg.* | sort -n -u >"$work/addresses"
 [ -s "$work/addresses" ] || { echo "startup-order.sh: callgrind saw no libmeridian code" >&2; exit 1; }
-# The functions holding them, every alias of each (nm's fixed-width hex
-# sorts as text).
-nm -S --defined-only "$(readlink -f "$library")" | awk 'NF == 4 && $3 ~ /^[tTwW]$/' | sort >"$work/symbols"
+# The functions holding them, every alias of each (nm's fixed-width
+# decimal sorts as text).
+nm -t d -S --defined-only "$(readlink -f "$library")" | awk 'NF == 4 && $3 ~ /^[tTwW]$/' | sort >"$work/symbols"
 out=$top/config/startup_functions.txt
 {
     echo "# libmeridian's start-up functions (meridian_init to a first answered query),"
@@ -57,10 +57,7 @@ out=$top/config/startup_functions.txt
     echo "# (config/startup-layout.sh); made by contrib/scripts/startup-order.sh,"
     echo "# which says why.  One symbol per line, as the compiler names it."
     # Both lists by address, walked side by side.
-    awk 'function hex(s,    i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
-                                    for (i = 1; i <= length(s); ++i) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-                                    return v }
-         FNR == NR { start[n] = hex($1); end[n] = start[n] + hex($2); name[n++] = $4; next }
+    awk 'FNR == NR { start[n] = $1 + 0; end[n] = start[n] + $2; name[n++] = $4; next }
          { a = $1 + 0
            while (j < n && end[j] <= a) ++j
            for (k = j; k < n && start[k] <= a; ++k) if (a < end[k]) print name[k] }' \
