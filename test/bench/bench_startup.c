@@ -35,6 +35,10 @@
  * Meridian's parameters (pnet_base_requests, pnet_tcp_*) in the
  * environment.
  *
+ * BENCH_STARTUP_WAIT bounds each wait for libpmix and for the node's
+ * processes (seconds, default 900); a phase that takes 10 s or more is
+ * said on stderr.
+ *
  * BENCH_STARTUP_WRAP, a command and its arguments split at spaces, starts the
  * node's last process (a reader in every path) under that command, e.g. a
  * profiler (contrib/scripts/startup-order.sh uses it).
@@ -57,10 +61,18 @@
 #define MAX_PER_NODE 64
 #define MAX_RUNS 15
 /* How long the server waits for an operation of libpmix's or for a
- * process: libpmix 4.2 takes minutes to register a job of 10^6 processes on
- * a 2-core machine, and each process as long to take in the job's maps at
- * its PMIx_Init. */
+ * process, unless BENCH_STARTUP_WAIT says otherwise (seconds): libpmix 4.2
+ * takes minutes to register a job of 10^6 processes on a 2-core machine, and
+ * each process as long to take in the job's maps at its PMIx_Init. */
 #define WAIT_SECONDS 900
+
+static double wait_seconds(void)
+{
+    const char *text = getenv("BENCH_STARTUP_WAIT");
+    char *end = NULL;
+    const double seconds = text != NULL ? strtod(text, &end) : 0;
+    return end != NULL && end != text && *end == '\0' && seconds > 0 ? seconds : WAIT_SECONDS;
+}
 
 extern char **environ;
 
@@ -254,7 +266,7 @@ static pmix_status_t wait_op(pmix_status_t rc, const char *what)
     }
     if (rc == PMIX_SUCCESS) {
         const struct timespec tick = {0, 100000};
-        const double until = now_us() + WAIT_SECONDS * 1e6;
+        const double until = now_us() + wait_seconds() * 1e6;
         while (!__atomic_load_n(&op_finished, __ATOMIC_ACQUIRE) && now_us() < until) {
             nanosleep(&tick, NULL);
         }
@@ -265,6 +277,16 @@ static pmix_status_t wait_op(pmix_status_t rc, const char *what)
         fprintf(stderr, "bench_startup: %s: %s\n", what, PMIx_Error_string(rc));
     }
     return rc;
+}
+
+/* A phase that took 10 s or more (libpmix's own work at 10^6) is said on
+ * stderr, so that a long run shows where it is. */
+static void report_slow(const char *nspace, const char *what, double since_us)
+{
+    const double seconds = (now_us() - since_us) / 1e6;
+    if (seconds >= 10) {
+        fprintf(stderr, "bench_startup: %s: %s after %.0f s\n", nspace, what, seconds);
+    }
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -429,7 +451,7 @@ static int run_processes(const char *self, const char *nspace, unsigned per_node
         free(env);
         pids[started++] = pid;
     }
-    const double until = now_us() + WAIT_SECONDS * 1e6;
+    const double until = now_us() + wait_seconds() * 1e6;
     for (unsigned p = 0; p < started; ++p) {
         int status = 0;
         while (waitpid(pids[p], &status, WNOHANG) == 0) {
@@ -510,10 +532,12 @@ int main(int argc, char **argv)
             for (unsigned run = 0; run < runs && !failed; ++run) {
                 char nspace[PMIX_MAX_NSLEN + 1];
                 snprintf(nspace, sizeof nspace, "bench-%s-%u-%u", path, size, run);
+                const double registering = now_us();
                 if (!register_job(nspace, size, per_node, host)) {
                     failed = 1;
                     break;
                 }
+                report_slow(nspace, "libpmix registered the job", registering);
                 daemons[run] = -1;
                 if (!leader) {
                     if (wait_op(PMIx_server_setup_application(nspace, NULL, 0, setup_done, NULL),
@@ -532,10 +556,12 @@ int main(int argc, char **argv)
                 }
                 char out[4096];
                 snprintf(out, sizeof out, "%s/%s", scratch, nspace);
+                const double running = now_us();
                 if (!run_processes(argv[0], nspace, per_node, leader, pmix_only, out)) {
                     fprintf(stderr, "bench_startup: a process of %s failed\n", nspace);
                     failed = 1;
                 }
+                report_slow(nspace, "the node's processes ended", running);
                 double times[MAX_PER_NODE], cpus[MAX_PER_NODE], kibs[MAX_PER_NODE],
                     anons[MAX_PER_NODE];
                 unsigned got = 0;

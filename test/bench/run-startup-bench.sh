@@ -1,9 +1,10 @@
 #!/bin/sh
 # bench-startup: what a process of a job of 10^3..10^5 processes (10 per
 # node; BENCH_STARTUP_SIZES adds 10^6, where libpmix 4.2's own registration
-# of the job in the server takes minutes on a 2-core machine) pays from its
-# start (PMIx connected) to its first answered query (its own endpoints), by
-# where the job's network is set up:
+# of the job in the server takes minutes on a 2-core machine and each
+# process's PMIx_Init far longer: raise BENCH_STARTUP_WAIT, in seconds)
+# pays from its start (PMIx connected) to its first answered query (its own
+# endpoints), by where the job's network is set up:
 #
 #   in-job     every process allocates the whole job: bench_alloc's figure
 #              for the same job (make_job + allocate), measured in this run
