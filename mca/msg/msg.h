@@ -1,29 +1,51 @@
 /*
- * msg: the transport under the QMP API.  Single-select.
+ * msg: the transports under the QMP API.  Multi-select, chosen per peer.
  *
- *   base       (libmeridian, mca/msg/base/base.h) opens the framework,
- *              selects one transport, learns the job (ranks, nodes) through
- *              the datastore and gives transports a key-value exchange
- *              ("modex") to publish their addresses;
  *   QMP        (libqmp, mca/qmp/qmp_*.cc) holds every QMP semantic:
  *              communicators, topology, layout, message memory, channels,
- *              collectives, errors; it moves bytes only through this vtable;
- *   transport  (components/, e.g. qmp_ofi) moves bytes between processes:
- *              persistent channels (declare once, start many times),
- *              progress, completion, and dead-peer detection.
+ *              collectives, errors; it moves bytes only through the channel
+ *              interface (mca_msg_base_module_t) the base hands it;
+ *   base       (libmeridian, mca/msg/base/) holds what every transport
+ *              shares: it learns the job (ranks, nodes) through the
+ *              datastore, opens every selected transport component, chooses
+ *              one transport per peer (the highest priority among those that
+ *              reach it), and implements the channel interface -- channels,
+ *              matching per (peer, tag) in start order, messages that arrive
+ *              before their receive (bounded by msg_base_unexpected_limit),
+ *              waiting (spin, yield, sleep), time-outs, dead peers (the pids
+ *              of this node's processes are watched), released channels;
+ *   transports (components/msg_<name>: self, sm, tcp, ofi, ucx) move bytes:
+ *              each says which peers it reaches, brings itself up for the
+ *              peers it was given, and carries their messages.
  *
  * Matching: a send channel and a receive channel match when they name each
  * other (job ranks) and carry the same tag; several channels with one
  * (peer, tag) match in the order they were started, as MPI's persistent
- * requests do.  A send may start before its receive; the transport keeps
- * the message until the receive starts (QMP's channels are gated, but
- * applications do start sends first).  A receive takes a message of its
- * size or shorter, filling its blocks in order and leaving the bytes after
- * the message as they were (as MPI's receive does); one that gets a longer
- * message completes with MERIDIAN_ERR_BAD_PARAM.
+ * requests do.  A send may start before its receive; the message is kept
+ * until the receive starts (QMP's channels are gated, but applications do
+ * start sends first).  A receive takes a message of its size or shorter,
+ * filling its blocks in order and leaving the bytes after the message as
+ * they were (as MPI's receive does); one that gets a longer message
+ * completes with MERIDIAN_ERR_BAD_PARAM.
  *
- * Threads: the QMP layer serialises calls (one thread in the transport at a
- * time); a transport need not lock.
+ * A transport matches in one of two ways, for all of its peers:
+ *   - the base matches (self, sm, tcp): the transport hands every message
+ *     that arrives to the base (meridian_mca_msg_base_arrive_*), which puts
+ *     it into the receive it matches, or keeps it; a message whose bytes stay
+ *     with the sender until its receive is there (a rendezvous) is announced
+ *     instead, and the base gives the receive to the transport (take) once
+ *     it matches;
+ *   - the transport matches (MCA_MSG_TRANSPORT_MATCHES: ofi's tagged
+ *     messages, ucx's tag API): the base hands it receives too (recv), and
+ *     the network's own matching keeps (peer, tag, start order).
+ * A peer has one transport, so its messages are matched in one place.
+ *
+ * No message is lost at exit: a send is complete for the application only
+ * when its memory may be reused, and a transport's finalize delivers every
+ * send that completed (or learns that its peer is gone) before it closes.
+ *
+ * Threads: the QMP layer serialises calls (one thread in the base and the
+ * transports at a time); nothing here locks.
  */
 #ifndef MERIDIAN_MCA_MSG_H
 #define MERIDIAN_MCA_MSG_H
@@ -41,10 +63,9 @@
 extern "C" {
 #endif
 
-/* 2.0: persistent channels, two-phase start (publish, then connect).
- * 2.1: channel_release. */
-#define MCA_MSG_BASE_VERSION_MAJOR 2
-#define MCA_MSG_BASE_VERSION_MINOR 1
+/* 3.0: transports chosen per peer under a channel layer in the base. */
+#define MCA_MSG_BASE_VERSION_MAJOR 3
+#define MCA_MSG_BASE_VERSION_MINOR 0
 #define MCA_MSG_BASE_VERSION_RELEASE 0
 #define MCA_MSG_BASE_VERSION                                                                       \
     {                                                                                              \
@@ -70,9 +91,9 @@ typedef struct mca_msg_job {
 typedef enum mca_msg_direction { MCA_MSG_SEND = 0, MCA_MSG_RECV = 1 } mca_msg_direction_t;
 
 /* What a channel moves: the message is the blocks of `iov` in order (QMP's
- * strided and indexed memory become one block per run of bytes).  The
- * transport copies the array (not the data) at create time; the memory
- * itself must stay valid until the channel is freed or readdressed. */
+ * strided and indexed memory become one block per run of bytes).  The base
+ * copies the array (not the data) at create time; the memory itself must
+ * stay valid until the channel is freed or readdressed. */
 typedef struct mca_msg_channel_spec {
     mca_msg_direction_t direction;
     int peer; /* job rank; may be this process */
@@ -83,27 +104,30 @@ typedef struct mca_msg_channel_spec {
     int priority;  /* QMP's priority: 0 is highest; a hint */
 } mca_msg_channel_spec_t;
 
-typedef struct mca_msg_channel mca_msg_channel_t; /* owned by the transport */
+/* A channel as the base keeps it.  The QMP layer treats it as opaque;
+ * transports read these fields (never write them) and keep their own state
+ * for it in transport_data. */
+typedef struct mca_msg_channel {
+    mca_msg_direction_t direction;
+    int peer;
+    uint64_t tag;
+    const struct iovec *iov; /* the base's copy of the blocks */
+    size_t iovcnt;
+    size_t nbytes;
+    void *transport_data; /* the transport's (prepare sets it, cleanup frees it) */
+} mca_msg_channel_t;
 
+/* ------------------------------------------------------------------------
+ * The channel interface: what the QMP layer calls.  The base implements it
+ * over the transports (meridian_mca_msg_base_start hands it out).
+ */
 typedef struct mca_msg_base_module mca_msg_base_module_t;
 
 struct mca_msg_base_module {
-    /* Phase 1: the job is whole (the base exchanged node names first).
-     * Open endpoints and publish what peers need to reach this process with
-     * meridian_mca_msg_base_modex_put.  The base then exchanges every
-     * process's data (one fence) and calls connect. */
-    int (*init)(mca_msg_base_module_t *self, const mca_msg_job_t *job);
-    /* Phase 2: read peers' data (meridian_mca_msg_base_modex_get) and get ready to
-     * move bytes to any rank.  A transport may call
-     * meridian_mca_msg_base_modex_exchange again if it needs a second round. */
-    int (*connect)(mca_msg_base_module_t *self);
-    /* Release everything (channels still open are freed). */
-    void (*finalize)(mca_msg_base_module_t *self);
-
     /* Declare a channel: everything that can be computed is computed here
-     * (peer path, registrations, staging space).  MERIDIAN_ERR_BAD_PARAM for
-     * a peer out of range, MERIDIAN_ERR_OUT_OF_RESOURCE when it cannot be
-     * set up; the transport reports why. */
+     * (peer, transport, registrations, staging space).  MERIDIAN_ERR_BAD_PARAM
+     * for a peer out of range, MERIDIAN_ERR_OUT_OF_RESOURCE when it cannot be
+     * set up; the reason is reported. */
     int (*channel_create)(mca_msg_base_module_t *self, const mca_msg_channel_spec_t *spec,
                           mca_msg_channel_t **channel);
     /* New memory for an idle channel (QMP_change_address); same rules as
@@ -117,6 +141,15 @@ struct mca_msg_base_module {
      * tag.  For the QMP layer's own channels after a failure;
      * channel_release is the application's free. */
     void (*channel_free)(mca_msg_base_module_t *self, mca_msg_channel_t *channel);
+    /* Free a channel without cancelling its transfer, as MPI_Request_free
+     * (QMP_free_msghandle): an idle channel goes at once; a started one
+     * completes on its own, as if it were still there -- its send's message
+     * is delivered, its receive takes the message meant for it, into its
+     * memory -- so the messages after it on its (peer, tag) are never
+     * shifted.  Its memory must stay valid until the transfer is over (the
+     * caller learns that from later messages).  The transfer is abandoned
+     * only when its peer dies or the base stops. */
+    void (*channel_release)(mca_msg_base_module_t *self, mca_msg_channel_t *channel);
 
     /* Start a transfer on an idle channel. */
     int (*start)(mca_msg_base_module_t *self, mca_msg_channel_t *channel);
@@ -128,46 +161,187 @@ struct mca_msg_base_module {
      * already complete) is complete. */
     int (*test)(mca_msg_base_module_t *self, mca_msg_channel_t *channel, int *complete);
     /* Wait until all `count` started channels are complete.
-     * timeout_ms < 0: the transport's own limit (e.g. msg_ofi_timeout);
-     * MERIDIAN_ERR_TIMEOUT when the limit passes, MERIDIAN_ERR_UNREACH as
-     * soon as a peer of one of the channels is known dead.  Never hangs.
-     * Idle channels among them count as complete (the QMP layer waits again
-     * on the same list after a timeout); after any return, the completed
-     * ones are idle. */
+     * timeout_ms < 0: msg_base_timeout; MERIDIAN_ERR_TIMEOUT when the limit
+     * passes, MERIDIAN_ERR_UNREACH as soon as a peer of one of the channels
+     * is known dead.  Never hangs.  Idle channels among them count as
+     * complete (the QMP layer waits again on the same list after a
+     * timeout); after any return, the completed ones are idle. */
     int (*wait)(mca_msg_base_module_t *self, mca_msg_channel_t *const *channels, size_t count,
                 int timeout_ms);
     /* Drive outstanding transfers; returns how many completed (>= 0). */
     int (*progress)(mca_msg_base_module_t *self);
-    /* The name of the path to a peer, for messages and tools ("self",
-     * "shm", "ofi:tcp;ofi_rxm", ...).  Never NULL. */
+    /* The transport and path to a peer, for messages and tools ("self",
+     * "sm+cma", "tcp", "ofi:tcp;ofi_rxm", ...).  Never NULL. */
     const char *(*path_name)(mca_msg_base_module_t *self, int peer);
-    /* 2.1: free a channel without cancelling its transfer, as
-     * MPI_Request_free (QMP_free_msghandle): an idle channel goes at once;
-     * a started one completes on its own, as if it were still there -- its
-     * send's message is delivered, its receive takes the message meant for
-     * it, into its memory -- so the messages after it on its (peer, tag)
-     * are never shifted.  Its memory must stay valid until the transfer is
-     * over (the caller learns that from later messages).  The transfer is
-     * abandoned only when its peer dies or the transport finalizes. */
-    void (*channel_release)(mca_msg_base_module_t *self, mca_msg_channel_t *channel);
 };
 
-/* The component's query offers an mca_msg_base_module_t; a transport that
- * cannot run here declines (MERIDIAN_ERR_NOT_AVAILABLE) and says why at its
- * verbosity. */
+/* ------------------------------------------------------------------------
+ * The transport contract: what a msg component's query hands the base.
+ *
+ * Bring-up, in every process alike (the base runs the exchanges, which are
+ * collective: a transport never calls meridian_mca_msg_base_modex_exchange):
+ *
+ *   offer      which peers it reaches, and how well; nothing opened yet
+ *   (the base chooses each peer's transport: the highest offer, ties to the
+ *    name first in alphabetical order; transports given no peer are left
+ *    alone: never initialized, never finalized)
+ *   init       open what the given peers need, publish addresses
+ *              (meridian_mca_msg_base_modex_put)
+ *   -- exchange --
+ *   connect    read the peers' addresses; may publish a second round
+ *   -- exchange --
+ *   ready      read the second round; then it moves bytes
+ *
+ * Callbacks come from the base's calls only (start, test, wait, progress):
+ * a transport completes a channel with meridian_mca_msg_base_complete, from
+ * inside any of its entries.
+ */
+typedef struct mca_msg_transport mca_msg_transport_t;
+
+/* The transport matches (peer, tag) itself (see the top of this file). */
+#define MCA_MSG_TRANSPORT_MATCHES 0x1u
+
+/* The kinds of peer an offer is made for. */
+enum { MCA_MSG_PEER_SELF = 0, MCA_MSG_PEER_NODE = 1, MCA_MSG_PEER_REMOTE = 2 };
+
+struct mca_msg_transport {
+    unsigned flags; /* MCA_MSG_TRANSPORT_* */
+
+    /* How well it reaches each kind of peer: offer[MCA_MSG_PEER_SELF] this
+     * process, offer[MCA_MSG_PEER_NODE] another process of this node,
+     * offer[MCA_MSG_PEER_REMOTE] a process of another node; 0 when it cannot,
+     * else its priority (1-100, its msg_<name>_priority as a rule).  Cheap
+     * (nothing is opened yet), and alike in every process given alike
+     * parameters: each process chooses on its own from its offers, and the
+     * base checks that the two ends of each pair chose alike from theirs. */
+    int (*offer)(mca_msg_transport_t *self, const mca_msg_job_t *job, int offer[3]);
+    /* peers[r] != 0 for the ranks it carries (at least one). */
+    int (*init)(mca_msg_transport_t *self, const mca_msg_job_t *job, const unsigned char *peers);
+    int (*connect)(mca_msg_transport_t *self);
+    int (*ready)(mca_msg_transport_t *self);
+    /* Deliver what was sent (every completed send reaches its peer, or the
+     * peer is gone) within the wait limit, then release everything.  Called
+     * once, after every channel is gone; also after a failed bring-up. */
+    void (*finalize)(mca_msg_transport_t *self);
+
+    /* A channel to one of its peers is declared (or readdressed: prepare
+     * again, after cleanup).  May be NULL.  An error is reported here. */
+    int (*prepare)(mca_msg_transport_t *self, mca_msg_channel_t *channel);
+    /* The channel is freed or readdressed, idle.  May be NULL. */
+    void (*cleanup)(mca_msg_transport_t *self, mca_msg_channel_t *channel);
+    /* Start a send (complete it now or later). */
+    void (*send)(mca_msg_transport_t *self, mca_msg_channel_t *channel);
+    /* MATCHES: start a receive.  Otherwise NULL. */
+    void (*recv)(mca_msg_transport_t *self, mca_msg_channel_t *channel);
+    /* The base matched a receive with a message the transport announced:
+     * move it in (now, or soon: return 1 when the next progress does it).
+     * NULL when it announces nothing. */
+    int (*take)(mca_msg_transport_t *self, mca_msg_channel_t *recv, void *message);
+    /* An announced message nobody will take (its peer died, or the base
+     * stops): forget it.  NULL when it announces nothing. */
+    void (*drop)(mca_msg_transport_t *self, int peer, void *message);
+    /* The base queued a receive that found no message.  May be NULL. */
+    void (*posted)(mca_msg_transport_t *self, mca_msg_channel_t *recv);
+    /* A started channel is abandoned (freed while started, or its peer
+     * died: peer_alive 0): after the call the transport never touches its
+     * memory nor completes it.  The base takes it out of its own queues. */
+    void (*cancel)(mca_msg_transport_t *self, mca_msg_channel_t *channel, int peer_alive);
+    /* The base learned that the peer died (its pid, a time limit, another
+     * transport's word): take in what it sent before, past
+     * msg_base_unexpected_limit too.  May be NULL. */
+    void (*peer_died)(mca_msg_transport_t *self, int peer);
+    /* Move bytes; returns how many events it handled (>= 0). */
+    int (*progress)(mca_msg_transport_t *self);
+    /* The path to a peer it carries ("sm+cma", "ofi:tcp;ofi_rxm"). */
+    const char *(*path_name)(mca_msg_transport_t *self, int peer);
+};
+
+/* The component's query offers an mca_msg_transport_t (as its module) and a
+ * priority; a transport that cannot run here declines
+ * (MERIDIAN_ERR_NOT_AVAILABLE) and says why at its verbosity. */
 typedef struct mca_msg_base_component {
     mca_base_component_t base;
 } mca_msg_base_component_t;
 
-/* The exchange the base gives transports (valid between init and
- * finalize).  Keys are short names; the base scopes them to msg. */
+/* ------------------------------------------------------------------------
+ * What the base gives transports (between offer and finalize).
+ */
+
+/* The exchange.  Keys are short names; the base scopes them to msg and
+ * the transports should prefix theirs with their name ("tcp.addr"). */
 int meridian_mca_msg_base_modex_put(const char *key, const void *data, size_t len);
-/* Commit and fence: afterwards every process's puts are readable. */
+/* Commit and fence: afterwards every process's puts are readable.  The
+ * base's bring-up calls it; transports do not. */
 int meridian_mca_msg_base_modex_exchange(void);
 /* Copy rank's value for key into data (capacity *len); *len becomes its
  * size.  MERIDIAN_ERR_NOT_FOUND when rank published nothing under key,
  * MERIDIAN_ERR_BAD_PARAM (with *len set) when the capacity is too small. */
 int meridian_mca_msg_base_modex_get(int rank, const char *key, void *data, size_t *len);
+
+/* A started channel's transfer is over (status MERIDIAN_SUCCESS, or why
+ * not).  Once per start. */
+void meridian_mca_msg_base_complete(mca_msg_channel_t *channel, int status);
+
+/* Messages to the base's matching (transports without MATCHES).  Per peer,
+ * one message arrives at a time: begin, then more until `total` bytes. */
+/* Whether a message of `total` bytes with `tag` from peer may arrive now: 0
+ * when no receive waits for it and holding it would take the early
+ * messages past msg_base_unexpected_limit -- it should stay with the sender
+ * (in its ring, its connection) until its receive starts (posted). */
+int meridian_mca_msg_base_may_arrive(int peer, uint64_t tag, uint64_t total);
+/* A message's first `len` bytes (len <= total). */
+void meridian_mca_msg_base_arrive_begin(int peer, uint64_t tag, uint64_t total, const void *data,
+                                        size_t len);
+/* A message for one receive in particular (the transport's own protocol
+ * matched it: a rendezvous sent through a ring after all); recv NULL: for a
+ * receive that is gone, its bytes are dropped. */
+void meridian_mca_msg_base_arrive_into(int peer, mca_msg_channel_t *recv, uint64_t total,
+                                       const void *data, size_t len);
+/* The next bytes of the message under way. */
+void meridian_mca_msg_base_arrive_more(int peer, const void *data, size_t len);
+/* The bytes of the message under way still to come (0: none under way). */
+size_t meridian_mca_msg_base_arrive_left(int peer);
+/* Where the next bytes of the message under way go, to read them straight
+ * into place: up to max pieces covering at most `bytes`; 0 pieces when its
+ * receive's blocks average fewer than min_block bytes (reading through a
+ * buffer is cheaper then).  Then meridian_mca_msg_base_arrive_placed. */
+size_t meridian_mca_msg_base_arrive_pieces(int peer, struct iovec *pieces, size_t max,
+                                           size_t bytes, size_t min_block);
+void meridian_mca_msg_base_arrive_placed(int peer, size_t len);
+/* A message whose bytes stay with the transport until a receive takes it:
+ * the base calls the transport's take with it once a receive matches (at
+ * once when one waits), or drop. */
+void meridian_mca_msg_base_announce(int peer, uint64_t tag, uint64_t total, void *message);
+/* A message the base gave to take that the transport did not move (the
+ * receive was cancelled first): first in line again for the next receive
+ * of its (peer, tag). */
+void meridian_mca_msg_base_announce_again(int peer, uint64_t tag, uint64_t total, void *message);
+/* An announced message that is no longer there (its send was freed). */
+void meridian_mca_msg_base_withdraw(int peer, uint64_t tag, void *message);
+
+/* A receive takes at most its size: 1 when `total` fits, else 0 after the
+ * base reported it and completed the receive with MERIDIAN_ERR_BAD_PARAM
+ * (`got`: what to say of the message, NULL for its size). */
+int meridian_mca_msg_base_fits(mca_msg_channel_t *recv, uint64_t total, const char *got);
+
+/* The peer is gone (why: "closed its connection", ...): reported once, and
+ * every started channel with it fails with MERIDIAN_ERR_UNREACH. */
+void meridian_mca_msg_base_peer_died(int peer, const char *why);
+/* 1 once the peer is known dead. */
+int meridian_mca_msg_base_peer_dead(int peer);
+/* Whether any started channel or message under way involves the peer. */
+int meridian_mca_msg_base_peer_busy(int peer);
+
+/* Text for messages: "rank 3 (node h2, path tcp)", "the send to rank 3
+ * (...) with tag 0x10"; into buffer (truncated to size), returns buffer. */
+const char *meridian_mca_msg_base_peer_text(int peer, char *buffer, size_t size);
+const char *meridian_mca_msg_base_channel_text(const mca_msg_channel_t *channel, char *buffer,
+                                               size_t size);
+/* The wait limit (msg_base_timeout) in seconds, 0 for none. */
+int meridian_mca_msg_base_timeout(void);
+/* 1 when this node runs more of the job's processes than it has cores
+ * (waits give the core away instead of spinning). */
+int meridian_mca_msg_base_oversubscribed(void);
 
 extern mca_base_framework_t meridian_msg_base_framework;
 

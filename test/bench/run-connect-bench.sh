@@ -13,7 +13,7 @@
 # together: the job's first such exchange opens every pair's connection
 # (both transports connect lazily, at a pair's first message), the second
 # finds them open; first minus second is what connecting costs.  QMP runs
-# with msg_ofi_shm=off (its own TCP sockets: the tcp path, checked once
+# with --mca msg ^sm (its own TCP sockets: the tcp transport, checked once
 # with msg_base_verbose=info), Open MPI with `--mca pml ob1 --mca btl
 # tcp,self`.  Each process count of BENCH_CONNECT_NP (default "2 16"; more
 # than this node's cores runs with --oversubscribe, without binding) runs
@@ -108,7 +108,9 @@ once() {
     cat "$work/row" >>"$work/rows"
 }
 # The environment of QMP's runs (the command after mpirun: env VAR=VALUE ...).
-tcp_path=${mca_env_prefix}msg_ofi_shm=off
+tcp_path=${mca_env_prefix}msg=^sm
+# A build from before the transports were components names it otherwise.
+before_tcp_path=${mca_env_prefix}msg_ofi_shm=off
 
 # check_tcp LABEL COMMAND...: QMP's run must take the tcp path; each rank
 # names its path to each peer at msg_base_verbose=info.
@@ -122,11 +124,11 @@ check_tcp() {
     if ! grep -q 'rank 0 -> rank 1: tcp$' "$work/verbose" || ! grep -q 'rank 1 -> rank 0: tcp$' "$work/verbose"; then
         fail "$label does not take the tcp path: $(grep -- '-> rank' "$work/verbose" | tr '\n' ' ')"
     fi
-    echo "$label, msg_base_verbose=info: $(grep -- 'rank 0 -> rank 1' "$work/verbose" | sed 's/.*msg ofi: //')"
+    echo "$label, msg_base_verbose=info: $(grep -- 'rank 0 -> rank 1' "$work/verbose" | sed 's/.*msg\( ofi\)*: //')"
 }
 check_tcp QMP env "$tcp_path" "$BENCH_CONNECT_QMP"
 [ -z "$before" ] ||
-    check_tcp "QMP before" env "$tcp_path" "$component_path_var=$before_path" "$before_libs" "$before_program"
+    check_tcp "QMP before" env "$before_tcp_path" "$component_path_var=$before_path" "$before_libs" "$before_program"
 
 : >"$work/rows"
 echo "Timing $runs runs at $(echo "$nps" | sed 's/ /, /g') processes after one untimed round, alternating ..."
@@ -143,7 +145,7 @@ while [ "$round" -le "$runs" ]; do
         once QMP "$np" env "$tcp_path" "$BENCH_CONNECT_QMP"
         once "Open MPI" "$np" --mca pml ob1 --mca btl tcp,self "$work/bench_connect_mpi"
         [ -z "$before" ] || once "QMP before" "$np" \
-            env "$tcp_path" "$component_path_var=$before_path" "$before_libs" "$before_program"
+            env "$before_tcp_path" "$component_path_var=$before_path" "$before_libs" "$before_program"
     done
     [ "$round" -gt 0 ] || cp "$work/rows.keep" "$work/rows"
     round=$((round + 1))
@@ -153,7 +155,7 @@ ompi_version=$("$MPIRUN" --version 2>/dev/null | sed -n '1s/.*(Open MPI) *//p')
 echo
 echo "What connecting costs: the first all-to-all of 8-byte messages minus the second, slowest process;"
 echo "medians of $runs runs in us on $(uname -n) ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg));" \
-    "QMP: tcp path (msg_ofi_shm=off); Open MPI ${ompi_version:-?}: pml ob1, btl tcp,self"
+    "QMP: tcp transport (--mca msg ^sm); Open MPI ${ompi_version:-?}: pml ob1, btl tcp,self"
 awk -F'|' -v before="$before" "$bench_median_awk"'
     { key = $1 "|" $2; if (!($1 in seen)) { seen[$1] = 1; nps[++n] = $1 }
       first[key] = first[key] " " $3; second[key] = second[key] " " $4; connect[key] = connect[key] " " ($3 - $4) }

@@ -2,7 +2,7 @@
 # Benchmark between two hosts: bench-qmp's cases (ping-pong 8 B .. 4 MiB,
 # the two halos, the global sum) with one process on each of two simulated
 # hosts (contrib/cluster/cluster.sh: h1 and h2 on switch data0), QMP over
-# its tcp path (libfabric's tcp;ofi_rxm with MERIDIAN_MCA_msg_ofi_tcp=off in
+# its tcp transport (libfabric's tcp;ofi_rxm with MERIDIAN_MCA_msg=^tcp in
 # the environment: the cluster's agent hands mpirun's environment to the
 # other host) and Open MPI over its btl tcp, both on the hosts' eth0 (the
 # same bridge), mpirun's own traffic on mgmt0.  Goal as bench-qmp's:

@@ -1,5 +1,5 @@
 # Sourced by pnet_hosts.sh (mpirun), slurm_hosts.sh (srun) and, for hosts_up,
-# test/qmp_ofi/tcp_attack_hosts.sh: the checks of a job of cluster_peer, six
+# test/msg/tcp_attack_hosts.sh: the checks of a job of cluster_peer, six
 # processes on h1-h3 two by two (ranks 0 and 1 on h1, 2 and 3 on h2, 4 and 5
 # on h3), of pmix_reader in such a job, and of two such jobs at once,
 # whichever launcher started them.

@@ -1,5 +1,5 @@
-// libFuzzer target for the tcp path's handshake (components/qmp_ofi/
-// qmp_ofi_tcp_auth.cc): the hello a listener reads from a stranger and the
+// libFuzzer target for the tcp transport's handshake (components/msg_tcp/
+// msg_tcp_auth.cc): the hello a listener reads from a stranger and the
 // answer a connecting process reads back.  The input is a hello (80 bytes)
 // and an answer (40 bytes), short inputs padded with zeros.
 // Promises checked besides "nothing crashes":
@@ -11,7 +11,7 @@
 //   - an answer counts only when it is the one the listener's key makes.
 // Any broken promise aborts with the reason, which libFuzzer reports as a crash.
 //
-// fuzz-sources: components/qmp_ofi/qmp_ofi_tcp_auth.cc
+// fuzz-sources: components/msg_tcp/msg_tcp_auth.cc
 // fuzz-libs: -lsodium
 #include <algorithm>
 #include <cstddef>
@@ -19,13 +19,13 @@
 #include <cstring>
 #include <string>
 
-#include "components/qmp_ofi/qmp_ofi_tcp_auth.hpp"
+#include "components/msg_tcp/msg_tcp_auth.hpp"
 #include "fuzz_support.hpp"
 
 namespace
 {
 
-namespace tcp = meridian::msg_ofi::tcp;
+namespace tcp = meridian::msg_tcp;
 
 [[noreturn]] void broken(const std::string &promise)
 {

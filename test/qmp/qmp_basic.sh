@@ -25,7 +25,7 @@ init_case() {
     esac
     # shellcheck disable=SC2086 # $geom is two words
     qmp_run "init, $level, np=$np" "$np" qmp_init_test app-level="$level" app-np="$procs" \
-        -qmp-geom $geom app-first --mca msg_ofi_timeout 30 -qmp-alloc-map 1 0 app-second \
+        -qmp-geom $geom app-first --mca msg_base_timeout 30 -qmp-alloc-map 1 0 app-second \
         --tune "$tune" -qmp-logic-map 0 1 -qmp-job 1 1 app-last || return
     # The --tune file was applied: each process's transport said it was up.
     ups=$(grep -c 'transport .* up: rank' "$QMP_ERR" "$QMP_OUT" | awk -F: '{s += $NF} END {print s}')

@@ -6,12 +6,12 @@
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
 
-qmp_expect_path "default path" "shm(\+cma)?"
+qmp_expect_path "default path" "sm(\+cma)?"
 # 3: a group that is not a power of two (the schedules fold it).
 for np in $QMP_SHAPES 3; do
     qmp_run "collectives (default), np=$np" "$np" qmp_coll_test
 done
-qmp_setp msg_ofi_shm off
+qmp_setp msg ^sm
 qmp_setp msg_ofi_provider tcp
 qmp_expect_path "libfabric's tcp" "ofi:tcp;ofi_rxm"
 for np in 2 4; do

@@ -3,7 +3,7 @@
 # (qmp_hosts_lib.sh), one process on each: on a clean link, on a link that
 # loses 5 % of its packets and delays them 2 ms (netem, or the cluster's link
 # emulator), and on one taken down during the run, which must end in an
-# error within msg_ofi_timeout, not a hang.  Needs root and iproute2.
+# error within msg_base_timeout, not a hang.  Needs root and iproute2.
 # shellcheck source=qmp_hosts_lib.sh
 . "$QMP_TEST_SRC/qmp_hosts_lib.sh"
 
@@ -39,8 +39,8 @@ else
 fi
 
 # h2's data link goes down 3 s into a long run: QMP's wait ends with an
-# error within msg_ofi_timeout (5 s), the job ends, nothing hangs.
-qmp_setp msg_ofi_timeout 5
+# error within msg_base_timeout (5 s), the job ends, nothing hangs.
+qmp_setp msg_base_timeout 5
 (
     sleep 3
     "$CLUSTER" link h2 eth0 down
@@ -52,10 +52,10 @@ rc=$?
 secs=$(($(date +%s) - start))
 wait $downer
 "$CLUSTER" link h2 eth0 up
-qmp_unsetp msg_ofi_timeout
+qmp_unsetp msg_base_timeout
 said=$(grep -E '^qmp_halo: node [01]: (halo exchange|QMP_sum_double)' "$QMP_ERR" | head -n 1)
 if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $rc -eq 137 ] || [ -z "$said" ] || [ $secs -gt 40 ]; then
-    qmp_fail "link down during the halo: expected a QMP error within msg_ofi_timeout (5 s) after the link went down (3 s in), found exit $rc after $secs s:"
+    qmp_fail "link down during the halo: expected a QMP error within msg_base_timeout (5 s) after the link went down (3 s in), found exit $rc after $secs s:"
     qmp_show_output
 else
     echo "ok: link down during the halo: exit $rc after $secs s; $said"

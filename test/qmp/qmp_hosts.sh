@@ -14,7 +14,7 @@
 qmp_setp msg_base_verbose info
 qmp_launch 4 qmp_init_test app-np=4
 qmp_unsetp msg_base_verbose
-for pair in "0 -> rank 2: shm(\+cma)?" "1 -> rank 3: shm(\+cma)?" "0 -> rank 1: tcp" \
+for pair in "0 -> rank 2: sm(\+cma)?" "1 -> rank 3: sm(\+cma)?" "0 -> rank 1: tcp" \
     "3 -> rank 0: tcp"; do
     if ! grep -Eq "rank $pair\$" "$QMP_OUT" "$QMP_ERR"; then
         qmp_fail "np=4 on h1 and h2: expected the path rank $pair; the transport said:"

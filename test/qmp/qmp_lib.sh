@@ -128,7 +128,7 @@ qmp_expect_path() {
     qmp_have_mpirun || return 0
     if [ "$(qmp_host_of 0)" != "$(qmp_host_of 1)" ]; then
         case $2 in
-        shm*) set -- "$1 (between hosts)" "tcp" ;;
+        sm*) set -- "$1 (between hosts)" "tcp" ;;
         *) set -- "$1 (between hosts)" "$2" ;;
         esac
     fi

@@ -11,13 +11,13 @@
 paths="default libfabric tcp"
 for path in $paths; do
     if [ "$path" = libfabric ]; then
-        qmp_setp msg_ofi_shm off
+        qmp_setp msg ^sm
         qmp_setp msg_ofi_provider tcp
         mem_shapes="2 4"
         channel_cases="2:2x1 4:2x2"
         qmp_expect_path "libfabric's tcp" "ofi:tcp;ofi_rxm"
     elif [ "$path" = tcp ]; then
-        qmp_setp msg_ofi_shm off
+        qmp_setp msg ^sm
         qmp_unsetp msg_ofi_provider
         mem_shapes="2 4"
         channel_cases="2:2x1 4:2x2"
@@ -25,7 +25,7 @@ for path in $paths; do
     else
         mem_shapes=$QMP_SHAPES
         channel_cases="0:1 1:1x1x1x1 2:2 2:2x1 3:3 4:4 4:2x2 4:1x4x1"
-        qmp_expect_path "default path" "shm(\+cma)?"
+        qmp_expect_path "default path" "sm(\+cma)?"
     fi
     for np in $mem_shapes; do
         qmp_run "message memory ($path), np=$np" "$np" qmp_mem_test
@@ -40,9 +40,9 @@ for path in $paths; do
     qmp_run "handles freed while started ($path), np=2" 2 qmp_free_test
     qmp_run "handles freed while started ($path), np=4" 4 qmp_free_test
     if [ "$path" = default ]; then
-        qmp_setp msg_ofi_cma off
-        qmp_run "handles freed while started (default, msg_ofi_cma=off), np=2" 2 qmp_free_test
-        qmp_unsetp msg_ofi_cma
+        qmp_setp msg_sm_cma off
+        qmp_run "handles freed while started (default, msg_sm_cma=off), np=2" 2 qmp_free_test
+        qmp_unsetp msg_sm_cma
     fi
 done
 exit $qmp_status

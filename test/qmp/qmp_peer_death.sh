@@ -1,9 +1,9 @@
 #!/bin/sh
 # A killed peer gives an error, not a hang; so does a silent one, after
-# msg_ofi_timeout.  Two processes under mpirun.  Open MPI's mpirun ends the
+# msg_base_timeout.  Two processes under mpirun.  Open MPI's mpirun ends the
 # job when a process dies (SIGTERM, then SIGKILL after
 # odls_base_sigkill_timeout seconds): node 0 ignores SIGTERM and the kill
-# timeout is longer than msg_ofi_timeout, so node 0 has the time to see the
+# timeout is longer than msg_base_timeout, so node 0 has the time to see the
 # error and say so; with --enable-recovery mpirun lets node 0 run to its end.
 # Node 0's verdict goes to stdout and to a report file (checked, not only
 # the exit code, which mpirun decides).
@@ -23,13 +23,13 @@ peer_case() {
     name=$1 ofi_timeout=$2 limit=$3 mpirun_args=$4
     shift 4
     : >"$report"
-    qmp_setp msg_ofi_timeout "$ofi_timeout"
+    qmp_setp msg_base_timeout "$ofi_timeout"
     start=$(date +%s)
     QMP_MPIRUN_ARGS=$mpirun_args \
         qmp_launch 2 qmp_peer_death_test app-limit="$limit" app-report="$report" "$@"
     rc=$?
     secs=$(($(date +%s) - start))
-    qmp_unsetp msg_ofi_timeout
+    qmp_unsetp msg_base_timeout
     ok=yes
     grep -Eq '^peer .*: QMP_(wait|sum_double) returned' "$report" || ok=no
     grep -q '^ok: qmp_peer_death_test' "$report" || ok=no
@@ -57,11 +57,11 @@ peer_case "killed peer, error function installed" 3 4 "--mca odls_base_sigkill_t
 # dead peer.
 peer_case "killed peer, QMP's default error function" 3 4 "--enable-recovery" app-mode=kill
 peer_case "killed peer during QMP_sum_double" 3 4 "--enable-recovery" app-mode=kill-sum
-qmp_setp msg_ofi_shm off
+qmp_setp msg ^sm
 qmp_setp msg_ofi_provider tcp
 peer_case "killed peer (tcp path)" 3 4 "--enable-recovery" app-mode=kill
 peer_case "killed peer during QMP_sum_double (tcp path)" 3 4 "--enable-recovery" app-mode=kill-sum
-qmp_unsetp msg_ofi_shm
+qmp_unsetp msg
 qmp_unsetp msg_ofi_provider
-peer_case "silent peer, msg_ofi_timeout 2" 2 4 "" app-mode=silent app-handler=yes
+peer_case "silent peer, msg_base_timeout 2" 2 4 "" app-mode=silent app-handler=yes
 exit $qmp_status

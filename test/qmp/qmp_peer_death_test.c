@@ -1,10 +1,10 @@
 /* A peer that dies or stays silent gives an error, not a hang (2 processes).
  *   app-mode=kill     node 1 SIGKILLs itself while node 0 waits on a receive
  *                     from it; node 0's QMP_wait must fail within
- *                     msg_ofi_timeout (app-limit=S seconds) and say why
+ *                     msg_base_timeout (app-limit=S seconds) and say why
  *   app-mode=kill-sum the same while node 0 is in QMP_sum_double
  *   app-mode=silent   node 1 never sends; node 0's QMP_wait fails with
- *                     QMP_TIMEOUT after msg_ofi_timeout (app-limit=S), then
+ *                     QMP_TIMEOUT after msg_base_timeout (app-limit=S), then
  *                     both meet in a barrier
  *   app-handler=yes   node 0 installs an error function first: it must be
  *                     called once for the failed wait (or sum), with its
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     }
     if (!kill_mode) {
         if (took < limit * 0.5) {
-            report("FAIL rank 0: QMP_wait gave up after %.2f s, before msg_ofi_timeout (%.0f s)",
+            report("FAIL rank 0: QMP_wait gave up after %.2f s, before msg_base_timeout (%.0f s)",
                    took, limit);
             failed = 1;
         }

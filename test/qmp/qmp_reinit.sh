@@ -2,14 +2,14 @@
 # QMP started again in the same processes (qmp_reinit_test: init -> sum ->
 # 1 MiB broadcast -> finalize, twice): alone, and 20 runs in a row under
 # mpirun -np 2 (a lost message used to show in most of them), 5 with
-# msg_ofi_cma=off and 5 with 4 processes.  Every run is bounded
-# (msg_ofi_timeout 5, each run ended after 60 s); every process's sum of
+# msg_sm_cma=off and 5 with 4 processes.  Every run is bounded
+# (msg_base_timeout 5, each run ended after 60 s); every process's sum of
 # every round is checked, and the transport's path to the neighbour must be
 # the same in both rounds.
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
 
-qmp_setp msg_ofi_timeout 5
+qmp_setp msg_base_timeout 5
 QMP_RUN_LIMIT=60
 
 # reinit_case NAME NP ROUNDS: one run; every process printed every round's
@@ -61,13 +61,13 @@ if qmp_have_mpirun; then
     done
     qmp_unsetp msg_base_verbose
     echo "re-init under mpirun -np 2: $passed of 20 runs passed"
-    qmp_setp msg_ofi_cma off
+    qmp_setp msg_sm_cma off
     i=1
     while [ $i -le 5 ]; do
-        reinit_case "init, sum, finalize twice, np=2, msg_ofi_cma=off, run $i of 5" 2 2
+        reinit_case "init, sum, finalize twice, np=2, msg_sm_cma=off, run $i of 5" 2 2
         i=$((i + 1))
     done
-    qmp_unsetp msg_ofi_cma
+    qmp_unsetp msg_sm_cma
     i=1
     while [ $i -le 5 ]; do
         reinit_case "init, sum, finalize twice, np=4, run $i of 5" 4 2

@@ -7,7 +7,7 @@
  * FAIL lines for what went wrong; after the last round "ok: qmp_reinit_test
  * (rank R of N)" when every round of this process was right (the drivers
  * check the lines of every process and round, not only the ok).  Every
- * wait is bounded by msg_ofi_timeout; the watchdog ends a hang. */
+ * wait is bounded by msg_base_timeout; the watchdog ends a hang. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -256,7 +256,7 @@ START_TEST(declare_handle_and_memory_without_memory)
 }
 END_TEST
 
-// The transport's vtable, driven directly as test/qmp_ofi/ofi_driver.cc does.
+// The msg base's channel interface, driven directly as test/msg/msg_driver.cc does.
 struct Transport {
     mca_msg_base_module_t *module = nullptr;
     const mca_msg_job_t *job = nullptr;

@@ -1,0 +1,206 @@
+// The msg base's channel layer: channels over the transports chosen per
+// peer, matching per (peer, tag) in start order for the transports that do
+// not match themselves, messages that arrive early, waits that time out,
+// dead peers.  One instance while the base is started (msg_base_start.cc
+// makes it); the QMP layer serialises calls, so nothing here locks.
+#ifndef MERIDIAN_MCA_MSG_BASE_MSG_LAYER_HPP
+#define MERIDIAN_MCA_MSG_BASE_MSG_LAYER_HPP
+
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mca/msg/base/msg_iov.hpp"
+#include <meridian/mca/msg/msg.h>
+#include <meridian/opal/util/error.h>
+
+namespace meridian::msg
+{
+
+enum class Phase : std::uint8_t { idle, active, done };
+
+struct Matching;
+
+struct Channel : mca_msg_channel_t {
+    std::vector<iovec> blocks; // iov points here
+    mca_msg_transport_t *transport = nullptr;
+    bool matches = false; // the transport matches its receives
+    Phase phase = Phase::idle;
+    int status = MERIDIAN_SUCCESS;
+    Matching *matching = nullptr; // its (peer, tag)'s queues (stable), when the base matches
+    bool released = false;        // freed while started: goes once its transfer is over
+};
+
+// A message that arrived before its receive was started: its bytes (eager),
+// or the transport's handle on bytes still with the sender (announced).
+struct Unexpected {
+    enum class Kind : std::uint8_t { eager, announced } kind = Kind::eager;
+    std::uint64_t total = 0;
+    std::unique_ptr<std::byte[]> data; // eager: the message (capacity data_capacity)
+    std::size_t data_capacity = 0;
+    std::size_t arrived = 0;
+    void *message = nullptr; // announced
+};
+
+struct Matching {
+    std::deque<Channel *> posted;                       // receives, in start order
+    std::deque<std::unique_ptr<Unexpected>> unexpected; // messages, in arrival order
+};
+
+// The message whose bytes are arriving from a peer.
+struct Incoming {
+    bool active = false;
+    Channel *recv = nullptr;     // straight into a started receive
+    Unexpected *stash = nullptr; // into an early buffer
+    std::size_t total = 0;
+    std::size_t got = 0;
+    IovCursor cursor; // recv's blocks
+};
+
+struct Peer {
+    mca_msg_transport_t *transport = nullptr;
+    int node = 0;
+    pid_t pid = 0; // same node, and visible here: watched while waiting
+    std::uint64_t start_time = 0;
+    bool dead = false;
+    Incoming incoming;
+    std::unordered_map<std::uint64_t, Matching> match; // never erased
+    std::uint64_t last_tag = 0;        // the tag of the last message that arrived,
+    Matching *last_matching = nullptr; // and its queues: a halo's ring repeats few tags
+    std::string node_name;             // for messages, read when first needed
+};
+
+struct Params {
+    int timeout_s = 300;              // msg_base_timeout; 0: no limit
+    int liveness_ms = 5;              // msg_base_liveness
+    std::size_t unexpected_limit = 0; // msg_base_unexpected_limit
+};
+
+class Layer
+{
+  public:
+    using Clock = std::chrono::steady_clock;
+
+    Layer(const mca_msg_job_t &job, Params params);
+    Layer(const Layer &) = delete;
+    Layer &operator=(const Layer &) = delete;
+    ~Layer();
+
+    // Bring-up (msg_base_start.cc).
+    void set_transport(int rank, mca_msg_transport_t *transport, const char *name);
+    void add_active(mca_msg_transport_t *transport) { active_.push_back(transport); }
+    void watch_pid(int rank, pid_t pid, std::uint64_t start_time);
+    // Every channel goes (abandoned as channel_free does), and every early
+    // message a transport announced is dropped: before transports finalize.
+    void drop_all();
+
+    // The channel interface.
+    int channel_create(const mca_msg_channel_spec_t &spec, Channel **channel);
+    int channel_readdress(Channel &channel, const iovec *iov, std::size_t iovcnt);
+    void channel_free(Channel *channel);
+    void channel_release(Channel *channel);
+    int start(Channel &channel);
+    int test(Channel &channel, int *complete);
+    int wait(Channel *const *channels, std::size_t count, int timeout_ms);
+    int progress();
+    const char *path_name(int peer);
+
+    // What transports call (msg.h).
+    void complete(Channel &channel, int status)
+    {
+        channel.phase = Phase::done;
+        channel.status = status;
+        ++completed_;
+    }
+    bool may_arrive(int rank, std::uint64_t tag, std::uint64_t total);
+    void arrive_begin(int rank, std::uint64_t tag, std::size_t total, const std::byte *data,
+                      std::size_t len);
+    void arrive_into(int rank, Channel *recv, std::size_t total, const std::byte *data,
+                     std::size_t len);
+    void arrive_more(int rank, const std::byte *data, std::size_t len);
+    std::size_t arrive_left(int rank) const;
+    std::size_t arrive_pieces(int rank, iovec *pieces, std::size_t max, std::size_t bytes,
+                              std::size_t min_block);
+    void arrive_placed(int rank, std::size_t len);
+    void announce(int rank, std::uint64_t tag, std::uint64_t total, void *message, bool first);
+    void withdraw(int rank, std::uint64_t tag, void *message);
+    bool fits(Channel &recv, std::uint64_t total, const char *got);
+    void peer_died(int rank, const std::string &why);
+    bool peer_dead(int rank) const { return peers_[static_cast<std::size_t>(rank)].dead; }
+    bool peer_busy(int rank) const;
+    std::string describe(int rank);
+    std::string channel_text(const Channel &channel);
+    const Params &params() const { return params_; }
+    bool oversubscribed() const { return oversubscribed_; }
+    int size() const { return job_.size; }
+
+  private:
+    Peer &peer(int rank) { return peers_[static_cast<std::size_t>(rank)]; }
+    Matching &matching_for(Peer &peer, std::uint64_t tag)
+    {
+        if (peer.last_matching == nullptr || peer.last_tag != tag) {
+            peer.last_matching = &peer.match[tag];
+            peer.last_tag = tag;
+        }
+        return *peer.last_matching;
+    }
+    const std::string &node_name(int rank);
+    void start_recv_matched(Peer &peer, Channel &recv);
+    void take_first(Peer &peer, Channel &recv, const std::byte *data, std::size_t len,
+                    std::size_t total);
+    void arrived(Incoming &incoming, std::size_t len);
+    void deliver_eager(Channel &recv, Unexpected &message);
+    void take_announced(Channel &recv, Unexpected &message);
+    std::unique_ptr<Unexpected> make_unexpected(std::size_t total);
+    void recycle(Unexpected &message);
+    void detach(Channel &channel, bool peer_alive);
+    void reap_released();
+    void drop_unexpected(int rank, Unexpected &message);
+    void too_long(Channel &recv, const std::string &got);
+    // Dead peers and time (msg_base_wait.cc)
+    bool check_liveness(Channel *const *channels, std::size_t count);
+    bool receive_from_dead(Peer &peer, Channel &recv);
+    void end_with_dead_peer(Channel &channel);
+    void idle(Clock::time_point since);
+    static void relax(std::uint32_t idle_polls);
+
+    Params params_;
+    mca_msg_job_t job_{};
+    std::vector<int> node_of_;
+    std::vector<int> local_rank_of_;
+    std::string nspace_;
+    std::vector<Peer> peers_;
+    std::vector<int> watched_; // ranks whose pids are watched
+    std::unordered_map<mca_msg_transport_t *, std::string> names_;
+    std::vector<mca_msg_transport_t *> active_; // progressed, best priority first
+    std::unordered_map<Channel *, std::unique_ptr<Channel>> channels_;
+    // Released while started (channel_release): they complete on their own
+    // and progress frees them then.
+    std::vector<Channel *> released_;
+    std::vector<std::unique_ptr<Unexpected>> pool_; // early buffers for reuse
+    std::size_t pooled_bytes_ = 0;                  // their capacity
+    std::size_t unexpected_bytes_ = 0;              // bytes of early messages held
+    std::uint64_t completed_ = 0;
+    bool deferred_ = false; // a transport's take left work for the next progress
+    bool oversubscribed_ = false;
+    Clock::time_point next_liveness_{};
+};
+
+// The layer while the base is started (nullptr otherwise).
+Layer *layer();
+// What the QMP layer calls (msg_base_channels.cc).
+extern mca_msg_base_module_t channel_interface;
+// The base's parameters as they are now (msg_base_frame.cc).
+Params current_params();
+
+} // namespace meridian::msg
+
+#endif
