@@ -120,9 +120,9 @@ int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
     VERBOSE(INFO,
             "msg ofi: libfabric provider %s, domain %s (%u tag bits, iov limit %zu/%zu, "
             "inject %zu, %s registration), %s%s",
-            endpoint_->provider().c_str(), endpoint_->domain_name().c_str(),
-            endpoint_->tag_bits(), endpoint_->tx_iov_limit(), endpoint_->rx_iov_limit(),
-            endpoint_->inject_size(), endpoint_->needs_registration() ? "local" : "no",
+            endpoint_->provider().c_str(), endpoint_->domain_name().c_str(), endpoint_->tag_bits(),
+            endpoint_->tx_iov_limit(), endpoint_->rx_iov_limit(), endpoint_->inject_size(),
+            endpoint_->needs_registration() ? "local" : "no",
             endpoint_->bound_to().empty() ? "address chosen by libfabric: "
                                           : "bound to the pnet endpoint ",
             endpoint_->bound_to().empty() ? endpoint_->unbound_reason().c_str()
@@ -378,8 +378,7 @@ void Transport::complete(Op *op, std::size_t len, int error, const std::string &
         // Providers disagree on what olen counts (the dropped bytes, or the
         // whole message): no size to quote.
         (void)len;
-        meridian_mca_msg_base_fits(channel, channel->nbytes + 1,
-                                   "libfabric reported a truncation");
+        meridian_mca_msg_base_fits(channel, channel->nbytes + 1, "libfabric reported a truncation");
         return;
     }
     if (error != 0) {

@@ -75,8 +75,8 @@ class Transport
 
     Params params_;
     mca_msg_job_t job_{};
-    std::vector<int> ranks_;            // its peers
-    std::vector<fi_addr_t> addresses_;  // by rank
+    std::vector<int> ranks_;           // its peers
+    std::vector<fi_addr_t> addresses_; // by rank
     std::unique_ptr<Endpoint> endpoint_;
     std::string path_ = "ofi";
     std::unordered_map<std::uint64_t, std::uint64_t> folded_tags_; // tags that did not fit

@@ -66,8 +66,8 @@ void send(mca_msg_transport_t *, mca_msg_channel_t *channel)
             } else {
                 std::vector<std::byte> packed(channel->nbytes);
                 meridian::msg::IovCursor(blocks(channel)).gather(packed.data(), channel->nbytes);
-                meridian_mca_msg_base_arrive_begin(me, channel->tag, channel->nbytes,
-                                                   packed.data(), packed.size());
+                meridian_mca_msg_base_arrive_begin(me, channel->tag, channel->nbytes, packed.data(),
+                                                   packed.size());
             }
             meridian_mca_msg_base_complete(channel, MERIDIAN_SUCCESS);
             return;
@@ -96,16 +96,14 @@ int take(mca_msg_transport_t *, mca_msg_channel_t *recv, void *message)
 
 void drop(mca_msg_transport_t *, int, void *message)
 {
-    meridian::c_boundary_void("msg_self drop", [&] {
-        std::erase(waiting, static_cast<mca_msg_channel_t *>(message));
-    });
+    meridian::c_boundary_void(
+        "msg_self drop", [&] { std::erase(waiting, static_cast<mca_msg_channel_t *>(message)); });
 }
 
 void cancel(mca_msg_transport_t *, mca_msg_channel_t *channel, int)
 {
     meridian::c_boundary_void("msg_self cancel", [&] {
-        if (channel->direction == MCA_MSG_SEND &&
-            std::erase(waiting, channel) > 0) {
+        if (channel->direction == MCA_MSG_SEND && std::erase(waiting, channel) > 0) {
             meridian_mca_msg_base_withdraw(channel->peer, channel->tag, channel);
         }
     });
@@ -167,7 +165,7 @@ int register_params(const mca_base_component_t *self)
             return index;
         }
         return meridian_mca_base_param_set_bounds(index, 0, 1 << 30) < 0 ? MERIDIAN_ERROR
-                                                                          : MERIDIAN_SUCCESS;
+                                                                         : MERIDIAN_SUCCESS;
     });
 }
 

@@ -257,8 +257,7 @@ int progress(mca_msg_transport_t *)
 
 const char *path_name(mca_msg_transport_t *, int peer)
 {
-    return meridian::c_boundary("msg_sm path_name",
-                                meridian::CFailure<const char *>{"sm", "sm"},
+    return meridian::c_boundary("msg_sm path_name", meridian::CFailure<const char *>{"sm", "sm"},
                                 [&] { return instance() ? transport().path_name(peer) : "sm"; });
 }
 

@@ -99,7 +99,8 @@ int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
     for (int r = 0; r < job.size; ++r) {
         Peer &p = peer(r);
         p.local_rank = job.local_rank_of[static_cast<std::size_t>(r)];
-        if (peers[r] != 0 && r != job.rank && job.node_of[static_cast<std::size_t>(r)] == job.node) {
+        if (peers[r] != 0 && r != job.rank &&
+            job.node_of[static_cast<std::size_t>(r)] == job.node) {
             p.mine = true;
             ranks_.push_back(r);
         }
@@ -117,10 +118,9 @@ int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
         params_.slots = slots;
     }
     const std::string name = segment_name();
-    auto segment =
-        Segment::create(name, static_cast<std::uint32_t>(job.local_size),
-                        static_cast<std::uint32_t>(params_.slots),
-                        static_cast<std::uint32_t>(params_.slot_bytes));
+    auto segment = Segment::create(name, static_cast<std::uint32_t>(job.local_size),
+                                   static_cast<std::uint32_t>(params_.slots),
+                                   static_cast<std::uint32_t>(params_.slot_bytes));
     if (!segment) {
         return fail(segment.error().status, segment.error().message);
     }
@@ -149,10 +149,9 @@ int Transport::connect_peer(int rank, Peer &p, std::vector<std::uint8_t> &readab
                     segment.error().message + " (of " + describe(rank) + ")");
     }
     if (segment->rings() != static_cast<std::uint32_t>(job_.local_size)) {
-        return fail(MERIDIAN_ERR_UNREACH, "msg sm: " + describe(rank) + " counts " +
-                                              std::to_string(segment->rings()) +
-                                              " processes on its node, this process " +
-                                              std::to_string(job_.local_size));
+        return fail(MERIDIAN_ERR_UNREACH,
+                    "msg sm: " + describe(rank) + " counts " + std::to_string(segment->rings()) +
+                        " processes on its node, this process " + std::to_string(job_.local_size));
     }
     p.out = segment->ring(static_cast<std::uint32_t>(job_.local_rank));
     p.in = segment_.ring(static_cast<std::uint32_t>(p.local_rank));
@@ -269,16 +268,21 @@ void Transport::finalize()
 
 int Transport::prepare(mca_msg_channel_t &channel)
 {
-    channel.transport_data = new ChannelState();
+    auto owned = std::make_unique<ChannelState>();
     Peer &p = peer(channel.peer);
-    if (p.channels++ == 0) {
+    if (p.channels == 0) {
         active_.push_back(channel.peer);
     }
+    ++p.channels;
+    channel.transport_data = owned.release();
     return MERIDIAN_SUCCESS;
 }
 
 void Transport::cleanup(mca_msg_channel_t &channel)
 {
+    if (channel.transport_data == nullptr) {
+        return; // never prepared
+    }
     delete static_cast<ChannelState *>(channel.transport_data);
     channel.transport_data = nullptr;
     Peer &p = peer(channel.peer);
@@ -385,7 +389,8 @@ bool Transport::push_message(Peer &p, OutMessage &message)
         slot->kind = static_cast<std::uint32_t>(Kind::rndv);
         slot->tag = message.tag;
         slot->total = message.total;
-        slot->length = static_cast<std::uint32_t>(sizeof body + body.inline_count * sizeof(WireIov));
+        slot->length =
+            static_cast<std::uint32_t>(sizeof body + body.inline_count * sizeof(WireIov));
         p.out.publish(slot);
         message.started = true;
         return true;
@@ -632,8 +637,8 @@ void Transport::pull(Peer &p, mca_msg_channel_t &recv, const Rndv &message)
             cts.iovcnt = recv.iovcnt;
             cts.inline_count =
                 through_ring ? 0
-                             : std::min<std::uint64_t>(
-                                   cts.iovcnt, (p.out.capacity() - sizeof cts) / sizeof(WireIov));
+                             : std::min<std::uint64_t>(cts.iovcnt, (p.out.capacity() - sizeof cts) /
+                                                                       sizeof(WireIov));
             Control control = make_control(Kind::cts, cts);
             control.body.resize(sizeof cts + cts.inline_count * sizeof(WireIov));
             if (cts.inline_count > 0) {
@@ -657,8 +662,8 @@ void Transport::pull(Peer &p, mca_msg_channel_t &recv, const Rndv &message)
         // the transfer (a freed channel).
         status = err == ESRCH ? MERIDIAN_ERR_UNREACH : MERIDIAN_ERROR;
         meridian::report_error("msg sm: rank " + std::to_string(job_.rank) +
-                               ": reading the message of " + channel_text(recv) +
-                               " from process " + std::to_string(p.pid) +
+                               ": reading the message of " + channel_text(recv) + " from process " +
+                               std::to_string(p.pid) +
                                " (process_vm_readv): " + std::strerror(err));
     }
     if (s.recv_id != 0) {

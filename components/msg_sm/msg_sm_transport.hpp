@@ -33,13 +33,13 @@ using msg::IovCursor;
 
 struct Params {
     int priority = 80;
-    bool cma = true;                // msg_sm_cma
-    std::size_t eager_limit = 0;    // bytes; larger messages use CMA
-    std::size_t split_limit = 0;    // bytes; from this size both sides copy (0: never)
-    std::size_t cma_min_block = 0;  // bytes; CMA only for block lists this coarse on average
-    std::size_t slots = 0;          // per ring (0: automatic)
-    std::size_t slot_bytes = 0;     // per slot, header included
-    int timeout_s = 300;            // the base's wait limit (a split copy's DONE)
+    bool cma = true;               // msg_sm_cma
+    std::size_t eager_limit = 0;   // bytes; larger messages use CMA
+    std::size_t split_limit = 0;   // bytes; from this size both sides copy (0: never)
+    std::size_t cma_min_block = 0; // bytes; CMA only for block lists this coarse on average
+    std::size_t slots = 0;         // per ring (0: automatic)
+    std::size_t slot_bytes = 0;    // per slot, header included
+    int timeout_s = 300;           // the base's wait limit (a split copy's DONE)
 };
 
 // What the transport keeps per channel (its transport_data).
@@ -77,7 +77,7 @@ struct Control {
 };
 
 struct Peer {
-    bool mine = false;     // the base gave it to this transport
+    bool mine = false; // the base gave it to this transport
     int local_rank = 0;
     pid_t pid = 0;
     bool cma = false;      // the peer can pull from this process's memory

@@ -71,8 +71,7 @@ void Transport::want_writable(int rank, Peer &peer, bool wanted)
 {
     if (peer.writable_wanted != wanted && peer.socket) {
         peer.writable_wanted = wanted;
-        watch(peer.socket.get(), events_for(peer), watch_key(Watch::peer, rank),
-              false);
+        watch(peer.socket.get(), events_for(peer), watch_key(Watch::peer, rank), false);
     }
 }
 
@@ -80,8 +79,8 @@ void Transport::want_writable(int rank, Peer &peer, bool wanted)
 
 void Transport::open_connection(int rank, Peer &peer)
 {
-    peer.hello = Hello{static_cast<std::uint32_t>(job_.rank),
-                                static_cast<std::uint32_t>(rank), new_nonce()};
+    peer.hello =
+        Hello{static_cast<std::uint32_t>(job_.rank), static_cast<std::uint32_t>(rank), new_nonce()};
     peer.answer_got = 0;
     auto socket = connect_to(peer.address, bound_);
     if (!socket) {
@@ -91,8 +90,7 @@ void Transport::open_connection(int rank, Peer &peer)
     peer.socket = std::move(*socket);
     peer.state = State::connecting;
     peer.writable_wanted = true;
-    watch(peer.socket.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP,
-          watch_key(Watch::peer, rank), true);
+    watch(peer.socket.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP, watch_key(Watch::peer, rank), true);
 }
 
 // The peer closed the connection we opened before it answered: open
@@ -104,9 +102,9 @@ void Transport::connect_again(int rank, Peer &peer, const std::string &why)
     peer.writable_wanted = false;
     if (++peer.attempts >= connect_attempts) {
         connection_ended(rank, "closed each of the " + std::to_string(peer.attempts) +
-                             " connections this process opened to it before answering (the "
-                             "last: " +
-                             why + ")");
+                                   " connections this process opened to it before answering (the "
+                                   "last: " +
+                                   why + ")");
         return;
     }
     VERBOSE(INFO, "msg tcp: rank %d: %s closed our connection before answering (%s): again",
@@ -151,7 +149,7 @@ void Transport::on_connected(int rank, Peer &peer, std::uint32_t events)
             return;
         }
         connection_ended(rank, "is unreachable: cannot connect to " + peer.address.text() + ": " +
-                             std::strerror(error));
+                                   std::strerror(error));
         return;
     }
     // A fresh connection's buffer takes the hello at once.
@@ -187,7 +185,7 @@ void Transport::answer(int rank, Peer &peer)
     if (!verdict) {
         // Not the peer: its port is someone else's now.
         connection_ended(rank, "is unreachable: the process listening at " + peer.address.text() +
-                             " is not it: " + verdict.error().message);
+                                   " is not it: " + verdict.error().message);
         return;
     }
     peer.attempts = 0;
@@ -280,7 +278,7 @@ void Transport::rest_listener()
     listener_resting_ = true;
     listener_rests_until_ = Clock::now() + std::chrono::milliseconds(listener_rest_ms_);
     refuse(Address{}, "this process is out of file descriptors: the listener rests " +
-                               std::to_string(listener_rest_ms_) + " ms");
+                          std::to_string(listener_rest_ms_) + " ms");
 }
 
 void Transport::wake_listener()
@@ -360,10 +358,8 @@ void Transport::admit(int fd, const Hello &hello)
     auto it = accepted_.find(fd);
     const int rank = static_cast<int>(hello.from);
     Peer &peer = peers_[hello.from];
-    const bool take =
-        peer.state == State::none || (peer.state != State::ready && rank < job_.rank);
-    const AnswerBytes answer =
-        make_answer(key_, job_id_, hello, take ? verdict_yes : verdict_no);
+    const bool take = peer.state == State::none || (peer.state != State::ready && rank < job_.rank);
+    const AnswerBytes answer = make_answer(key_, job_id_, hello, take ? verdict_yes : verdict_no);
     if (::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT) !=
             static_cast<ssize_t>(answer.size()) ||
         !take) {
@@ -394,11 +390,10 @@ void Transport::expire_unproved()
         if (now - accepted.since < limit) {
             return false;
         }
-        refuse(accepted.from, "it did not prove itself within " +
-                                  std::to_string(params_.handshake_timeout_ms) +
-                                  " ms (msg_tcp_handshake_timeout; " +
-                                  std::to_string(accepted.got) + " of the " +
-                                  std::to_string(hello_bytes) + " bytes of a greeting came)");
+        refuse(accepted.from,
+               "it did not prove itself within " + std::to_string(params_.handshake_timeout_ms) +
+                   " ms (msg_tcp_handshake_timeout; " + std::to_string(accepted.got) + " of the " +
+                   std::to_string(hello_bytes) + " bytes of a greeting came)");
         return true;
     });
 }

@@ -257,7 +257,7 @@ Result<Choice> choose_address(const std::string &pnet_endpoint,
                 if (usable(*item) && matches(entry, *item)) {
                     choice.address = from_sockaddr(item->ifa_addr);
                     choice.reason += std::string("interface ") + item->ifa_name +
-                                     " (msg_tcp_if_include " + entry + ")";
+                                     ", which msg_tcp_if_include " + entry + " names";
                     return choice;
                 }
             }
@@ -278,8 +278,8 @@ Result<Choice> choose_address(const std::string &pnet_endpoint,
             if (loopback == single_node) {
                 choice.address = from_sockaddr(item->ifa_addr);
                 choice.reason += std::string("interface ") + item->ifa_name +
-                                 (single_node ? " (the job is on this node)"
-                                              : " (the first up that is not loopback)");
+                                 (single_node ? ": the job is on this node"
+                                              : ", the first that is up and not loopback");
                 return choice;
             }
         }

@@ -213,14 +213,13 @@ bool Transport::flush(int rank, Peer &peer)
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
                 // Tried again by every progress, as soon as any room is
                 // there (epoll's EPOLLOUT waits for half the queue to go).
-                if (std::find(blocked_.begin(), blocked_.end(), rank) ==
-                    blocked_.end()) {
+                if (std::find(blocked_.begin(), blocked_.end(), rank) == blocked_.end()) {
                     blocked_.push_back(rank);
                 }
                 return false;
             }
-            connection_ended(rank,
-                       std::string("is unreachable: sending failed: ") + std::strerror(errno));
+            connection_ended(rank, std::string("is unreachable: sending failed: ") +
+                                       std::strerror(errno));
             return false;
         }
         message.started = true;
@@ -312,10 +311,11 @@ void Transport::read(int rank, Peer &peer)
             return;
         }
         if (got <= 0) {
-            connection_ended(rank, got == 0 ? (meridian_mca_msg_base_arrive_left(rank) > 0
-                                             ? "closed its connection in the middle of a message"
-                                             : "closed its connection")
-                                      : std::string("is unreachable: ") + std::strerror(errno));
+            connection_ended(rank, got == 0
+                                       ? (meridian_mca_msg_base_arrive_left(rank) > 0
+                                              ? "closed its connection in the middle of a message"
+                                              : "closed its connection")
+                                       : std::string("is unreachable: ") + std::strerror(errno));
             return;
         }
         peer.read_end += static_cast<std::size_t>(got);
@@ -359,8 +359,7 @@ void Transport::take_read(int rank, Peer &peer)
                     "connection for its receive (msg_base_unexpected_limit)",
                     job_.rank, static_cast<unsigned long long>(header.total),
                     msg::hex(header.tag).c_str(), describe(rank).c_str());
-            watch(peer.socket.get(), events_for(peer), watch_key(Watch::peer, rank),
-                  false);
+            watch(peer.socket.get(), events_for(peer), watch_key(Watch::peer, rank), false);
             return;
         }
         const std::size_t take =
@@ -387,8 +386,7 @@ void Transport::unpark(int rank, Peer &peer)
     const std::size_t take =
         std::min<std::size_t>(peer.read_end - peer.read_begin, peer.parked_header.total);
     meridian_mca_msg_base_arrive_begin(rank, peer.parked_header.tag, peer.parked_header.total,
-                                       peer.read.data() + peer.read_begin,
-                                       take);
+                                       peer.read.data() + peer.read_begin, take);
     peer.read_begin += take;
     take_read(rank, peer);
     if (peer.socket && !peer.parked) {

@@ -29,11 +29,11 @@ using msg::IovCursor;
 
 struct Params {
     int priority = 20;
-    std::vector<std::string> if_include;  // msg_tcp_if_include
-    int handshake_timeout_ms = 10000;     // an accepted connection's time to prove itself
-    std::size_t pending_max = 64;         // accepted connections not yet proved, at most
-    int linger_ms = 10000;                // finalize's wait for the peers' ends
-    int timeout_s = 300;                  // the base's wait limit
+    std::vector<std::string> if_include; // msg_tcp_if_include
+    int handshake_timeout_ms = 10000;    // an accepted connection's time to prove itself
+    std::size_t pending_max = 64;        // accepted connections not yet proved, at most
+    int linger_ms = 10000;               // finalize's wait for the peers' ends
+    int timeout_s = 300;                 // the base's wait limit
 };
 
 // A connection: none; our connect under way; our hello sent, the peer's

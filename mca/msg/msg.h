@@ -305,8 +305,8 @@ size_t meridian_mca_msg_base_arrive_left(int peer);
  * into place: up to max pieces covering at most `bytes`; 0 pieces when its
  * receive's blocks average fewer than min_block bytes (reading through a
  * buffer is cheaper then).  Then meridian_mca_msg_base_arrive_placed. */
-size_t meridian_mca_msg_base_arrive_pieces(int peer, struct iovec *pieces, size_t max,
-                                           size_t bytes, size_t min_block);
+size_t meridian_mca_msg_base_arrive_pieces(int peer, struct iovec *pieces, size_t max, size_t bytes,
+                                           size_t min_block);
 void meridian_mca_msg_base_arrive_placed(int peer, size_t len);
 /* A message whose bytes stay with the transport until a receive takes it:
  * the base calls the transport's take with it once a receive matches (at

@@ -727,9 +727,9 @@ void test_modex_addresses()
         std::fclose(maps);
     }
     check(!ranges.empty(), "modex: /proc/self/maps gave no ranges");
-    for (const char *key : {"node", "proc", "offers", "ofi.mode", "ofi.proc", "ofi.shm",
-                            "ofi.probe", "ofi.cma", "sm.seg", "sm.cma", "ofi.addr", "ofi.prov",
-                            "tcp.addr"}) {
+    for (const char *key :
+         {"node", "proc", "offers", "ofi.mode", "ofi.proc", "ofi.shm", "ofi.probe", "ofi.cma",
+          "sm.seg", "sm.cma", "ofi.addr", "ofi.prov", "tcp.addr"}) {
         std::vector<unsigned char> value(4096);
         std::size_t len = value.size();
         if (meridian_mca_msg_base_modex_get(job->rank, key, value.data(), &len) !=

@@ -50,8 +50,8 @@
 #include <thread>
 #include <vector>
 
-#include "components/msg_tcp/msg_tcp_socket.hpp"
 #include "components/msg_tcp/msg_tcp_auth.hpp"
+#include "components/msg_tcp/msg_tcp_socket.hpp"
 
 namespace
 {

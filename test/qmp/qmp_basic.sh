@@ -9,7 +9,7 @@
 host=$(uname -n)
 tune=$(mktemp "${TMPDIR:-/tmp}/qmp-tune.XXXXXX")
 trap 'rm -f "$QMP_OUT" "$QMP_ERR" "$tune"' EXIT
-# A --tune file that makes the msg base say when the transport is up.
+# A --tune file that makes the msg base say when the transports are up.
 echo "msg_base_verbose = info" >"$tune"
 
 # init: the application's arguments ("app...") mixed with QMP's and
@@ -27,10 +27,10 @@ init_case() {
     qmp_run "init, $level, np=$np" "$np" qmp_init_test app-level="$level" app-np="$procs" \
         -qmp-geom $geom app-first --mca msg_base_timeout 30 -qmp-alloc-map 1 0 app-second \
         --tune "$tune" -qmp-logic-map 0 1 -qmp-job 1 1 app-last || return
-    # The --tune file was applied: each process's transport said it was up.
-    ups=$(grep -c 'transport .* up: rank' "$QMP_ERR" "$QMP_OUT" | awk -F: '{s += $NF} END {print s}')
+    # The --tune file was applied: each process's base said its transports were up.
+    ups=$(grep -c 'transports up (.*): rank' "$QMP_ERR" "$QMP_OUT" | awk -F: '{s += $NF} END {print s}')
     if [ "$ups" -ne "$procs" ]; then
-        qmp_fail "init, $level, np=$np: --tune $tune (msg_base_verbose = info) not applied: $ups of $procs 'transport ... up' lines"
+        qmp_fail "init, $level, np=$np: --tune $tune (msg_base_verbose = info) not applied: $ups of $procs 'transports up' lines"
         qmp_show_output
     fi
 }

@@ -318,7 +318,7 @@ START_TEST(channel_create_one_allocation_fails)
     }
     ck_assert_int_eq(rc, MERIDIAN_ERR_OUT_OF_RESOURCE);
     ck_assert_ptr_null(channel);
-    ck_assert_messages(ERROR_MSG("msg_ofi channel_create: out of memory"));
+    ck_assert_messages(ERROR_MSG("msg channel_create: out of memory"));
     meridian_test::stop_capturing_messages();
     transport_still_works(t);
 }
@@ -341,7 +341,7 @@ START_TEST(channel_create_without_memory)
     ck_assert_int_eq(rc, MERIDIAN_ERR_OUT_OF_RESOURCE);
     ck_assert_ptr_null(channel);
     ck_assert_int_eq(reports, 1);
-    ck_assert_text_eq(reported, "error: msg_ofi channel_create: out of memory");
+    ck_assert_text_eq(reported, "error: msg channel_create: out of memory");
     transport_still_works(t);
 }
 END_TEST

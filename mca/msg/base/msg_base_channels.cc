@@ -135,13 +135,16 @@ int Layer::channel_create(const mca_msg_channel_spec_t &spec, Channel **out)
         // found once, here, not at every start.
         channel->matching = &p.match[spec.tag];
     }
+    // Kept first, so nothing the transport prepares is lost to an
+    // allocation failing after it.
+    Channel *raw = channel.get();
+    channels_.emplace(raw, std::move(channel));
     if (p.transport->prepare != nullptr) {
-        if (int rc = p.transport->prepare(p.transport, channel.get()); rc != MERIDIAN_SUCCESS) {
+        if (int rc = p.transport->prepare(p.transport, raw); rc != MERIDIAN_SUCCESS) {
+            channels_.erase(raw);
             return rc;
         }
     }
-    Channel *raw = channel.get();
-    channels_.emplace(raw, std::move(channel));
     *out = raw;
     return MERIDIAN_SUCCESS;
 }
@@ -156,11 +159,18 @@ int Layer::channel_readdress(Channel &channel, const iovec *iov, std::size_t iov
         t->cleanup(t, &channel);
     }
     channel.transport_data = nullptr;
+    channel.prepared = false;
     channel.blocks.assign(iov, iov + iovcnt);
     channel.iov = channel.blocks.data();
     channel.iovcnt = channel.blocks.size();
     channel.nbytes = sum(iov, iovcnt);
-    return t->prepare != nullptr ? t->prepare(t, &channel) : MERIDIAN_SUCCESS;
+    if (t->prepare != nullptr) {
+        if (int rc = t->prepare(t, &channel); rc != MERIDIAN_SUCCESS) {
+            return rc; // it cannot start until a readdress works
+        }
+    }
+    channel.prepared = true;
+    return MERIDIAN_SUCCESS;
 }
 
 void Layer::channel_free(Channel *channel)
@@ -229,6 +239,11 @@ int Layer::start(Channel &channel)
 {
     if (channel.phase != Phase::idle) {
         meridian::report_error("msg: " + channel_text(channel) + " is started already");
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    if (!channel.prepared) {
+        meridian::report_error("msg: " + channel_text(channel) +
+                               " has no memory its transport took (its last readdress failed)");
         return MERIDIAN_ERR_BAD_PARAM;
     }
     Peer &p = peer(channel.peer);
@@ -821,8 +836,9 @@ void meridian_mca_msg_base_complete(mca_msg_channel_t *channel, int status)
 
 int meridian_mca_msg_base_may_arrive(int peer, uint64_t tag, uint64_t total)
 {
-    return meridian::c_boundary("msg may_arrive", meridian::CFailure<int>{1, 1},
-                                [&] { return valid(peer) && layer()->may_arrive(peer, tag, total); });
+    return meridian::c_boundary("msg may_arrive", meridian::CFailure<int>{1, 1}, [&] {
+        return valid(peer) && layer()->may_arrive(peer, tag, total);
+    });
 }
 
 void meridian_mca_msg_base_arrive_begin(int peer, uint64_t tag, uint64_t total, const void *data,
@@ -861,8 +877,8 @@ size_t meridian_mca_msg_base_arrive_left(int peer)
                                 [&] { return valid(peer) ? layer()->arrive_left(peer) : 0; });
 }
 
-size_t meridian_mca_msg_base_arrive_pieces(int peer, struct iovec *pieces, size_t max,
-                                           size_t bytes, size_t min_block)
+size_t meridian_mca_msg_base_arrive_pieces(int peer, struct iovec *pieces, size_t max, size_t bytes,
+                                           size_t min_block)
 {
     return meridian::c_boundary("msg arrive_pieces", meridian::CFailure<size_t>{0, 0}, [&] {
         return valid(peer) && pieces != nullptr

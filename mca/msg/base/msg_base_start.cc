@@ -122,7 +122,6 @@ int learn_job(Started &s)
     return MERIDIAN_SUCCESS;
 }
 
-
 // The pids of this node's peers, where this process sees the same process
 // under that pid (not in another pid namespace: its absence would read as
 // death).
@@ -191,9 +190,9 @@ enum Class { self_class = 0, node_class = 1, remote_class = 2 };
 
 Class class_of(const mca_msg_job_t &job, int rank)
 {
-    return rank == job.rank                                             ? self_class
+    return rank == job.rank                                          ? self_class
            : job.node_of[static_cast<std::size_t>(rank)] == job.node ? node_class
-                                                                       : remote_class;
+                                                                     : remote_class;
 }
 
 // The transport for a peer of the given class among offers: the highest
@@ -274,7 +273,8 @@ void finalize_all(std::vector<Selected> &transports)
 // Does peer r reach this process through the transport this process chose
 // for it?  Its offers say (every transport's offer depends only on the
 // class of the peer).  An error message when not.
-std::string check_pair(const Started &s, int r, const std::string &mine, const std::string &theirs_text)
+std::string check_pair(const Started &s, int r, const std::string &mine,
+                       const std::string &theirs_text)
 {
     const std::vector<Offer> theirs = parse_offers(theirs_text);
     const int c = class_of(s.job, r) == node_class ? node_class : remote_class;
@@ -358,7 +358,7 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
         if (pick < 0) {
             meridian::report_error(
                 "msg: no msg transport reaches rank " + std::to_string(r) +
-                (c == self_class ? " (this process)"
+                (c == self_class   ? " (this process)"
                  : c == node_class ? " (on this node)"
                                    : " (on another node)") +
                 " from rank " + std::to_string(j.rank) + "; the selected ones are " +

@@ -37,6 +37,7 @@ struct Channel : mca_msg_channel_t {
     int status = MERIDIAN_SUCCESS;
     Matching *matching = nullptr; // its (peer, tag)'s queues (stable), when the base matches
     bool released = false;        // freed while started: goes once its transfer is over
+    bool prepared = true;         // false after a readdress its transport refused
 };
 
 // A message that arrived before its receive was started: its bytes (eager),
@@ -73,7 +74,7 @@ struct Peer {
     bool dead = false;
     Incoming incoming;
     std::unordered_map<std::uint64_t, Matching> match; // never erased
-    std::uint64_t last_tag = 0;        // the tag of the last message that arrived,
+    std::uint64_t last_tag = 0;                        // the tag of the last message that arrived,
     Matching *last_matching = nullptr; // and its queues: a halo's ring repeats few tags
     std::string node_name;             // for messages, read when first needed
 };
