@@ -62,12 +62,12 @@ void send(mca_msg_transport_t *, mca_msg_channel_t *channel)
             if (channel->iovcnt <= 1) {
                 meridian_mca_msg_base_arrive_begin(
                     me, channel->tag, channel->nbytes,
-                    channel->iovcnt == 1 ? channel->iov[0].iov_base : nullptr, channel->nbytes);
+                    channel->iovcnt == 1 ? channel->iov[0].iov_base : nullptr, channel->nbytes, 0);
             } else {
                 std::vector<std::byte> packed(channel->nbytes);
                 meridian::msg::IovCursor(blocks(channel)).gather(packed.data(), channel->nbytes);
                 meridian_mca_msg_base_arrive_begin(me, channel->tag, channel->nbytes, packed.data(),
-                                                   packed.size());
+                                                   packed.size(), 0);
             }
             meridian_mca_msg_base_complete(channel, MERIDIAN_SUCCESS);
             return;
@@ -109,11 +109,6 @@ void cancel(mca_msg_transport_t *, mca_msg_channel_t *channel, int)
     });
 }
 
-int progress(mca_msg_transport_t *)
-{
-    return 0;
-}
-
 const char *path_name(mca_msg_transport_t *, int)
 {
     return "self";
@@ -135,7 +130,7 @@ mca_msg_transport_t transport = {
     .posted = nullptr,
     .cancel = cancel,
     .peer_died = nullptr,
-    .progress = progress,
+    .progress = nullptr, // nothing moves on its own
     .path_name = path_name,
 };
 

@@ -486,14 +486,14 @@ int Transport::drain(int rank, Peer &p, int budget, bool hold)
             if (finalizing_) {
                 break;
             }
-            if (hold && meridian_mca_msg_base_may_arrive(rank, slot->tag, slot->total) == 0) {
+            if (meridian_mca_msg_base_arrive_begin(rank, slot->tag, slot->total,
+                                                   Ring::payload(slot), slot->length,
+                                                   hold ? 1 : 0) == 0) {
                 // It stays in the ring, and what follows it, until its
                 // receive starts: the sender's next pushes wait meanwhile.
                 draining_ = false;
                 return slots;
             }
-            meridian_mca_msg_base_arrive_begin(rank, slot->tag, slot->total, Ring::payload(slot),
-                                               slot->length);
             break;
         case Kind::more:
             if (!finalizing_) {

@@ -365,7 +365,7 @@ void Transport::take_read(int rank, Peer &peer)
         const std::size_t take =
             std::min<std::size_t>(peer.read_end - peer.read_begin, header.total);
         meridian_mca_msg_base_arrive_begin(rank, header.tag, header.total, data + peer.read_begin,
-                                           take);
+                                           take, 0);
         peer.read_begin += take;
     }
     if (peer.read_begin == peer.read_end) {
@@ -386,7 +386,7 @@ void Transport::unpark(int rank, Peer &peer)
     const std::size_t take =
         std::min<std::size_t>(peer.read_end - peer.read_begin, peer.parked_header.total);
     meridian_mca_msg_base_arrive_begin(rank, peer.parked_header.tag, peer.parked_header.total,
-                                       peer.read.data() + peer.read_begin, take);
+                                       peer.read.data() + peer.read_begin, take, 0);
     peer.read_begin += take;
     take_read(rank, peer);
     if (peer.socket && !peer.parked) {

@@ -250,7 +250,8 @@ struct mca_msg_transport {
      * transport's word): take in what it sent before, past
      * msg_base_unexpected_limit too.  May be NULL. */
     void (*peer_died)(mca_msg_transport_t *self, int peer);
-    /* Move bytes; returns how many events it handled (>= 0). */
+    /* Move bytes; returns how many events it handled (>= 0).  NULL when it
+     * never has anything to move on its own (self). */
     int (*progress)(mca_msg_transport_t *self);
     /* The path to a peer it carries ("sm+cma", "ofi:tcp;ofi_rxm"). */
     const char *(*path_name)(mca_msg_transport_t *self, int peer);
@@ -289,9 +290,11 @@ void meridian_mca_msg_base_complete(mca_msg_channel_t *channel, int status);
  * messages past msg_base_unexpected_limit -- it should stay with the sender
  * (in its ring, its connection) until its receive starts (posted). */
 int meridian_mca_msg_base_may_arrive(int peer, uint64_t tag, uint64_t total);
-/* A message's first `len` bytes (len <= total). */
-void meridian_mca_msg_base_arrive_begin(int peer, uint64_t tag, uint64_t total, const void *data,
-                                        size_t len);
+/* A message's first `len` bytes (len <= total).  With hold, a message that
+ * may not arrive yet (as may_arrive says) is not taken: 0, and it stays
+ * with the sender; else 1. */
+int meridian_mca_msg_base_arrive_begin(int peer, uint64_t tag, uint64_t total, const void *data,
+                                       size_t len, int hold);
 /* A message for one receive in particular (the transport's own protocol
  * matched it: a rendezvous sent through a ring after all); recv NULL: for a
  * receive that is gone, its bytes are dropped. */

@@ -293,7 +293,7 @@ int Layer::progress()
     const std::uint64_t before = completed_;
     deferred_ = false;
     for (mca_msg_transport_t *t : active_) {
-        t->progress(t);
+        t->progress(t); // the transports that have nothing to progress are not in the list
     }
     if (!released_.empty()) {
         reap_released();
@@ -429,8 +429,8 @@ bool Layer::may_arrive(int rank, std::uint64_t tag, std::uint64_t total)
            (total <= limit && unexpected_bytes_ <= limit - total);
 }
 
-void Layer::arrive_begin(int rank, std::uint64_t tag, std::size_t total, const std::byte *data,
-                         std::size_t len)
+bool Layer::arrive_begin(int rank, std::uint64_t tag, std::size_t total, const std::byte *data,
+                         std::size_t len, bool hold)
 {
     Peer &p = peer(rank);
     Matching &matching = matching_for(p, tag);
@@ -438,7 +438,11 @@ void Layer::arrive_begin(int rank, std::uint64_t tag, std::size_t total, const s
         Channel &recv = *matching.posted.front();
         matching.posted.pop_front();
         take_first(p, recv, data, len, total);
-        return;
+        return true;
+    }
+    const std::size_t limit = params_.unexpected_limit;
+    if (hold && (total > limit || unexpected_bytes_ > limit - total)) {
+        return false;
     }
     auto message = make_unexpected(total);
     if (len > 0) {
@@ -449,6 +453,7 @@ void Layer::arrive_begin(int rank, std::uint64_t tag, std::size_t total, const s
         p.incoming = Incoming{true, nullptr, message.get(), total, len, {}};
     }
     matching.unexpected.push_back(std::move(message));
+    return true;
 }
 
 void Layer::arrive_into(int rank, Channel *recv, std::size_t total, const std::byte *data,
@@ -841,13 +846,15 @@ int meridian_mca_msg_base_may_arrive(int peer, uint64_t tag, uint64_t total)
     });
 }
 
-void meridian_mca_msg_base_arrive_begin(int peer, uint64_t tag, uint64_t total, const void *data,
-                                        size_t len)
+int meridian_mca_msg_base_arrive_begin(int peer, uint64_t tag, uint64_t total, const void *data,
+                                       size_t len, int hold)
 {
-    meridian::c_boundary_void("msg arrive_begin", [&] {
-        if (valid(peer)) {
-            layer()->arrive_begin(peer, tag, total, static_cast<const std::byte *>(data), len);
-        }
+    return meridian::c_boundary("msg arrive_begin", meridian::CFailure<int>{1, 1}, [&] {
+        return !valid(peer) ||
+                       layer()->arrive_begin(peer, tag, total,
+                                             static_cast<const std::byte *>(data), len, hold != 0)
+                   ? 1
+                   : 0;
     });
 }
 

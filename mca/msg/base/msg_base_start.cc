@@ -145,6 +145,12 @@ void watch_local_peers(Started &s)
     }
 }
 
+void drop_layer(Started &s)
+{
+    meridian::msg::current_layer = nullptr;
+    s.layer.reset();
+}
+
 void close_framework(Started &s)
 {
     if (s.opened_here) {
@@ -343,13 +349,14 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
         if (int rc = t.module->offer(t.module, &j, t.offer); rc != MERIDIAN_SUCCESS) {
             // A setting that cannot work (a provider that is not there) is
             // a mistake on one node as on many: the transport said why.
-            s.layer.reset();
+            drop_layer(s);
             close_framework(s);
             return fail(rc, "the msg transport \"" + t.name + "\" cannot run with its settings");
         }
         t.peers.assign(static_cast<std::size_t>(j.size), 0);
     }
     s.layer = std::make_unique<meridian::msg::Layer>(j, meridian::msg::current_params());
+    meridian::msg::current_layer = s.layer.get();
     watch_local_peers(s);
     std::vector<int> chosen(static_cast<std::size_t>(j.size), -1);
     for (int r = 0; r < j.size; ++r) {
@@ -365,7 +372,7 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
                 names_of(transports) +
                 (c == self_class ? " (the self transport carries a process's messages to itself)"
                                  : ""));
-            s.layer.reset();
+            drop_layer(s);
             close_framework(s);
             return MERIDIAN_ERR_UNREACH;
         }
@@ -408,12 +415,12 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
     }
     if (status != MERIDIAN_SUCCESS) {
         finalize_all(transports);
-        s.layer.reset();
+        drop_layer(s);
         close_framework(s);
         return status;
     }
     if (int rc = meridian_mca_msg_base_modex_exchange(); rc != MERIDIAN_SUCCESS) {
-        s.layer.reset();
+        drop_layer(s);
         finalize_all(transports);
         close_framework(s);
         return fail(rc, "exchanging the transports' addresses");
@@ -475,7 +482,7 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
         }
     }
     if (status != MERIDIAN_SUCCESS) {
-        s.layer.reset();
+        drop_layer(s);
         finalize_all(transports);
         close_framework(s);
         return status;
@@ -525,7 +532,7 @@ int meridian_mca_msg_base_stop(void)
             t->finalize(t);
         }
         s.transports.clear();
-        s.layer.reset();
+        drop_layer(s);
         s.names.clear();
         close_framework(s);
         return MERIDIAN_SUCCESS;
@@ -551,10 +558,6 @@ const char *meridian_mca_msg_base_transport_name(void)
 namespace meridian::msg
 {
 
-Layer *layer()
-{
-    Started &s = started();
-    return s.layer.get();
-}
+Layer *current_layer = nullptr;
 
 } // namespace meridian::msg

@@ -97,7 +97,12 @@ class Layer
 
     // Bring-up (msg_base_start.cc).
     void set_transport(int rank, mca_msg_transport_t *transport, const char *name);
-    void add_active(mca_msg_transport_t *transport) { active_.push_back(transport); }
+    void add_active(mca_msg_transport_t *transport)
+    {
+        if (transport->progress != nullptr) {
+            active_.push_back(transport);
+        }
+    }
     void watch_pid(int rank, pid_t pid, std::uint64_t start_time);
     // Every channel goes (abandoned as channel_free does), and every early
     // message a transport announced is dropped: before transports finalize.
@@ -122,8 +127,10 @@ class Layer
         ++completed_;
     }
     bool may_arrive(int rank, std::uint64_t tag, std::uint64_t total);
-    void arrive_begin(int rank, std::uint64_t tag, std::size_t total, const std::byte *data,
-                      std::size_t len);
+    // false (nothing taken) when hold and no receive waits and holding it
+    // would pass msg_base_unexpected_limit.
+    bool arrive_begin(int rank, std::uint64_t tag, std::size_t total, const std::byte *data,
+                      std::size_t len, bool hold);
     void arrive_into(int rank, Channel *recv, std::size_t total, const std::byte *data,
                      std::size_t len);
     void arrive_more(int rank, const std::byte *data, std::size_t len);
@@ -195,8 +202,13 @@ class Layer
     Clock::time_point next_liveness_{};
 };
 
-// The layer while the base is started (nullptr otherwise).
-Layer *layer();
+// The layer while the base is started (nullptr otherwise): set by
+// msg_base_start.cc, read on every call a transport makes.
+extern Layer *current_layer;
+inline Layer *layer()
+{
+    return current_layer;
+}
 // What the QMP layer calls (msg_base_channels.cc).
 extern mca_msg_base_module_t channel_interface;
 // The base's parameters as they are now (msg_base_frame.cc).
