@@ -851,8 +851,8 @@ int meridian_mca_msg_base_arrive_begin(int peer, uint64_t tag, uint64_t total, c
 {
     return meridian::c_boundary("msg arrive_begin", meridian::CFailure<int>{1, 1}, [&] {
         return !valid(peer) ||
-                       layer()->arrive_begin(peer, tag, total,
-                                             static_cast<const std::byte *>(data), len, hold != 0)
+                       layer()->arrive_begin(peer, tag, total, static_cast<const std::byte *>(data),
+                                             len, hold != 0)
                    ? 1
                    : 0;
     });
