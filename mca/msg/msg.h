@@ -221,13 +221,15 @@ struct mca_msg_transport {
     int (*ready)(mca_msg_transport_t *self);
     /* Deliver what was sent (every completed send reaches its peer, or the
      * peer is gone) within the wait limit, then release everything.  Called
-     * once, after every channel is gone; also after a failed bring-up. */
+     * once for a transport that was initialized, after every channel is
+     * gone; also after a failed bring-up. */
     void (*finalize)(mca_msg_transport_t *self);
 
     /* A channel to one of its peers is declared (or readdressed: prepare
      * again, after cleanup).  May be NULL.  An error is reported here. */
     int (*prepare)(mca_msg_transport_t *self, mca_msg_channel_t *channel);
-    /* The channel is freed or readdressed, idle.  May be NULL. */
+    /* The channel is freed or readdressed, idle (its transport_data NULL
+     * when its prepare failed).  May be NULL. */
     void (*cleanup)(mca_msg_transport_t *self, mca_msg_channel_t *channel);
     /* Start a send (complete it now or later). */
     void (*send)(mca_msg_transport_t *self, mca_msg_channel_t *channel);
