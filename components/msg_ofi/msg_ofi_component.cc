@@ -248,7 +248,6 @@ Params current_params()
 {
     Params params;
     params.provider = ofi_provider != nullptr && *ofi_provider != '\0' ? ofi_provider : "auto";
-    params.priority = ofi_priority;
     params.rxm_eager_limit = ofi_rxm_eager_limit;
     params.timeout_s = meridian_mca_msg_base_timeout();
     return params;

@@ -11,7 +11,6 @@ namespace meridian::msg_ofi
 
 struct Params {
     std::string provider = "auto";   // msg_ofi_provider
-    int priority = 40;               // msg_ofi_priority
     std::size_t rxm_eager_limit = 0; // msg_ofi_rxm_eager_limit: ofi_rxm's buffer size
     int timeout_s = 300;             // the base's wait limit
 };

@@ -10,15 +10,17 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <variant>
 
 #include "mca/msg/base/msg_iov.hpp"
 #include "mca/msg/base/msg_util.hpp"
-#include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/output.hpp>
 
 namespace meridian::msg_ofi
 {
+
+using msg::channel_text;
+using msg::fail;
+using msg::peer_text;
 
 using msg::hex;
 using msg::IovCursor;
@@ -40,20 +42,7 @@ std::uint64_t fold(std::uint64_t tag, unsigned bits)
 
 Endpoint::Source pnet_endpoint()
 {
-    auto store = meridian::datastore::store();
-    if (!store) {
-        return {};
-    }
-    auto value = (*store)->get((*store)->self(), "pmix.net.endpt");
-    if (!value) {
-        return {};
-    }
-    std::string first;
-    if (const auto *list = std::get_if<std::vector<std::string>>(&*value); list && !list->empty()) {
-        first = list->front();
-    } else if (const auto *one = std::get_if<std::string>(&*value)) {
-        first = *one;
-    }
+    const std::string first = msg::pnet_endpoint();
     const auto colon = first.rfind(':');
     if (colon == std::string::npos || colon == 0) {
         return {};
@@ -80,24 +69,6 @@ Transport::~Transport()
     }
     zombies_.clear();
     endpoint_.reset();
-}
-
-int Transport::fail(int status, const std::string &message)
-{
-    meridian::report_error(message);
-    return status;
-}
-
-std::string Transport::describe(int rank) const
-{
-    char text[256];
-    return meridian_mca_msg_base_peer_text(rank, text, sizeof text);
-}
-
-std::string Transport::channel_text(const mca_msg_channel_t &channel) const
-{
-    char text[320];
-    return meridian_mca_msg_base_channel_text(&channel, text, sizeof text);
 }
 
 // ---------------------------------------------------------------- bring-up
@@ -149,14 +120,14 @@ int Transport::connect()
         std::vector<std::uint8_t> address(64);
         if (msg::get_bytes(r, "ofi.addr", address) != MERIDIAN_SUCCESS) {
             return fail(MERIDIAN_ERR_UNREACH,
-                        "msg ofi: " + describe(r) + " published no libfabric address");
+                        "msg ofi: " + peer_text(r) + " published no libfabric address");
         }
         std::vector<std::uint8_t> prov(64);
         if (msg::get_bytes(r, "ofi.prov", prov) == MERIDIAN_SUCCESS) {
             const std::string theirs(prov.begin(), prov.end());
             if (theirs != endpoint_->provider()) {
                 return fail(MERIDIAN_ERR_UNREACH,
-                            "msg ofi: " + describe(r) + " uses the provider " + theirs +
+                            "msg ofi: " + peer_text(r) + " uses the provider " + theirs +
                                 ", this process " + endpoint_->provider() +
                                 " (set msg_ofi_provider or FI_PROVIDER alike everywhere)");
             }
@@ -164,7 +135,7 @@ int Transport::connect()
         auto inserted = endpoint_->insert(address);
         if (!inserted) {
             return fail(inserted.error().status,
-                        inserted.error().message + " (address of " + describe(r) + ")");
+                        inserted.error().message + " (address of " + peer_text(r) + ")");
         }
         addresses_[static_cast<std::size_t>(r)] = *inserted;
     }

@@ -64,9 +64,6 @@ class Transport
     {
         return *static_cast<ChannelState *>(channel.transport_data);
     }
-    int fail(int status, const std::string &message);
-    std::string describe(int rank) const;
-    std::string channel_text(const mca_msg_channel_t &channel) const;
     int make_op(mca_msg_channel_t &channel);
     bool post(mca_msg_channel_t &channel);
     int poll_cq();

@@ -140,7 +140,6 @@ std::size_t round_up_power_of_two(std::size_t n)
 sm::Params current_params()
 {
     sm::Params params;
-    params.priority = sm_priority;
     params.cma = sm_cma == 0;
     params.eager_limit = sm_eager_limit;
     params.split_limit = sm_cma_split;

@@ -18,6 +18,10 @@
 namespace meridian::msg_sm
 {
 
+using msg::channel_text;
+using msg::fail;
+using msg::peer_text;
+
 namespace proc = meridian::msg::proc;
 using msg::get;
 using msg::get_bytes;
@@ -72,24 +76,6 @@ std::size_t bytes_of(const std::vector<iovec> &list)
 
 Transport::~Transport() = default;
 
-int Transport::fail(int status, const std::string &message)
-{
-    meridian::report_error(message);
-    return status;
-}
-
-std::string Transport::describe(int rank) const
-{
-    char text[256];
-    return meridian_mca_msg_base_peer_text(rank, text, sizeof text);
-}
-
-std::string Transport::channel_text(const mca_msg_channel_t &channel) const
-{
-    char text[320];
-    return meridian_mca_msg_base_channel_text(&channel, text, sizeof text);
-}
-
 // ---------------------------------------------------------------- bring-up
 
 int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
@@ -141,22 +127,22 @@ int Transport::connect_peer(int rank, Peer &p, std::vector<std::uint8_t> &readab
     std::vector<std::uint8_t> name(128);
     if (get_bytes(rank, "sm.seg", name) != MERIDIAN_SUCCESS) {
         return fail(MERIDIAN_ERR_UNREACH,
-                    "msg sm: " + describe(rank) + " published no shared-memory segment");
+                    "msg sm: " + peer_text(rank) + " published no shared-memory segment");
     }
     auto segment = Segment::attach(std::string(name.begin(), name.end()));
     if (!segment) {
         return fail(segment.error().status,
-                    segment.error().message + " (of " + describe(rank) + ")");
+                    segment.error().message + " (of " + peer_text(rank) + ")");
     }
     if (segment->rings() != static_cast<std::uint32_t>(job_.local_size)) {
         return fail(MERIDIAN_ERR_UNREACH,
-                    "msg sm: " + describe(rank) + " counts " + std::to_string(segment->rings()) +
+                    "msg sm: " + peer_text(rank) + " counts " + std::to_string(segment->rings()) +
                         " processes on its node, this process " + std::to_string(job_.local_size));
     }
     p.out = segment->ring(static_cast<std::uint32_t>(job_.local_rank));
     p.in = segment_.ring(static_cast<std::uint32_t>(p.local_rank));
     if (p.out.capacity() != payload_) {
-        return fail(MERIDIAN_ERR_UNREACH, "msg sm: " + describe(rank) +
+        return fail(MERIDIAN_ERR_UNREACH, "msg sm: " + peer_text(rank) +
                                               " uses another msg_sm_slot_size than this process");
     }
     msg::ProcInfo info;
@@ -179,7 +165,7 @@ int Transport::connect_peer(int rank, Peer &p, std::vector<std::uint8_t> &readab
             VERBOSE(INFO,
                     "msg sm: CMA from %s is not permitted (%s): large messages go through "
                     "the ring",
-                    describe(rank).c_str(), err != 0 ? std::strerror(err) : "probe mismatch");
+                    peer_text(rank).c_str(), err != 0 ? std::strerror(err) : "probe mismatch");
         }
     }
     return MERIDIAN_SUCCESS;

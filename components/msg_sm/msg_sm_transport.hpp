@@ -32,7 +32,6 @@ namespace meridian::msg_sm
 using msg::IovCursor;
 
 struct Params {
-    int priority = 80;
     bool cma = true;               // msg_sm_cma
     std::size_t eager_limit = 0;   // bytes; larger messages use CMA
     std::size_t split_limit = 0;   // bytes; from this size both sides copy (0: never)
@@ -121,9 +120,6 @@ class Transport
     {
         return *static_cast<ChannelState *>(channel.transport_data);
     }
-    int fail(int status, const std::string &message);
-    std::string describe(int rank) const;
-    std::string channel_text(const mca_msg_channel_t &channel) const;
     int connect_peer(int rank, Peer &peer, std::vector<std::uint8_t> &readable);
     // CMA handles each block of both lists apart: worth it only for lists
     // of coarse blocks (msg_sm_cma_min_block on average).

@@ -118,7 +118,6 @@ Transport &transport()
 tcp::Params current_params()
 {
     tcp::Params params;
-    params.priority = tcp_priority;
     for (const char *const *item = tcp_if_include; item != nullptr && *item != nullptr; ++item) {
         if (**item != '\0') {
             params.if_include.emplace_back(*item);

@@ -25,6 +25,8 @@
 namespace meridian::msg_tcp
 {
 
+using msg::peer_text;
+
 namespace
 {
 
@@ -108,7 +110,7 @@ void Transport::connect_again(int rank, Peer &peer, const std::string &why)
         return;
     }
     VERBOSE(INFO, "msg tcp: rank %d: %s closed our connection before answering (%s): again",
-            job_.rank, describe(rank).c_str(), why.c_str());
+            job_.rank, peer_text(rank).c_str(), why.c_str());
     peer.retry_at = Clock::now() + std::chrono::milliseconds(1 << (peer.attempts - 1));
     retry_.push_back(rank);
 }

@@ -21,16 +21,17 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "components/msg_tcp/msg_tcp_transport.hpp"
 #include "mca/msg/base/msg_util.hpp"
-#include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/output.hpp>
 
 namespace meridian::msg_tcp
 {
+
+using msg::fail;
+using msg::peer_text;
 
 namespace
 {
@@ -358,7 +359,7 @@ void Transport::take_read(int rank, Peer &peer)
                     "msg tcp: rank %d: a message of %llu bytes with tag %s from %s waits in its "
                     "connection for its receive (msg_base_unexpected_limit)",
                     job_.rank, static_cast<unsigned long long>(header.total),
-                    msg::hex(header.tag).c_str(), describe(rank).c_str());
+                    msg::hex(header.tag).c_str(), peer_text(rank).c_str());
             watch(peer.socket.get(), events_for(peer), watch_key(Watch::peer, rank), false);
             return;
         }
@@ -464,49 +465,11 @@ int Transport::progress()
 
 // ---------------------------------------------------------------- bring-up
 
-namespace
-{
-
-// The address and port pnet assigned this process (pmix.net.endpt, stored
-// by pnet's per-node setup as "10.1.2.3:32000" strings), if any.
-std::string pnet_endpoint()
-{
-    auto store = meridian::datastore::store();
-    if (!store) {
-        return {};
-    }
-    auto value = (*store)->get((*store)->self(), "pmix.net.endpt");
-    if (!value) {
-        return {};
-    }
-    if (const auto *list = std::get_if<std::vector<std::string>>(&*value); list && !list->empty()) {
-        return list->front();
-    }
-    if (const auto *one = std::get_if<std::string>(&*value)) {
-        return *one;
-    }
-    return {};
-}
-
-} // namespace
-
 Transport::~Transport()
 {
     if (epoll_) {
         report_refusals();
     }
-}
-
-int Transport::fail(int status, const std::string &message)
-{
-    meridian::report_error(message);
-    return status;
-}
-
-std::string Transport::describe(int rank) const
-{
-    char text[256];
-    return meridian_mca_msg_base_peer_text(rank, text, sizeof text);
 }
 
 int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
@@ -525,7 +488,7 @@ int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
             remote = remote || job.node_of[static_cast<std::size_t>(r)] != job.node;
         }
     }
-    auto choice = choose_address(pnet_endpoint(), params_.if_include, !remote);
+    auto choice = choose_address(msg::pnet_endpoint(), params_.if_include, !remote);
     if (!choice) {
         return fail(choice.error().status, choice.error().message);
     }
@@ -593,12 +556,12 @@ int Transport::connect()
         if (msg::get_bytes(r, "tcp.addr", address) != MERIDIAN_SUCCESS ||
             !Address::from_bytes(address, p.address)) {
             return fail(MERIDIAN_ERR_UNREACH,
-                        "msg tcp: " + describe(r) + " published no tcp address");
+                        "msg tcp: " + peer_text(r) + " published no tcp address");
         }
         std::vector<std::uint8_t> key(p.key.size());
         if (msg::get_bytes(r, "tcp.key", key) != MERIDIAN_SUCCESS || key.size() != p.key.size()) {
             return fail(MERIDIAN_ERR_UNREACH,
-                        "msg tcp: " + describe(r) + " published no key for the tcp transport");
+                        "msg tcp: " + peer_text(r) + " published no key for the tcp transport");
         }
         std::copy(key.begin(), key.end(), p.key.begin());
     }

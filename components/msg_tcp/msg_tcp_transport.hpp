@@ -28,7 +28,6 @@ namespace meridian::msg_tcp
 using msg::IovCursor;
 
 struct Params {
-    int priority = 20;
     std::vector<std::string> if_include; // msg_tcp_if_include
     int handshake_timeout_ms = 10000;    // an accepted connection's time to prove itself
     std::size_t pending_max = 64;        // accepted connections not yet proved, at most
@@ -106,8 +105,6 @@ class Transport
     using Clock = std::chrono::steady_clock;
 
     Peer &peer(int rank) { return peers_[static_cast<std::size_t>(rank)]; }
-    int fail(int status, const std::string &message);
-    std::string describe(int rank) const;
     void finish(mca_msg_channel_t &channel, int status)
     {
         meridian_mca_msg_base_complete(&channel, status);

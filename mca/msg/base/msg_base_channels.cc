@@ -58,10 +58,9 @@ Layer::Layer(const mca_msg_job_t &job, Params params) : params_(params)
 // (drop_all) while they were there.
 Layer::~Layer() = default;
 
-void Layer::set_transport(int rank, mca_msg_transport_t *transport, const char *name)
+void Layer::set_transport(int rank, mca_msg_transport_t *transport)
 {
     peer(rank).transport = transport;
-    names_.try_emplace(transport, name);
 }
 
 void Layer::watch_pid(int rank, pid_t pid, std::uint64_t start_time)
@@ -69,7 +68,6 @@ void Layer::watch_pid(int rank, pid_t pid, std::uint64_t start_time)
     Peer &p = peer(rank);
     p.pid = pid;
     p.start_time = start_time;
-    watched_.push_back(rank);
 }
 
 void Layer::drop_all()

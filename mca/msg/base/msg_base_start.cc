@@ -381,7 +381,7 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
         ++t.count;
         t.best = std::max(t.best, t.offer[c]);
         chosen[static_cast<std::size_t>(r)] = pick;
-        s.layer->set_transport(r, t.module, t.name.c_str());
+        s.layer->set_transport(r, t.module);
     }
     // Transports given no peer go now; the rest are progressed best first.
     std::vector<Selected *> active;

@@ -96,7 +96,7 @@ class Layer
     ~Layer();
 
     // Bring-up (msg_base_start.cc).
-    void set_transport(int rank, mca_msg_transport_t *transport, const char *name);
+    void set_transport(int rank, mca_msg_transport_t *transport);
     void add_active(mca_msg_transport_t *transport)
     {
         if (transport->progress != nullptr) {
@@ -186,8 +186,6 @@ class Layer
     std::vector<int> local_rank_of_;
     std::string nspace_;
     std::vector<Peer> peers_;
-    std::vector<int> watched_; // ranks whose pids are watched
-    std::unordered_map<mca_msg_transport_t *, std::string> names_;
     std::vector<mca_msg_transport_t *> active_; // progressed, best priority first
     std::unordered_map<Channel *, std::unique_ptr<Channel>> channels_;
     // Released while started (channel_release): they complete on their own

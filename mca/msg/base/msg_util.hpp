@@ -1,6 +1,7 @@
 // What the base and the transports share, header-only: the modex as they
 // use it (fixed-size values and byte strings under short keys, which the
-// base scopes to msg, per rank), tags as text, verbose output.
+// base scopes to msg, per rank), tags, peers and channels as text, errors,
+// the endpoint pnet assigned, verbose output.
 #ifndef MERIDIAN_MCA_MSG_BASE_MSG_UTIL_HPP
 #define MERIDIAN_MCA_MSG_BASE_MSG_UTIL_HPP
 
@@ -8,10 +9,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <meridian/mca/msg/msg.h>
+#include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/error.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::msg
 {
@@ -54,6 +58,48 @@ inline std::string hex(std::uint64_t value)
     char text[32];
     std::snprintf(text, sizeof text, "0x%" PRIx64, value);
     return text;
+}
+
+// Reports message as an error and returns status.
+inline int fail(int status, const std::string &message)
+{
+    meridian::report_error(message);
+    return status;
+}
+
+// "rank 3 (node h2, path tcp)".
+inline std::string peer_text(int rank)
+{
+    char text[256];
+    return meridian_mca_msg_base_peer_text(rank, text, sizeof text);
+}
+
+// "the send to rank 3 (node h2, path tcp) with tag 0x10".
+inline std::string channel_text(const mca_msg_channel_t &channel)
+{
+    char text[320];
+    return meridian_mca_msg_base_channel_text(&channel, text, sizeof text);
+}
+
+// The first endpoint pnet assigned this process (pmix.net.endpt, stored by
+// pnet's per-node setup: "10.1.2.3:32000" for a tcp request), "" if none.
+inline std::string pnet_endpoint()
+{
+    auto store = meridian::datastore::store();
+    if (!store) {
+        return {};
+    }
+    auto value = (*store)->get((*store)->self(), "pmix.net.endpt");
+    if (!value) {
+        return {};
+    }
+    if (const auto *list = std::get_if<std::vector<std::string>>(&*value); list && !list->empty()) {
+        return list->front();
+    }
+    if (const auto *one = std::get_if<std::string>(&*value)) {
+        return *one;
+    }
+    return {};
 }
 
 // Verbose output at msg_base_verbose's levels.
