@@ -31,6 +31,7 @@ using ofi::Transport;
 const char *ofi_provider = "auto"; // owned by Meridian once registered
 int ofi_priority = 40;
 std::size_t ofi_rxm_eager_limit = 128 * 1024;
+int ofi_linger = 10000; // ms
 
 // What libfabric's choice offers less than Meridian's own tcp transport
 // (msg_tcp_priority's default is 20).
@@ -64,6 +65,11 @@ const ParamSpec param_specs[] = {
      "the larger the buffers, the fewer (FI_OFI_RXM_MSG_RX_SIZE, at least 8).  The "
      "environment's variables win",
      MCA_BASE_PARAM_TYPE_SIZE, MCA_BASE_INFO_TUNER_DETAIL, &ofi_rxm_eager_limit, 1024, 16 << 20},
+    {"linger",
+     "Milliseconds the end of the session waits for its peers to take this process's end (sent "
+     "after its messages, delivery-complete where the provider offers it, to each peer it sent "
+     "to): a peer that ended first answers at once, one that does not progress holds it this long",
+     MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_TUNER_DETAIL, &ofi_linger, 0, 3600000},
 };
 
 int register_params(const mca_base_component_t *self)
@@ -249,6 +255,7 @@ Params current_params()
     Params params;
     params.provider = ofi_provider != nullptr && *ofi_provider != '\0' ? ofi_provider : "auto";
     params.rxm_eager_limit = ofi_rxm_eager_limit;
+    params.linger_ms = ofi_linger;
     params.timeout_s = meridian_mca_msg_base_timeout();
     return params;
 }

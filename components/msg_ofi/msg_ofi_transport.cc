@@ -8,6 +8,7 @@
 #include <rdma/fi_errno.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -68,6 +69,8 @@ Transport::~Transport()
         endpoint_->close_endpoint();
     }
     zombies_.clear();
+    ends_out_.clear();
+    end_in_.registration.reset();
     endpoint_.reset();
 }
 
@@ -77,6 +80,7 @@ int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
 {
     job_ = job;
     addresses_.assign(static_cast<std::size_t>(job.size), FI_ADDR_UNSPEC);
+    peers_.assign(static_cast<std::size_t>(job.size), Peer{});
     for (int r = 0; r < job.size; ++r) {
         if (peers[r] != 0 && r != job.rank) {
             ranks_.push_back(r);
@@ -139,15 +143,146 @@ int Transport::connect()
         }
         addresses_[static_cast<std::size_t>(r)] = *inserted;
     }
+    if (int rc = prepare_ends(); rc != MERIDIAN_SUCCESS) {
+        return rc;
+    }
+    post_end_receive();
     return MERIDIAN_SUCCESS;
 }
 
+// The tag kept for the end, and the receive's buffer registered where the
+// provider asks.
+int Transport::prepare_ends()
+{
+    const unsigned bits = endpoint_->tag_bits();
+    end_tag_ = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    if (endpoint_->needs_registration()) {
+        auto mr = endpoint_->register_memory(&end_in_.rank, sizeof end_in_.rank);
+        if (!mr) {
+            return fail(mr.error().status, mr.error().message);
+        }
+        end_in_.descriptor = fi_mr_desc(mr->get());
+        end_in_.registration = std::move(*mr);
+    }
+    return MERIDIAN_SUCCESS;
+}
+
+// The receive of the peers' ends, from any of them; posted again after
+// each (progress tries again when the provider says "later").
+void Transport::post_end_receive()
+{
+    const ssize_t rc = fi_trecv(endpoint_->ep(), &end_in_.rank, sizeof end_in_.rank,
+                                end_in_.descriptor, FI_ADDR_UNSPEC, end_tag_, 0, &end_in_.context);
+    end_posted_ = rc == 0;
+    if (rc != 0 && rc != -FI_EAGAIN) {
+        meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) +
+                               ": cannot post the receive of the peers' ends: " +
+                               libfabric::strerror(static_cast<int>(-rc)));
+    }
+}
+
+// A peer's end arrived after all of its messages: a receive from it that
+// libfabric still holds waits for a message that never comes.
+void Transport::peer_ended(int rank)
+{
+    if (rank < 0 || rank >= job_.size || rank == job_.rank) {
+        return;
+    }
+    Peer &p = peers_[static_cast<std::size_t>(rank)];
+    if (p.ended) {
+        return;
+    }
+    p.ended = true;
+    VERBOSE(DEBUG, "msg ofi: rank %d: rank %d ended its session", job_.rank, rank);
+    if (p.receives > 0 && meridian_mca_msg_base_peer_dead(rank) == 0) {
+        meridian_mca_msg_base_peer_died(rank, "ended its session without sending what this process "
+                                              "waits for");
+    }
+}
+
+// A receive posted for a peer that had ended: its message, if it sent it,
+// was there and completed the receive in the poll before.
+void Transport::check_ended()
+{
+    check_ended_ = false;
+    for (const int r : ranks_) {
+        const Peer &p = peers_[static_cast<std::size_t>(r)];
+        if (p.ended && p.receives > 0 && meridian_mca_msg_base_peer_dead(r) == 0) {
+            meridian_mca_msg_base_peer_died(r, "ended its session before sending the message");
+        }
+    }
+}
+
+// Nothing a send completed with is lost at exit: this process's end goes to
+// each peer it sent to, delivery-complete where the provider offers it,
+// after its messages (FI_ORDER_SAS); finalize waits for the ends within
+// msg_ofi_linger ms (a peer that ended first or fails answers at once).
 void Transport::finalize()
 {
+    send_ends();
     // Operations still posted are the base's dropped channels': let the
     // provider report what it can, briefly, then close.
     for (int i = 0; i < 64 && !zombies_.empty(); ++i) {
         poll_cq();
+    }
+}
+
+void Transport::send_ends()
+{
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::milliseconds(params_.linger_ms);
+    // Drives the endpoint while the provider says "later" (the end's
+    // receive too: the peers' ends wait for it to be delivered).
+    auto post = [&](fi_msg_tagged &msg, std::uint64_t flags) {
+        for (;;) {
+            const ssize_t rc = fi_tsendmsg(endpoint_->ep(), &msg, flags);
+            if (rc != -FI_EAGAIN || Clock::now() >= deadline) {
+                return rc;
+            }
+            progress();
+        }
+    };
+    for (const int r : ranks_) {
+        const Peer &p = peers_[static_cast<std::size_t>(r)];
+        if (!p.sent_to || p.ended || meridian_mca_msg_base_peer_dead(r) != 0) {
+            continue;
+        }
+        auto end = std::make_unique<End>();
+        end->rank = job_.rank;
+        if (endpoint_->needs_registration()) {
+            auto mr = endpoint_->register_memory(&end->rank, sizeof end->rank);
+            if (!mr) {
+                meridian::report_error(mr.error().message);
+                continue;
+            }
+            end->descriptor = fi_mr_desc(mr->get());
+            end->registration = std::move(*mr);
+        }
+        iovec iov{&end->rank, sizeof end->rank};
+        fi_msg_tagged msg{};
+        msg.msg_iov = &iov;
+        msg.desc = &end->descriptor;
+        msg.iov_count = 1;
+        msg.addr = addresses_[static_cast<std::size_t>(r)];
+        msg.tag = end_tag_;
+        msg.context = &end->context;
+        ssize_t rc = post(msg, FI_DELIVERY_COMPLETE | FI_COMPLETION);
+        if (rc == -FI_EINVAL || rc == -FI_EOPNOTSUPP || rc == -FI_ENOSYS || rc == -FI_EBADFLAGS) {
+            rc = post(msg, FI_COMPLETION); // transmit-complete only, then
+        }
+        if (rc == 0) {
+            ends_out_.push_back(std::move(end));
+            ++ends_pending_;
+        }
+    }
+    while (ends_pending_ > 0 && Clock::now() < deadline) {
+        progress();
+    }
+    if (ends_pending_ > 0) {
+        VERBOSE(INFO,
+                "msg ofi: rank %d: %zu of %zu peers did not take this process's end within "
+                "msg_ofi_linger (%d ms): they stopped progressing",
+                job_.rank, ends_pending_, ends_out_.size(), params_.linger_ms);
     }
 }
 
@@ -169,6 +304,11 @@ int Transport::prepare(mca_msg_channel_t &channel)
             return MERIDIAN_ERR_OUT_OF_RESOURCE;
         }
         s.wire_tag = folded;
+    }
+    if (s.wire_tag == end_tag_) {
+        meridian::report_error("msg ofi: the tag " + hex(channel.tag) +
+                               " is the one the transport keeps for a process's end");
+        return MERIDIAN_ERR_BAD_PARAM;
     }
     channel.transport_data = owned.release();
     if (int rc = make_op(channel); rc != MERIDIAN_SUCCESS) {
@@ -226,6 +366,17 @@ int Transport::make_op(mca_msg_channel_t &channel)
 
 void Transport::start(mca_msg_channel_t &channel)
 {
+    Peer &p = peers_[static_cast<std::size_t>(channel.peer)];
+    if (channel.direction == MCA_MSG_SEND) {
+        if (p.ended) {
+            meridian_mca_msg_base_complete(&channel, MERIDIAN_ERR_UNREACH);
+            if (meridian_mca_msg_base_peer_dead(channel.peer) == 0) {
+                meridian_mca_msg_base_peer_died(channel.peer, "ended its session");
+            }
+            return;
+        }
+        p.sent_to = true;
+    }
     ChannelState &s = state(channel);
     if (!s.op) {
         // Cancelled before (its operation lives on as a zombie): a new one.
@@ -280,6 +431,11 @@ bool Transport::post(mca_msg_channel_t &channel)
         poll_cq();
         return false;
     }
+    if (rc == 0 && channel.direction == MCA_MSG_RECV) {
+        Peer &p = peers_[static_cast<std::size_t>(channel.peer)];
+        ++p.receives;
+        check_ended_ = check_ended_ || p.ended;
+    }
     if (rc != 0) {
         meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) + ": posting " +
                                channel_text(channel) + ": " +
@@ -299,7 +455,14 @@ int Transport::progress()
             start(*channel);
         }
     }
-    return poll_cq();
+    if (!end_posted_) {
+        post_end_receive();
+    }
+    const int completions = poll_cq();
+    if (check_ended_) {
+        check_ended();
+    }
+    return completions;
 }
 
 int Transport::poll_cq()
@@ -340,10 +503,29 @@ void Transport::complete(Op *op, std::size_t len, int error, const std::string &
     if (op == nullptr) {
         return;
     }
+    if (static_cast<void *>(op) == &end_in_.context) {
+        end_posted_ = false;
+        if (error == 0) {
+            peer_ended(end_in_.rank);
+        }
+        post_end_receive();
+        return;
+    }
+    if (ends_pending_ > 0) {
+        for (const auto &end : ends_out_) {
+            if (static_cast<void *>(op) == &end->context) {
+                --ends_pending_; // delivered, or its peer is gone
+                return;
+            }
+        }
+    }
     mca_msg_channel_t *channel = op->channel;
     if (channel == nullptr) {
         zombies_.erase(op); // a freed channel's operation is over
         return;
+    }
+    if (channel->direction == MCA_MSG_RECV) {
+        --peers_[static_cast<std::size_t>(channel->peer)].receives;
     }
     if (error == FI_ETRUNC || error == -FI_ETRUNC) {
         // Providers disagree on what olen counts (the dropped bytes, or the
@@ -389,6 +571,9 @@ void Transport::abandon(mca_msg_channel_t &channel)
     ChannelState &s = state(channel);
     if (!s.op) {
         return;
+    }
+    if (channel.direction == MCA_MSG_RECV) {
+        --peers_[static_cast<std::size_t>(channel.peer)].receives;
     }
     fi_cancel(&endpoint_->ep()->fid, &s.op->context);
     s.op->channel = nullptr;

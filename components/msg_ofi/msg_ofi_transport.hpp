@@ -1,7 +1,11 @@
 // The ofi transport: a libfabric RDM endpoint with tagged messages, one
 // operation per start, matched by libfabric (MCA_MSG_TRANSPORT_MATCHES: the
-// provider's tag matching keeps (peer, tag, start order)).  Opened only
-// when the base gives it peers.  One instance per process; the QMP layer
+// provider's tag matching keeps (peer, tag, start order)).  Each process
+// ends its session with a message of its own to every peer it sent to,
+// delivery-complete where the provider offers it: after all of its
+// messages (FI_ORDER_SAS), so its finalize knows they arrived, and a
+// receive from a peer that ended either finds its message or fails at
+// once.  Opened only when the base gives it peers.  One instance per process; the QMP layer
 // serialises calls.
 #ifndef MERIDIAN_MSG_OFI_TRANSPORT_HPP
 #define MERIDIAN_MSG_OFI_TRANSPORT_HPP
@@ -40,6 +44,21 @@ struct ChannelState {
     bool retry = false;         // posting hit FI_EAGAIN; progress posts again
 };
 
+// A peer's state.
+struct Peer {
+    bool sent_to = false;       // a send went to it: it gets this process's end
+    bool ended = false;         // its end arrived: it sends nothing more
+    std::uint32_t receives = 0; // receives from it that libfabric holds
+};
+
+// The end of a session: the sender's rank, under the tag kept for it.
+struct End {
+    fi_context2 context{}; // first: libfabric hands &context back
+    std::int32_t rank = -1;
+    FidPtr<fid_mr> registration;
+    void *descriptor = nullptr;
+};
+
 class Transport
 {
   public:
@@ -69,16 +88,28 @@ class Transport
     int poll_cq();
     void complete(Op *op, std::size_t len, int error, const std::string &why);
     void abandon(mca_msg_channel_t &channel);
+    int prepare_ends();
+    void post_end_receive();
+    void peer_ended(int rank);
+    void send_ends();
+    void check_ended();
 
     Params params_;
     mca_msg_job_t job_{};
     std::vector<int> ranks_;           // its peers
     std::vector<fi_addr_t> addresses_; // by rank
+    std::vector<Peer> peers_;          // by rank
     std::unique_ptr<Endpoint> endpoint_;
     std::string path_ = "ofi";
     std::unordered_map<std::uint64_t, std::uint64_t> folded_tags_; // tags that did not fit
     std::vector<mca_msg_channel_t *> retry_;
     std::unordered_map<Op *, std::unique_ptr<Op>> zombies_;
+    std::uint64_t end_tag_ = 0; // the tag kept for the end (all ones in the tag bits)
+    End end_in_;                // the receive of the peers' ends
+    bool end_posted_ = false;
+    std::vector<std::unique_ptr<End>> ends_out_; // this process's ends, one per peer
+    std::size_t ends_pending_ = 0;               // of them, not yet complete
+    bool check_ended_ = false;                   // a receive from a peer that ended was posted
 };
 
 // The address and port pnet assigned this process, if any.

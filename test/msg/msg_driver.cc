@@ -40,6 +40,14 @@
 //                        then starts the three receives: every one takes
 //                        its message: "rank 0: 3 messages of a dead sender:
 //                        ok"
+//   msg_driver last_words
+//                        rank 0 starts receives of 0 B - 4 MiB and a burst
+//                        of 32 x 60000 B from rank 1 and looks away for
+//                        200 ms; rank 1 sends them, waits for its sends and
+//                        ends at once (the transports stop, the process
+//                        exits): every byte arrives, "rank 0: 41 last
+//                        messages of a sender that ended: ok" (msg_exit.sh
+//                        runs it many times over each transport)
 //   msg_driver pingpong  half round-trip times rank 0 <-> 1 (not a test)
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -62,6 +70,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -808,9 +817,10 @@ void test_cma_path()
                                 (next_reads_me == 1 ? "" : "not ") + "read this process's memory)");
 }
 
-// Whether libfabric is mapped into this process: the component opens it only
-// for peers that need it (libfabric's providers probe hardware as they load).
-bool libfabric_mapped()
+// Whether a library (its file name's start, "/libfabric.so") is mapped into
+// this process: the ofi and ucx components open libfabric and UCX only for
+// peers that need them (their constructors probe hardware, hook memory).
+bool mapped(const char *library)
 {
     std::FILE *maps = std::fopen("/proc/self/maps", "r");
     if (maps == nullptr) {
@@ -819,7 +829,7 @@ bool libfabric_mapped()
     char line[4096];
     bool found = false;
     while (!found && std::fgets(line, sizeof line, maps) != nullptr) {
-        found = std::strstr(line, "/libfabric.so") != nullptr;
+        found = std::strstr(line, library) != nullptr;
     }
     std::fclose(maps);
     return found;
@@ -869,7 +879,8 @@ int suite()
         std::printf("rank %d: ok (%d processes, path to rank %d: %s)\n", job->rank, job->size,
                     next_rank(), tp->path_name(tp, next_rank()));
         std::printf("rank %d: libfabric %s\n", job->rank,
-                    libfabric_mapped() ? "loaded" : "not loaded");
+                    mapped("/libfabric.so") ? "loaded" : "not loaded");
+        std::printf("rank %d: UCX %s\n", job->rank, mapped("/libucp.so") ? "loaded" : "not loaded");
     }
     return failures == 0 ? 0 : 1;
 }
@@ -1275,6 +1286,64 @@ int dead_sender()
     return failures == 0 ? 0 : 1;
 }
 
+// Sends that complete right before their sender ends are delivered: the
+// sizes span every protocol (inline, eager, pieces, rendezvous).
+int last_words()
+{
+    if (job->size != 2) {
+        std::printf("rank %d: last_words needs 2 processes\n", job->rank);
+        return 1;
+    }
+    // Every protocol's sizes, then a burst of eager-sized ones that fills
+    // the connection while rank 0 does not read it.
+    std::vector<std::size_t> sizes = {0, 8, 200, 4000, 16384, 65536, 300000, 1 << 20, 4 << 20};
+    sizes.insert(sizes.end(), 32, 60000);
+    const int count = static_cast<int>(sizes.size());
+    std::vector<std::vector<unsigned char>> data;
+    std::vector<Chan> chans;
+    std::vector<mca_msg_channel_t *> raw;
+    const bool sender = job->rank == 1;
+    for (int m = 0; m < count; ++m) {
+        data.emplace_back(sizes[m], 0);
+        if (sender) {
+            for (std::size_t i = 0; i < sizes[m]; ++i) {
+                data[m][i] = pattern(1, sizes[m], i, m);
+            }
+        }
+        chans.emplace_back(sender ? MCA_MSG_SEND : MCA_MSG_RECV, sender ? 0 : 1,
+                           0x1a50 + static_cast<std::uint64_t>(m), data[m].data(), sizes[m]);
+        raw.push_back(chans.back().get());
+    }
+    if (!sender) {
+        for (Chan &chan : chans) {
+            check(chan.start() == MERIDIAN_SUCCESS, "last_words: start");
+        }
+    }
+    barrier(); // the receives are there
+    if (sender) {
+        for (Chan &chan : chans) {
+            check(chan.start() == MERIDIAN_SUCCESS, "last_words: start");
+        }
+        check(wait_all(raw) == MERIDIAN_SUCCESS, "last_words: the sends");
+        return failures == 0 ? 0 : 1; // main stops the transport and finalizes
+    }
+    // Rank 0 is busy elsewhere while rank 1 sends and ends: what rank 1's
+    // sends completed with must still be there when rank 0 looks.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const int rc = wait_all(raw);
+    check(rc == MERIDIAN_SUCCESS, "last_words: the receives gave " + code(rc));
+    for (int m = 0; m < count && rc == MERIDIAN_SUCCESS; ++m) {
+        const std::size_t bad = first_bad(data[m], 1, sizes[m], m);
+        check(bad == SIZE_MAX, "last_words: message " + std::to_string(m) + " (" +
+                                   std::to_string(sizes[m]) + " bytes): byte " +
+                                   std::to_string(bad) + " is wrong");
+    }
+    if (failures == 0) {
+        std::printf("rank 0: %d last messages of a sender that ended: ok\n", count);
+    }
+    return failures == 0 ? 0 : 1;
+}
+
 // Messages that come before their receives, past msg_base_unexpected_limit.
 int early()
 {
@@ -1396,6 +1465,8 @@ int main(int argc, char **argv)
         status = early();
     } else if (mode == "dead_sender") {
         status = dead_sender();
+    } else if (mode == "last_words") {
+        status = last_words();
     } else if (mode == "pingpong") {
         // msg_driver pingpong [SIZE...]
         std::vector<std::size_t> sizes;
@@ -1405,7 +1476,7 @@ int main(int argc, char **argv)
         status = pingpong(sizes);
     } else {
         std::printf("usage: msg_driver [suite|kill|timeout|planted|attacked DIR [hog]|early|"
-                    "dead_sender|pingpong]\n");
+                    "dead_sender|last_words|pingpong]\n");
     }
     meridian_mca_msg_base_stop();
     meridian_finalize();

@@ -1,10 +1,11 @@
 #!/bin/sh
 # The msg transports: msg_driver (see its header) under Open MPI's mpirun
 # with 1, 2 and 4 processes, over sm (the default within a node; with and
-# without CMA), ofi (--mca msg ^sm, msg_ofi_provider=tcp: tcp;ofi_rxm) and
-# tcp (--mca msg ^sm: Meridian's own sockets, over loopback); a killed peer,
-# a timeout, a sender that ends first and early messages over each;
-# processes whose choices of transport disagree; the old parameter names.
+# without CMA), ofi (--mca msg ^sm, msg_ofi_provider=tcp: tcp;ofi_rxm), tcp
+# (--mca msg ^sm: Meridian's own sockets, over loopback) and ucx (--mca msg
+# self,ucx: UCX's shared memory, and UCX_TLS=tcp); a killed peer, a timeout
+# and early messages over each; processes whose choices of transport
+# disagree; the old parameter names.  (msg_exit.sh: senders that end first.)
 # Each check reads the processes' output, not only mpirun's exit code.
 # shellcheck source=test/support/mpi_test_lib.sh
 . "$srcdir/../support/mpi_test_lib.sh"
@@ -47,12 +48,24 @@ suite() {
     *) loaded="not loaded" ;;
     esac
     expect "$name" "$np" "^rank [0-9]*: libfabric $loaded\$" || return
+    # UCX likewise, only when ucx carries peers.
+    case $path in
+    ucx:*) loaded=loaded ;;
+    *) loaded="not loaded" ;;
+    esac
+    expect "$name" "$np" "^rank [0-9]*: UCX $loaded\$" || return
     expect "$name" "$np" "^meridian: error: msg: a channel to rank $np, but the job has ranks 0-$((np - 1))\$" || return
     expect "$name" "$np" "^meridian: error: msg: a channel's blocks hold 1 bytes, its size says 2\$" || return
-    # A message longer than its receive fails it, with both sizes (libfabric
-    # reports it only as truncated); a shorter one is delivered quietly.
+    # A message longer than its receive fails it, with both sizes; a shorter
+    # one is delivered quietly.
+    # (libfabric reports it only as truncated; UCX gives the size when the
+    # message came before its receive.)
     case $path in
     ofi:*) b16="libfabric reported a truncation" b100000=$b16 b35=$b16 ;;
+    ucx:*)
+        t="UCX reported a truncation"
+        b16="\(16 bytes\|$t\)" b100000="\(100000 bytes\|$t\)" b35="\(35 bytes\|$t\)"
+        ;;
     *) b16="16 bytes" b100000="100000 bytes" b35="35 bytes" ;;
     esac
     longer="^meridian: error: msg: rank [0-9]*: the receive from rank [0-9]* (node .*, path $path) with tag 0xd"
@@ -72,6 +85,13 @@ out=$(LD_DEBUG=files "$MERIDIAN_INFO" --all --parsable 2>&1)
 if expect "$name" 1 "^mca:msg:ofi:param:msg_ofi_provider:value:auto\$" &&
     expect "$name" 0 "file=libfabric"; then
     echo "ok: $name"
+fi
+if [ "$HAVE_UCX" = yes ]; then
+    name="meridian_info without UCX"
+    if expect "$name" 1 "^mca:msg:ucx:param:msg_ucx_priority:value:50\$" &&
+        expect "$name" 0 "file=libuc[pst]"; then
+        echo "ok: $name"
+    fi
 fi
 
 suite "one process" 1 self
@@ -133,11 +153,25 @@ if [ $mpi = yes ]; then
         # its ofi offers more than tcp) are refused, each saying why.
         name="msg_ofi_provider=tcp in one process only"
         out=$("$MPIRUN" -np 1 "$DRIVER" suite : -np 1 env "${MCA_ENV_PREFIX}msg_ofi_provider=tcp" "$DRIVER" suite 2>&1)
-        if expect "$name" 1 "^meridian: error: msg: rank 1 reaches rank 0 through ofi, rank 0 reaches it through tcp (set msg and the msg_\*_priority parameters alike everywhere; transports and offers of rank 1: ofi:0,40,40;self:100,0,0;tcp:0,20,20)\$" &&
+        if expect "$name" 1 "^meridian: error: msg: rank 1 reaches rank 0 through ofi, rank 0 reaches it through tcp (set msg and the msg_\*_priority parameters alike everywhere; transports and offers of rank 1: ofi:0,40,40;self:100,0,0;tcp:0,20,20\(;ucx:5,5,10\)\{0,1\})\$" &&
             expect "$name" 1 "^meridian: error: msg: rank 0 reaches rank 1 through tcp, rank 1 reaches it through ofi (.*)\$" &&
             expect "$name" 0 "ok ("; then
             echo "ok: $name"
         fi
+        unsetp msg
+    fi
+
+    # ucx: UCX's shared memory within the node (self and sm left out), then
+    # its tcp over loopback.
+    if [ "$HAVE_UCX" = yes ]; then
+        setp msg self,ucx
+        for np in 2 4; do
+            suite "ucx, $np processes" $np "ucx:[a-z_,]*" "$MPIRUN" -np $np --oversubscribe
+        done
+        UCX_TLS=tcp
+        export UCX_TLS
+        suite "ucx with UCX_TLS=tcp, 2 processes" 2 "ucx:tcp" "$MPIRUN" -np 2
+        unset UCX_TLS
         unsetp msg
     fi
 
@@ -236,24 +270,13 @@ if [ $mpi = yes ]; then
         fi
         unsetp msg
     fi
+    if [ "$HAVE_UCX" = yes ]; then
+        setp msg self,ucx
+        kill_case "killed peer, ucx" "ucx:[a-z_,]*"
+        unsetp msg
+    fi
 
-    # A sender that completes three sends and finalizes before its peer
-    # starts the receives: the peer, having seen it end, still gets all
-    # three, on every path, three times each.
-    dead_sender_case() {
-        name=$1
-        for try in 1 2 3; do
-            out=$("$MPIRUN" -np 2 "$DRIVER" dead_sender 2>&1)
-            rc=$?
-            [ $rc -eq 0 ] || { fail "$name, run $try (exit $rc)"; return; }
-            expect "$name, run $try" 1 "^rank 0: 3 messages of a dead sender: ok\$" || return
-            expect "$name, run $try" 0 "FAIL" || return
-        done
-        echo "ok: $name"
-    }
-    dead_sender_case "dead sender, sm"
     setp msg_sm_cma off
-    dead_sender_case "dead sender, sm without CMA"
     # Early messages past msg_base_unexpected_limit wait in their ring or
     # connection, their sender's sends with them, until the receives start.
     # early_case NAME [PATTERN]: and PATTERN, when given, is printed once.
@@ -276,9 +299,7 @@ if [ $mpi = yes ]; then
     if [ "$HAVE_LIBFABRIC" = yes ]; then
         setp msg ^sm
         setp msg_ofi_provider tcp
-        dead_sender_case "dead sender, libfabric tcp"
         unsetp msg_ofi_provider
-        dead_sender_case "dead sender, tcp"
         setp msg_base_verbose debug
         early_case "early messages past msg_base_unexpected_limit, tcp" \
             "^meridian: msg: msg tcp: rank 0: a message of 16777216 bytes with tag 0xea0 from rank 1 (node .*, path tcp) waits in its connection for its receive (msg_base_unexpected_limit)\$"
@@ -306,6 +327,11 @@ if [ $mpi = yes ]; then
         timeout_case "timeout, libfabric tcp" "ofi:tcp;ofi_rxm"
         unsetp msg_ofi_provider
         timeout_case "timeout, tcp" "tcp"
+        unsetp msg
+    fi
+    if [ "$HAVE_UCX" = yes ]; then
+        setp msg self,ucx
+        timeout_case "timeout, ucx" "ucx:[a-z_,]*"
         unsetp msg
     fi
     setp msg_base_timeout 60

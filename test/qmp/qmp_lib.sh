@@ -1,6 +1,6 @@
 # shellcheck shell=sh disable=SC2034 # variables for the drivers that source this
 # Shared by the QMP test drivers (sourced).  From the environment
-# (Makefile.am): MPIRUN, HAVE_PMIX, HAVE_LIBFABRIC, MCA_ENV_PREFIX,
+# (Makefile.am): MPIRUN, HAVE_PMIX, HAVE_LIBFABRIC, HAVE_UCX, MCA_ENV_PREFIX,
 # QMP_TEST_BIN.
 #
 #   qmp_run NAME NP PROGRAM ARGS...   runs PROGRAM alone (NP = 0) or under
@@ -18,12 +18,6 @@
 #                                     simulated hosts ("h1 h2"); unset: this
 #                                     host
 # (The functions' own variables start with ql_: sh has no local ones.)
-
-# QMP needs a msg transport; the only one (qmp_ofi) needs libfabric.
-if [ "${HAVE_LIBFABRIC:-yes}" != yes ]; then
-    echo "SKIP: no msg transport (Meridian built without libfabric)"
-    exit 77
-fi
 
 if [ "$(id -u)" = 0 ]; then
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -2,15 +2,23 @@
 # Message memory (halo exchanges of every kind) and channels, alone and under
 # mpirun with 1, 2 and 4 processes, in several logical shapes (an axis of 2
 # has the same neighbour both ways, an axis of 1 is the process itself), and
-# handles freed while started, on the transport's default path (also
-# without CMA) and, without the shared-memory path, on libfabric's tcp and
-# on the transport's own tcp path.
+# handles freed while started, on the default path (sm, also without CMA)
+# and, without sm, on libfabric's tcp, on the tcp transport and on ucx (UCX's
+# shared memory).
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
 
-paths="default libfabric tcp"
+paths="default tcp"
+[ "$HAVE_LIBFABRIC" = yes ] && paths="$paths libfabric"
+[ "$HAVE_UCX" = yes ] && paths="$paths ucx"
 for path in $paths; do
-    if [ "$path" = libfabric ]; then
+    if [ "$path" = ucx ]; then
+        qmp_setp msg self,ucx
+        qmp_unsetp msg_ofi_provider
+        mem_shapes="2 4"
+        channel_cases="2:2x1 4:2x2"
+        qmp_expect_path "ucx" "ucx:[a-z_,]*"
+    elif [ "$path" = libfabric ]; then
         qmp_setp msg ^sm
         qmp_setp msg_ofi_provider tcp
         mem_shapes="2 4"

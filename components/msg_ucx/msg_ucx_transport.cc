@@ -1,0 +1,617 @@
+// The ucx transport's work: bring-up (the context, the worker, an endpoint
+// per peer), one tagged operation per start, posted straight from the
+// channel's blocks (UCP's iov datatype: UCX registers what it needs), and
+// the flush of every endpoint at the end.
+#include "components/msg_ucx/msg_ucx_transport.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "mca/msg/base/msg_util.hpp"
+#include <meridian/opal/util/output.hpp>
+
+namespace meridian::msg_ucx
+{
+
+using msg::channel_text;
+using msg::fail;
+using msg::hex;
+using msg::peer_text;
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t fold(std::uint64_t tag, unsigned bits)
+{
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+    std::uint64_t folded = 0;
+    for (; tag != 0; tag >>= bits) {
+        folded ^= tag & mask;
+    }
+    return folded;
+}
+
+} // namespace
+
+Transport::~Transport()
+{
+    // Normally finalize has closed everything; after a failed bring-up (or
+    // a finalize that was never called) the endpoints go without a flush.
+    if (worker_ != nullptr) {
+        close_endpoints(true);
+        ucp_->ucp_worker_destroy(worker_);
+    }
+    zombies_.clear();
+    if (context_ != nullptr) {
+        ucp_->ucp_cleanup(context_);
+    }
+}
+
+// ---------------------------------------------------------------- bring-up
+
+int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
+{
+    auto table = ucp();
+    if (!table) {
+        return fail(table.error().status, table.error().message);
+    }
+    ucp_ = *table;
+    job_ = job;
+    peers_.resize(static_cast<std::size_t>(job.size));
+    for (int r = 0; r < job.size; ++r) {
+        peer(r).transport = this;
+        peer(r).rank = r;
+        if (peers[r] != 0) {
+            ranks_.push_back(r);
+        }
+    }
+    rank_bits_ = std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(job.size - 1))));
+    end_wire_ = ~std::uint64_t{0} >> rank_bits_;
+
+    ucp_config_t *config = nullptr;
+    if (const ucs_status_t status = ucp_->ucp_config_read(nullptr, nullptr, &config);
+        status != UCS_OK) {
+        return fail(MERIDIAN_ERR_NOT_AVAILABLE,
+                    "msg ucx: UCX's configuration does not read (check the UCX_* variables): " +
+                        status_text(status));
+    }
+    ucp_params_t params{};
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
+                        UCP_PARAM_FIELD_ESTIMATED_NUM_PPN | UCP_PARAM_FIELD_NAME;
+    params.features = UCP_FEATURE_TAG;
+    params.estimated_num_eps = ranks_.size();
+    params.estimated_num_ppn = static_cast<std::size_t>(std::max(1, job.local_size));
+    params.name = "meridian";
+    const ucs_status_t inited =
+        ucp_->ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &context_);
+    ucp_->ucp_config_release(config);
+    if (inited != UCS_OK) {
+        context_ = nullptr;
+        return fail(MERIDIAN_ERR_NOT_AVAILABLE,
+                    "msg ucx: UCX does not start (ucp_init: " + status_text(inited) +
+                        "; UCX_TLS and UCX_NET_DEVICES choose what it may use)");
+    }
+    ucp_worker_params_t worker_params{};
+    worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    worker_params.thread_mode = UCS_THREAD_MODE_SINGLE;
+    if (const ucs_status_t status = ucp_->ucp_worker_create(context_, &worker_params, &worker_);
+        status != UCS_OK) {
+        worker_ = nullptr;
+        return fail(MERIDIAN_ERR_NOT_AVAILABLE,
+                    "msg ucx: no UCX worker (ucp_worker_create: " + status_text(status) + ")");
+    }
+    ucp_address_t *address = nullptr;
+    std::size_t length = 0;
+    if (const ucs_status_t status = ucp_->ucp_worker_get_address(worker_, &address, &length);
+        status != UCS_OK) {
+        return fail(MERIDIAN_ERR_NOT_AVAILABLE,
+                    "msg ucx: the UCX worker has no address (" + status_text(status) + ")");
+    }
+    const int rc = meridian_mca_msg_base_modex_put("ucx.addr", address, length);
+    ucp_->ucp_worker_release_address(worker_, address);
+    if (rc != MERIDIAN_SUCCESS) {
+        return fail(rc, "msg ucx: cannot publish the UCX worker's address");
+    }
+    const char *tls = std::getenv("UCX_TLS");
+    const char *devices = std::getenv("UCX_NET_DEVICES");
+    VERBOSE(INFO, "msg ucx: rank %d: UCX %u.%u, %zu peers, UCX_TLS=%s, UCX_NET_DEVICES=%s",
+            job.rank, static_cast<unsigned>(UCP_API_MAJOR), static_cast<unsigned>(UCP_API_MINOR),
+            ranks_.size(), tls != nullptr ? tls : "(UCX's choice)",
+            devices != nullptr ? devices : "(UCX's choice)");
+    return MERIDIAN_SUCCESS;
+}
+
+int Transport::connect()
+{
+    std::vector<std::uint8_t> address(512);
+    for (const int r : ranks_) {
+        if (msg::get_bytes(r, "ucx.addr", address) != MERIDIAN_SUCCESS) {
+            return fail(MERIDIAN_ERR_UNREACH,
+                        "msg ucx: " + peer_text(r) + " published no UCX worker address");
+        }
+        Peer &p = peer(r);
+        ucp_ep_params_t params{};
+        params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        params.address = reinterpret_cast<const ucp_address_t *>(address.data());
+        if (job_.node_of[r] != job_.node) {
+            // A peer of another node that dies fails its operations instead
+            // of aborting this process.  (UCX's shared memory cannot detect
+            // a dead peer, and would give way to TCP in this mode; the base
+            // watches the pids of this node's processes instead.)
+            params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                                 UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+            params.err_handler.cb = ep_failed;
+            params.err_handler.arg = &p;
+        }
+        if (const ucs_status_t status = ucp_->ucp_ep_create(worker_, &params, &p.ep);
+            status != UCS_OK) {
+            p.ep = nullptr;
+            return fail(MERIDIAN_ERR_UNREACH, "msg ucx: rank " + std::to_string(job_.rank) +
+                                                  ": no UCX endpoint to " + peer_text(r) + ": " +
+                                                  status_text(status));
+        }
+        p.path = lanes(p.ep);
+        VERBOSE(DEBUG, "msg ucx: rank %d -> rank %d: %s", job_.rank, r, p.path.c_str());
+    }
+    post_end_receive();
+    return MERIDIAN_SUCCESS;
+}
+
+// The receive of the peers' ends: any sender (its rank in the tag's low
+// bits), the tag kept for it.  Ends already there complete it at once.
+void Transport::post_end_receive()
+{
+    const ucp_tag_t senders = (ucp_tag_t{1} << rank_bits_) - 1;
+    for (int i = 0; i < job_.size; ++i) {
+        ucp_tag_recv_info_t info{};
+        ucp_request_param_t param{};
+        param.op_attr_mask =
+            UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_RECV_INFO;
+        param.cb.recv = end_arrived;
+        param.user_data = this;
+        param.recv_info.tag_info = &info;
+        void *request =
+            ucp_->ucp_tag_recv_nbx(worker_, nullptr, 0, end_wire_ << rank_bits_, ~senders, &param);
+        if (request == nullptr) {
+            ended_.push_back(static_cast<int>(info.sender_tag & senders));
+            continue;
+        }
+        if (UCS_PTR_IS_ERR(request)) {
+            meridian::report_error("msg ucx: rank " + std::to_string(job_.rank) +
+                                   ": cannot post the receive of the peers' ends: " +
+                                   status_text(UCS_PTR_STATUS(request)));
+            return;
+        }
+        end_request_ = request;
+        return;
+    }
+}
+
+void Transport::end_arrived(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+                            void *user_data)
+{
+    auto &self = *static_cast<Transport *>(user_data);
+    self.ucp_->ucp_request_free(request);
+    self.end_request_ = nullptr;
+    if (status == UCS_OK && info != nullptr) {
+        const ucp_tag_t senders = (ucp_tag_t{1} << self.rank_bits_) - 1;
+        self.ended_.push_back(static_cast<int>(info->sender_tag & senders));
+    }
+}
+
+// A peer's end arrived after all of its messages: a receive from it that
+// UCX still holds waits for a message that never comes.
+void Transport::peer_ended(int rank)
+{
+    if (rank < 0 || rank >= job_.size) {
+        return;
+    }
+    Peer &p = peer(rank);
+    if (p.ended) {
+        return;
+    }
+    p.ended = true;
+    VERBOSE(DEBUG, "msg ucx: rank %d: rank %d ended its session", job_.rank, rank);
+    if (p.receives > 0 && meridian_mca_msg_base_peer_dead(rank) == 0) {
+        meridian_mca_msg_base_peer_died(rank,
+                                        "ended its session without sending what this process "
+                                        "waits for");
+    }
+}
+
+// "ucx:tcp", "ucx:posix,cma": the UCX transports of the endpoint's lanes, as
+// ucp_ep_print_info lists them ("lane[0]:  1:posix/memory.0 md[1] ...").
+std::string Transport::lanes(ucp_ep_h ep) const
+{
+    char *text = nullptr;
+    std::size_t size = 0;
+    FILE *stream = ::open_memstream(&text, &size);
+    if (stream == nullptr) {
+        return "ucx";
+    }
+    ucp_->ucp_ep_print_info(ep, stream);
+    std::fclose(stream);
+    std::vector<std::string> names;
+    for (const char *line = text; line != nullptr && *line != '\0';) {
+        const char *end = std::strchr(line, '\n');
+        const std::string_view row(line, end != nullptr ? static_cast<std::size_t>(end - line)
+                                                        : std::strlen(line));
+        line = end != nullptr ? end + 1 : nullptr;
+        const auto lane = row.find("lane[");
+        if (lane == std::string_view::npos) {
+            continue;
+        }
+        // After "lane[N]:", the first "<index>:<transport>/<device>".
+        const auto colon = row.find(':', row.find(']', lane));
+        const auto slash = row.find('/', colon);
+        if (colon == std::string_view::npos || slash == std::string_view::npos) {
+            continue;
+        }
+        const auto inner = row.find(':', colon + 1);
+        if (inner == std::string_view::npos || inner > slash) {
+            continue;
+        }
+        std::string name(row.substr(inner + 1, slash - inner - 1));
+        if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+            names.push_back(std::move(name));
+        }
+    }
+    std::free(text);
+    std::string path = "ucx";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        path += (i == 0 ? ":" : ",") + names[i];
+    }
+    return path;
+}
+
+const char *Transport::path_name(int rank) const
+{
+    const Peer &p = peers_[static_cast<std::size_t>(rank)];
+    return p.path.empty() ? "ucx" : p.path.c_str();
+}
+
+// Nothing a send completed with is lost at exit: each endpoint is closed
+// in UCX's flush mode (what it still holds goes out and is acknowledged),
+// within msg_ucx_linger ms; then what remains is closed by force.
+void Transport::finalize()
+{
+    if (worker_ == nullptr) {
+        return;
+    }
+    closing_ = true;
+    send_ends();
+    close_endpoints(false);
+}
+
+// This process's end to each peer it sent to that is still there: after
+// its messages on the endpoint, so it arrives after them.
+void Transport::send_ends()
+{
+    for (const int r : ranks_) {
+        Peer &p = peer(r);
+        if (r == job_.rank || !p.sent_to || p.ep == nullptr || p.failed || p.ended ||
+            meridian_mca_msg_base_peer_dead(r) != 0) {
+            continue;
+        }
+        ucp_request_param_t param{};
+        void *request = ucp_->ucp_tag_send_nbx(
+            p.ep, nullptr, 0, end_wire_ << rank_bits_ | static_cast<std::uint64_t>(job_.rank),
+            &param);
+        if (request != nullptr && !UCS_PTR_IS_ERR(request)) {
+            ucp_->ucp_request_free(request); // the endpoint's flush waits for it
+        }
+    }
+}
+
+void Transport::close_endpoints(bool force)
+{
+    std::vector<void *> closing;
+    for (const int r : ranks_) {
+        Peer &p = peer(r);
+        if (p.ep == nullptr) {
+            continue;
+        }
+        ucp_request_param_t param{};
+        param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        // A dead peer acknowledges nothing: its endpoint goes at once.
+        const bool dead = p.failed || meridian_mca_msg_base_peer_dead(r) != 0;
+        param.flags = force || dead ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+        void *request = ucp_->ucp_ep_close_nbx(p.ep, &param);
+        p.ep = nullptr;
+        if (request != nullptr && !UCS_PTR_IS_ERR(request)) {
+            closing.push_back(request);
+        }
+    }
+    const auto deadline = Clock::now() + std::chrono::milliseconds(force ? 1000 : params_.linger_ms);
+    std::size_t flushed = 0;
+    while (!closing.empty() && Clock::now() < deadline) {
+        ucp_->ucp_worker_progress(worker_);
+        for (auto it = closing.begin(); it != closing.end();) {
+            if (ucp_->ucp_request_check_status(*it) != UCS_INPROGRESS) {
+                ucp_->ucp_request_free(*it);
+                it = closing.erase(it);
+                ++flushed;
+            } else {
+                ++it;
+            }
+        }
+    }
+    if (!closing.empty()) {
+        VERBOSE(INFO,
+                "msg ucx: rank %d: %zu of %zu endpoints did not close within msg_ucx_linger (%d "
+                "ms): their peers ended first or stopped progressing",
+                job_.rank, closing.size(), closing.size() + flushed, params_.linger_ms);
+        // UCX completes them as it destroys the worker.
+        for (void *request : closing) {
+            ucp_->ucp_request_free(request);
+        }
+    }
+    done_.clear(); // completions of abandoned operations: nothing waits for them
+    ended_.clear();
+    if (end_request_ != nullptr) {
+        ucp_->ucp_request_cancel(worker_, end_request_); // its callback frees it
+    }
+}
+
+// ---------------------------------------------------------------- channels
+
+int Transport::prepare(mca_msg_channel_t &channel)
+{
+    auto owned = std::make_unique<ChannelState>();
+    ChannelState &s = *owned;
+    const unsigned bits = 64 - rank_bits_;
+    std::uint64_t wire = channel.tag;
+    if (channel.tag >> bits != 0) {
+        const std::uint64_t folded = fold(channel.tag, bits);
+        auto [it, added] = folded_tags_.try_emplace(folded, channel.tag);
+        if (!added && it->second != channel.tag) {
+            meridian::report_error("msg ucx: the tags " + hex(it->second) + " and " +
+                                   hex(channel.tag) + " both become " + hex(folded) + " in the " +
+                                   std::to_string(bits) + " tag bits this job leaves");
+            return MERIDIAN_ERR_OUT_OF_RESOURCE;
+        }
+        wire = folded;
+    }
+    if (wire == end_wire_) {
+        meridian::report_error("msg ucx: the tag " + hex(channel.tag) +
+                               " is the one the transport keeps for a process's end");
+        return MERIDIAN_ERR_BAD_PARAM;
+    }
+    const int sender = channel.direction == MCA_MSG_SEND ? job_.rank : channel.peer;
+    s.tag = wire << rank_bits_ | static_cast<std::uint64_t>(sender);
+    for (std::size_t i = 0; i < channel.iovcnt; ++i) {
+        if (channel.iov[i].iov_len != 0) {
+            s.iov.push_back({channel.iov[i].iov_base, channel.iov[i].iov_len});
+        }
+    }
+    channel.transport_data = owned.release();
+    return MERIDIAN_SUCCESS;
+}
+
+void Transport::cleanup(mca_msg_channel_t &channel)
+{
+    delete static_cast<ChannelState *>(channel.transport_data);
+    channel.transport_data = nullptr;
+}
+
+void Transport::start(mca_msg_channel_t &channel)
+{
+    ChannelState &s = state(channel);
+    if (!s.op) {
+        s.op = std::make_unique<Op>(); // the first start, or the last was abandoned
+        s.op->transport = this;
+    }
+    Op *op = s.op.get();
+    op->channel = &channel;
+    op->request = nullptr;
+    Peer &p = peer(channel.peer);
+    if (channel.direction == MCA_MSG_SEND) {
+        if (p.ep == nullptr || p.ended) {
+            // UCX reported the endpoint broken (the base knows the peer
+            // dead), or the peer ended its session.
+            meridian_mca_msg_base_complete(&channel, MERIDIAN_ERR_UNREACH);
+            if (p.ended && meridian_mca_msg_base_peer_dead(channel.peer) == 0) {
+                meridian_mca_msg_base_peer_died(channel.peer, "ended its session");
+            }
+            return;
+        }
+        p.sent_to = true;
+    }
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.user_data = op;
+    void *buffer = nullptr;
+    std::size_t count = 0;
+    if (s.iov.size() == 1) {
+        buffer = s.iov.front().buffer;
+        count = s.iov.front().length;
+    } else if (!s.iov.empty()) {
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+        param.datatype = ucp_dt_make_iov();
+        buffer = s.iov.data();
+        count = s.iov.size();
+    }
+    ucs_status_ptr_t request;
+    ucp_tag_recv_info_t info{};
+    if (channel.direction == MCA_MSG_SEND) {
+        param.cb.send = send_done;
+        request = ucp_->ucp_tag_send_nbx(p.ep, buffer, count, s.tag, &param);
+    } else {
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO;
+        param.recv_info.tag_info = &info;
+        param.cb.recv = recv_done;
+        request = ucp_->ucp_tag_recv_nbx(worker_, buffer, count, s.tag, ~ucp_tag_t{0}, &param);
+    }
+    if (request == nullptr) {
+        finish(op, UCS_OK, info.length); // done at once
+    } else if (UCS_PTR_IS_ERR(request)) {
+        finish(op, UCS_PTR_STATUS(request), 0);
+    } else {
+        op->request = request;
+        if (channel.direction == MCA_MSG_RECV) {
+            ++p.receives;
+            if (p.ended && meridian_mca_msg_base_peer_dead(channel.peer) == 0) {
+                // Not among what it sent before its end: it never comes.
+                meridian_mca_msg_base_peer_died(channel.peer,
+                                                "ended its session before sending the message");
+            }
+        }
+    }
+}
+
+void Transport::send_done(void *request, ucs_status_t status, void *user_data)
+{
+    auto *op = static_cast<Op *>(user_data);
+    Transport &self = *op->transport;
+    self.ucp_->ucp_request_free(request);
+    self.done_.push_back({op, status, 0});
+}
+
+void Transport::recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+                          void *user_data)
+{
+    auto *op = static_cast<Op *>(user_data);
+    Transport &self = *op->transport;
+    self.ucp_->ucp_request_free(request);
+    self.done_.push_back({op, status, info != nullptr ? info->length : 0});
+}
+
+void Transport::ep_failed(void *arg, ucp_ep_h, ucs_status_t status)
+{
+    auto *p = static_cast<Peer *>(arg);
+    p->transport->failed_.emplace_back(p->rank, status);
+}
+
+int Transport::progress()
+{
+    // UCX's callbacks only note what happened; it is handled once UCX has
+    // returned, so the base may start and cancel from its completions.
+    while (ucp_->ucp_worker_progress(worker_) != 0) {
+    }
+    return handle_events();
+}
+
+int Transport::handle_events()
+{
+    int events = 0;
+    while (!done_.empty() || !failed_.empty() || !ended_.empty()) {
+        auto done = std::move(done_);
+        done_.clear();
+        for (const Done &d : done) {
+            finish(d.op, d.status, d.length);
+        }
+        auto failed = std::move(failed_);
+        failed_.clear();
+        for (const auto &[rank, status] : failed) {
+            peer_failed(rank, status);
+        }
+        auto ended = std::move(ended_);
+        ended_.clear();
+        for (const int rank : ended) {
+            peer_ended(rank);
+        }
+        events += static_cast<int>(done.size() + failed.size() + ended.size());
+        if (end_request_ == nullptr && !closing_) {
+            post_end_receive();
+        }
+    }
+    return events;
+}
+
+void Transport::finish(Op *op, ucs_status_t status, std::size_t length)
+{
+    mca_msg_channel_t *channel = op->channel;
+    if (channel == nullptr) {
+        zombies_.erase(op); // an abandoned operation is over
+        return;
+    }
+    if (op->request != nullptr && channel->direction == MCA_MSG_RECV) {
+        --peer(channel->peer).receives;
+    }
+    op->request = nullptr;
+    if (status == UCS_OK) {
+        if (channel->direction == MCA_MSG_RECV &&
+            meridian_mca_msg_base_fits(channel, length, nullptr) == 0) {
+            return;
+        }
+        meridian_mca_msg_base_complete(channel, MERIDIAN_SUCCESS);
+        return;
+    }
+    if (status == UCS_ERR_MESSAGE_TRUNCATED) {
+        // UCX gives the message's size with the truncation on some
+        // protocols only.
+        if (length > channel->nbytes) {
+            meridian_mca_msg_base_fits(channel, length, nullptr);
+        } else {
+            meridian_mca_msg_base_fits(channel, channel->nbytes + 1, "UCX reported a truncation");
+        }
+        return;
+    }
+    // A failed transfer: the peer is gone for good; its other channels fail
+    // now rather than time out.
+    const std::string what = channel_text(*channel) + " failed: " + status_text(status);
+    meridian_mca_msg_base_complete(channel, MERIDIAN_ERR_UNREACH);
+    meridian_mca_msg_base_peer_died(channel->peer, ("is unreachable: " + what).c_str());
+}
+
+// UCX reported the endpoint broken (the peer's process or its link went
+// away): the base fails the peer's channels (cancel, below), then the
+// endpoint closes by force, as UCX asks after an error.
+void Transport::peer_failed(int rank, ucs_status_t status)
+{
+    Peer &p = peer(rank);
+    if (p.failed) {
+        return;
+    }
+    p.failed = true;
+    meridian_mca_msg_base_peer_died(
+        rank, ("is unreachable: UCX reports its endpoint failed: " + status_text(status)).c_str());
+    close_by_force(p);
+}
+
+void Transport::close_by_force(Peer &p)
+{
+    p.failed = true;
+    if (p.ep == nullptr) {
+        return;
+    }
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    void *request = ucp_->ucp_ep_close_nbx(p.ep, &param);
+    if (request != nullptr && !UCS_PTR_IS_ERR(request)) {
+        ucp_->ucp_request_free(request); // UCX finishes it on its own
+    }
+    p.ep = nullptr;
+}
+
+// A started channel is abandoned: its operation lives on as a zombie until
+// UCX reports it.  A receive is cancelled; a send UCX cannot take back, so
+// for a dead peer its endpoint closes by force (every operation on it ends
+// and no memory of it is read again); to a live peer it may still go.
+void Transport::cancel(mca_msg_channel_t &channel, bool peer_alive)
+{
+    ChannelState &s = state(channel);
+    if (!s.op || s.op->request == nullptr) {
+        return; // nothing of it is with UCX
+    }
+    Op *raw = s.op.get();
+    raw->channel = nullptr;
+    void *request = raw->request;
+    zombies_.emplace(raw, std::move(s.op));
+    if (channel.direction == MCA_MSG_RECV) {
+        --peer(channel.peer).receives;
+        ucp_->ucp_request_cancel(worker_, request);
+    } else if (!peer_alive) {
+        close_by_force(peer(channel.peer));
+    }
+}
+
+} // namespace meridian::msg_ucx

@@ -1,0 +1,60 @@
+#!/bin/sh
+# No message is lost at exit, on every transport within a node: msg_driver's
+# last_words (a sender ends right after its sends of 0 B - 4 MiB and a burst
+# complete, its receiver looking away) and dead_sender (three sends complete,
+# the sender ends, and only then are their receives started), each
+# MSG_EXIT_RUNS times (default 20) over sm (with and without CMA), tcp, ofi
+# (libfabric's tcp;ofi_rxm, with and without its shared receive queue) and
+# ucx (UCX's shared memory, and its tcp).  A run fails when its receiver
+# misses a byte, a message or its "ok" line.  msg_exit_hosts.sh does the
+# same across simulated hosts.
+# shellcheck source=test/support/mpi_test_lib.sh
+. "$srcdir/../support/mpi_test_lib.sh"
+if [ $mpi != yes ]; then
+    echo "SKIP: needs mpirun and Meridian built with PMIx"
+    exit 77
+fi
+setp msg_base_timeout 60
+runs=${MSG_EXIT_RUNS:-20}
+status=0
+
+# repeat NAME ENV...: both modes $runs times each with ENV set.
+repeat() {
+    name=$1
+    shift
+    for mode in last_words dead_sender; do
+        case $mode in
+        last_words) want="^rank 0: 41 last messages of a sender that ended: ok\$" ;;
+        *) want="^rank 0: 3 messages of a dead sender: ok\$" ;;
+        esac
+        run=1
+        while [ $run -le "$runs" ]; do
+            out=$(env "$@" "$MPIRUN" -np 2 "$DRIVER" $mode 2>&1)
+            rc=$?
+            if [ $rc -ne 0 ] || [ "$(echo "$out" | grep -c "$want")" -ne 1 ] ||
+                echo "$out" | grep -q FAIL; then
+                echo "FAIL: $name, $mode, run $run of $runs (exit $rc)"
+                echo "$out" | sed 's/^/  | /'
+                status=1
+                break
+            fi
+            run=$((run + 1))
+        done
+        [ $run -gt "$runs" ] && echo "ok: $name, $mode, $runs runs"
+    done
+}
+
+p=$MCA_ENV_PREFIX
+repeat "sm"
+repeat "sm without CMA" "${p}msg_sm_cma=off"
+repeat "tcp" "${p}msg=^sm"
+if [ "$HAVE_LIBFABRIC" = yes ]; then
+    repeat "libfabric tcp;ofi_rxm" "${p}msg=^sm" "${p}msg_ofi_provider=tcp"
+    repeat "libfabric tcp;ofi_rxm without its shared receive queue" "${p}msg=^sm" \
+        "${p}msg_ofi_provider=tcp" FI_OFI_RXM_USE_SRX=0
+fi
+if [ "$HAVE_UCX" = yes ]; then
+    repeat "ucx, shared memory" "${p}msg=self,ucx"
+    repeat "ucx, tcp" "${p}msg=self,ucx" UCX_TLS=tcp
+fi
+exit $status
