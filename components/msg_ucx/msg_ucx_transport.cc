@@ -321,8 +321,8 @@ void Transport::close_endpoints(bool force)
         ucp_request_param_t param{};
         param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
         // A dead peer acknowledges nothing: its endpoint goes at once.
-        const bool dead = p.failed || meridian_mca_msg_base_peer_dead(r) != 0;
-        param.flags = force || dead ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+        const bool at_once = force || p.failed || meridian_mca_msg_base_peer_dead(r) != 0;
+        param.flags = at_once ? UCP_EP_CLOSE_FLAG_FORCE : 0;
         void *request = ucp_->ucp_ep_close_nbx(p.ep, &param);
         p.ep = nullptr;
         if (request != nullptr && !UCS_PTR_IS_ERR(request)) {
