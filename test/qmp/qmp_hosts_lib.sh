@@ -8,7 +8,8 @@
 # ranks 0 and 1 on different hosts, so every run of two or more processes
 # crosses hosts, over the tcp path, while processes on one host use shared
 # memory.  mpirun's own traffic goes over the mgmt plane and QMP's over the
-# data plane (FI_TCP_IFACE=eth0), so a fault on eth0 reaches QMP alone.
+# data plane (FI_TCP_IFACE=eth0, UCX_NET_DEVICES=eth0), so a fault on eth0
+# reaches QMP alone.
 # Needs root and iproute2; $scratch is a directory of the test's own.
 # shellcheck shell=sh
 # shellcheck source=qmp_lib.sh
@@ -44,7 +45,8 @@ chmod +x "$scratch/mpirun"
 MPIRUN=$scratch/mpirun
 QMP_RANK_HOSTS="h1 h2"
 FI_TCP_IFACE=eth0
-export MPIRUN QMP_RANK_HOSTS FI_TCP_IFACE
+UCX_NET_DEVICES=eth0
+export MPIRUN QMP_RANK_HOSTS FI_TCP_IFACE UCX_NET_DEVICES
 
 # qmp_hosts_drivers SUFFIX DRIVER...: each driver (qmp_basic.sh, ...) with
 # the MPIRUN in effect; SUFFIX ends the messages' "over h1 and h2".
