@@ -40,9 +40,9 @@ struct Op {
 
 // What the transport keeps per channel (its transport_data).
 struct ChannelState {
-    ucp_tag_t tag = 0;              // on the wire: (tag << rank_bits) | sender
-    std::vector<ucp_dt_iov_t> iov;  // the channel's non-empty blocks
-    std::unique_ptr<Op> op;         // nullptr after an abandon: made again at the next start
+    ucp_tag_t tag = 0;             // on the wire: (tag << rank_bits) | sender
+    std::vector<ucp_dt_iov_t> iov; // the channel's non-empty blocks
+    std::unique_ptr<Op> op;        // nullptr after an abandon: made again at the next start
 };
 
 // One peer: its endpoint and what its error handler needs.
@@ -50,11 +50,11 @@ struct Peer {
     class Transport *transport = nullptr;
     int rank = -1;
     ucp_ep_h ep = nullptr;
-    bool failed = false;       // UCX reported the endpoint broken
-    bool sent_to = false;      // a send went to it: it gets this process's end
-    bool ended = false;        // its end arrived: it sends nothing more
+    bool failed = false;        // UCX reported the endpoint broken
+    bool sent_to = false;       // a send went to it: it gets this process's end
+    bool ended = false;         // its end arrived: it sends nothing more
     std::uint32_t receives = 0; // receives from it that UCX holds
-    std::string path;    // "ucx:tcp", "ucx:posix,cma" (the lanes' transports)
+    std::string path;           // "ucx:tcp", "ucx:posix,cma" (the lanes' transports)
 };
 
 class Transport
@@ -108,17 +108,18 @@ class Transport
     Params params_;
     const Ucp *ucp_ = nullptr;
     mca_msg_job_t job_{};
-    std::vector<int> ranks_; // its peers
+    std::vector<int> ranks_;  // its peers
     std::vector<Peer> peers_; // by rank
     unsigned rank_bits_ = 1;  // low bits of a wire tag: the sender
     ucp_context_h context_ = nullptr;
     ucp_worker_h worker_ = nullptr;
-    std::vector<Done> done_;           // completions UCX reported, handled after its progress
+    std::vector<Done> done_; // completions UCX reported, handled after its progress
     std::vector<std::pair<int, ucs_status_t>> failed_; // endpoints UCX reported broken
-    std::uint64_t end_wire_ = 0;       // the wire tag kept for the end (all ones)
-    void *end_request_ = nullptr;      // the receive of the peers' ends
-    std::vector<int> ended_;           // ends UCX reported, handled after its progress
-    bool closing_ = false;             // finalize began: the end's receive is not posted again
+    std::uint64_t end_wire_ = 0;                       // the wire tag kept for the end (all ones)
+    void *end_request_ = nullptr;                      // the receive of the peers' ends
+    std::vector<int> ended_;                  // ends UCX reported, handled after its progress
+    std::vector<mca_msg_channel_t *> doomed_; // receives from ended peers whose message never comes
+    bool closing_ = false; // finalize began: the end's receive is not posted again
     std::unordered_map<std::uint64_t, std::uint64_t> folded_tags_; // tags that did not fit
     std::unordered_map<Op *, std::unique_ptr<Op>> zombies_;
 };

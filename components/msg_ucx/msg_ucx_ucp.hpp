@@ -37,6 +37,7 @@ namespace meridian::msg_ucx
     X(ucp_ep_print_info)                                                                           \
     X(ucp_tag_send_nbx)                                                                            \
     X(ucp_tag_recv_nbx)                                                                            \
+    X(ucp_tag_probe_nb)                                                                            \
     X(ucp_request_check_status)                                                                    \
     X(ucp_request_cancel)                                                                          \
     X(ucp_request_free)                                                                            \
