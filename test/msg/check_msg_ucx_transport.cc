@@ -441,11 +441,9 @@ START_TEST(a_peer_that_ended_fails_only_what_it_never_sent)
         start(1, t1, larger_in);
         start(1, t1, pieces_in);
     }
-    ck_assert_msg(stub::drive([&] {
-                      return done(1, small_in) && done(1, larger_in) && done(1, pieces_in);
-                  }),
-                  "UCX_TLS=%s: what rank 0 sent before its end did not arrive",
-                  transports_of_ucx[tls]);
+    ck_assert_msg(
+        stub::drive([&] { return done(1, small_in) && done(1, larger_in) && done(1, pieces_in); }),
+        "UCX_TLS=%s: what rank 0 sent before its end did not arrive", transports_of_ucx[tls]);
     check_received(small, small_in, "the 8 bytes sent before the end");
     check_received(larger, larger_in, "the 4000 bytes sent before the end");
     check_received(pieces, pieces_in, "the 4096 bytes in 64 blocks sent before the end");

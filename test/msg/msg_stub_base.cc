@@ -243,6 +243,9 @@ void abandoned(mca_msg_channel_t &channel)
         return;
     }
     r.started.erase(it);
+    if (channel.direction == MCA_MSG_SEND) {
+        r.freed_sends.push_back(&channel);
+    }
 }
 
 const Completion *completion_of(int r, const mca_msg_channel_t *channel)
@@ -627,11 +630,40 @@ void meridian_mca_msg_base_announce_again(int peer, uint64_t tag, uint64_t, void
                                            meridian::msg::hex(tag) + " the stub never gave back");
 }
 
-void meridian_mca_msg_base_withdraw(int peer, uint64_t tag, void *)
+void meridian_mca_msg_base_withdraw(int peer, uint64_t tag, void *message)
 {
-    msg_stub::breach(msg_stub::here(), "withdraw of a message from rank " + std::to_string(peer) +
-                                           " with tag " + meridian::msg::hex(tag) +
-                                           " (the tests free no started send)");
+    Rank &r = msg_stub::here();
+    if (!msg_stub::is_rank(r, peer, "withdraw")) {
+        return;
+    }
+    const std::string what = "withdraw of a message from rank " + std::to_string(peer) +
+                             " with tag " + meridian::msg::hex(tag);
+    // Its send was freed: a send of rank peer to this rank with this tag.
+    auto &freed = msg_stub::rank(peer).freed_sends;
+    auto send = std::find_if(freed.begin(), freed.end(), [&](const mca_msg_channel_t *c) {
+        return c->peer == r.job.rank && c->tag == tag;
+    });
+    if (send == freed.end()) {
+        msg_stub::breach(r, what + " whose send was not freed");
+        return;
+    }
+    freed.erase(send);
+    // A message the base still holds: announced, neither taken nor withdrawn.
+    Arrival *a = nullptr;
+    for (Arrival &each : r.arrivals) {
+        if (each.announced == message && each.peer == peer && each.tag == tag) {
+            a = &each;
+        }
+    }
+    if (a == nullptr || a->completed || a->withdrawn) {
+        msg_stub::breach(r, what + (a == nullptr   ? " that was never announced"
+                                    : a->withdrawn ? " that was withdrawn already"
+                                                   : " that its receive took already"));
+        return;
+    }
+    a->withdrawn = true;
+    // The stub's receive of it waits for it no more.
+    std::erase(r.started, a->receive.get());
 }
 
 int meridian_mca_msg_base_fits(mca_msg_channel_t *recv, uint64_t total, const char *got)

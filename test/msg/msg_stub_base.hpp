@@ -11,9 +11,10 @@
 // current rank (per thread) says whose record a call goes to; the test sets
 // it before each call into that rank's transport.  Matching is left out:
 // every message that arrives is recorded whole in arrival order, and an
-// announced one is taken at once into a receive of the stub's own.  What
-// the contract forbids (a channel completed twice, bytes past a message's
-// end) is recorded as a breach for the test to check.
+// announced one is taken at once into a receive of the stub's own (the
+// take hook decides).  What the contract forbids (a channel completed
+// twice, bytes past a message's end, a message withdrawn whose send was
+// not freed) is recorded as a breach for the test to check.
 #ifndef MERIDIAN_TEST_MSG_MSG_STUB_BASE_HPP
 #define MERIDIAN_TEST_MSG_MSG_STUB_BASE_HPP
 
@@ -83,6 +84,7 @@ struct Arrival {
     bool completed = false;           // announced: its receive completed,
     int status = MERIDIAN_SUCCESS;    // with this status
     bool dropped = false;             // arrive_into for a receive that is gone
+    bool withdrawn = false;           // announced: withdrawn (its send was freed)
 
     // Every byte is here (and, announced, its receive completed well).
     bool whole() const;
@@ -132,6 +134,10 @@ struct Rank {
     std::vector<Death> deaths;
     std::vector<char> dead; // per peer
     std::vector<mca_msg_channel_t *> started;
+    // Sends abandoned while started: their receiver's transport may
+    // withdraw their announced message, once each (a withdraw with no such
+    // send is a breach).
+    std::vector<mca_msg_channel_t *> freed_sends;
     std::vector<std::string> breaches;
     // arrive_pieces hands out runs of at most this many bytes (a receive of
     // blocks this long); 0: one run per message.
@@ -159,7 +165,8 @@ int current();
 // the transport completes it once.
 void started(mca_msg_channel_t &channel);
 // The current rank's base abandons a started channel (channel_free): it is
-// no longer started, and a completion afterwards is a breach.
+// no longer started, and a completion afterwards is a breach; a send's
+// announced message may be withdrawn once.
 void abandoned(mca_msg_channel_t &channel);
 // The channel's completion on rank r, or nullptr.
 const Completion *completion_of(int r, const mca_msg_channel_t *channel);
