@@ -21,19 +21,40 @@
 # and the table gives the medians of the runs.  The ratio is QMP against
 # the better of Open MPI's two figures.
 #
-# On one node, UCX's own ucx_perftest (Debian: ucx-utils) runs in each run too,
-# over shared memory (UCX_TLS=shm,self) on the same two cores
-# (-c 0, -c 1): tag_lat (half round trip) for the latency rows and tag_bw
-# (a stream of messages, not a ping-pong) for the bandwidth rows.  Goal:
-# QMP's latency from 8 B to 4 KiB at most 1.0x UCX's.
+# UCX's own ucx_perftest (Debian: ucx-utils) runs in each run too, a
+# server and a client: tag_lat (half round trip) for the latency rows and
+# tag_bw (a stream of messages, not a ping-pong) for the bandwidth rows.  By
+# default both are on this node, over shared memory (UCX_TLS=shm,self), on
+# the same two cores (-c 0, -c 1); run-hosts-bench.sh puts the server on h2
+# and the client on h1, over UCX's tcp.  Goal on one node: QMP's latency
+# from 8 B to 4 KiB at most 1.0x UCX's (between hosts, for reading only).
+#
+# BENCH_TRANSPORT=ucx (make bench-ucx; run-hosts-bench.sh passes it on):
+# QMP over its ucx transport (MCA msg=self,ucx: UCX for every peer) against
+# Open MPI's pml ucx, so both sides are UCX's tag matching over the same
+# UCX transports, and the goal compares the two.  This Open MPI (4.1) takes
+# pml ucx only on the devices and transports its pml_ucx_devices and
+# pml_ucx_tls name (by default Mellanox's: mlx*, rc/dc/ud), so "any" for
+# both: it fails to select pml ucx otherwise on a machine without them.
 #
 # Environment (set by test/bench/Makefile.am): MPIRUN, MPICC, srcdir,
-# BENCH_QMP (the bench_qmp program), and the MCA environment for QMP;
-# optionally BENCH_ROUNDS, BENCH_QMP_FLAGS (--scale F, --max-size BYTES),
-# BENCH_QMP_RUNS, BENCH_MPIRUN_FLAGS (more mpirun options for both), BENCH_PLACEMENT
+# mca_env_prefix, ompi_info (may be empty: with BENCH_TRANSPORT=ucx, an
+# Open MPI whose ompi_info lists no pml ucx gets no columns), BENCH_QMP (the
+# bench_qmp program), and the MCA environment for QMP; optionally
+# BENCH_ROUNDS, BENCH_QMP_FLAGS (--scale F, --max-size BYTES),
+# BENCH_QMP_RUNS, BENCH_MPIRUN_FLAGS (more mpirun options for both),
+# BENCH_TRANSPORT, BENCH_MPI_NAME (what the Open MPI columns are called:
+# "Open MPI", with BENCH_TRANSPORT=ucx "Open MPI pml ucx"), BENCH_PLACEMENT
 # (mpirun's placement, default "--bind-to core --map-by core": both
 # processes on this node; run-hosts-bench.sh puts one on each of two hosts)
-# and BENCH_WHERE (how the table's title says where they ran).
+# and BENCH_WHERE (how the table's title says where they ran).  Where
+# ucx_perftest runs: BENCH_UCX_TLS (UCX_TLS for it, default shm,self;
+# UCX_NET_DEVICES from the environment), BENCH_UCX_SERVER and
+# BENCH_UCX_CLIENT (command prefixes, split at spaces, that run the server
+# and the client elsewhere; default none), BENCH_UCX_ADDRESS (where the
+# client finds the server, default 127.0.0.1), BENCH_UCX_CORES (the
+# server's and the client's core, default "0 1"; empty: unbound) and
+# BENCH_UCX_WHERE (how the notes under the table say where it ran).
 # shellcheck disable=SC2154 # lower-case names come from the environment
 set -eu
 
@@ -47,10 +68,25 @@ runs=${BENCH_QMP_RUNS:-3}
 whole_number BENCH_QMP_RUNS "$runs"
 need_mpirun
 
+qmp_name="QMP (Meridian)"
+mpi_name=${BENCH_MPI_NAME:-Open MPI}
+mpirun_flags=${BENCH_MPIRUN_FLAGS:-}
+case ${BENCH_TRANSPORT:-} in
+'') ;;
+ucx)
+    [ -n "${mca_env_prefix:-}" ] || fail "BENCH_TRANSPORT=ucx needs mca_env_prefix (Makefile.am sets it)"
+    export "${mca_env_prefix}msg=self,ucx"
+    qmp_name="QMP (Meridian) over msg ucx"
+    mpi_name=${BENCH_MPI_NAME:-Open MPI pml ucx}
+    mpirun_flags="--mca pml ucx --mca pml_ucx_devices any --mca pml_ucx_tls any $mpirun_flags"
+    ;;
+*) fail "BENCH_TRANSPORT=$BENCH_TRANSPORT: expected ucx, or nothing for each side's own choice" ;;
+esac
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-qmp-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2086 # the flags are meant to split
-set -- -np 2 ${BENCH_PLACEMENT:---bind-to core --map-by core} ${BENCH_MPIRUN_FLAGS:-}
+set -- -np 2 ${BENCH_PLACEMENT:---bind-to core --map-by core} $mpirun_flags
 # shellcheck disable=SC2086
 bench_flags="--rounds $rounds ${BENCH_QMP_FLAGS:-}"
 
@@ -58,39 +94,57 @@ mpi=yes
 if [ -z "${MPICC:-}" ] || ! command -v "$MPICC" >/dev/null 2>&1; then
     echo "mpicc was not found: no Open MPI columns (Debian: libopenmpi-dev)" >&2
     mpi=no
+elif [ "${BENCH_TRANSPORT:-}" = ucx ] && [ -n "${ompi_info:-}" ] &&
+    ! "$ompi_info" --parsable 2>/dev/null | grep -q '^mca:pml:ucx:'; then
+    echo "$ompi_info lists no pml ucx (an Open MPI built without UCX): no Open MPI columns" >&2
+    mpi=no
 elif ! "$MPICC" -O2 -o bench_mpi "$srcdir/bench_mpi.c" 2>"$work/mpicc.log"; then
     cat "$work/mpicc.log" >&2
     fail "$MPICC could not build bench_mpi"
 fi
 
-# UCX's figures on this node only (BENCH_WHERE names other places).
 ucx=no
-if [ -z "${BENCH_WHERE:-}" ]; then
-    if command -v ucx_perftest >/dev/null 2>&1; then
-        ucx=yes
-    else
-        echo "ucx_perftest was not found: no UCX column (Debian: ucx-utils)" >&2
-    fi
+if command -v ucx_perftest >/dev/null 2>&1; then
+    ucx=yes
+else
+    echo "ucx_perftest was not found: no UCX column (Debian: ucx-utils)" >&2
 fi
+ucx_tls=${BENCH_UCX_TLS:-shm,self}
+ucx_address=${BENCH_UCX_ADDRESS:-127.0.0.1}
+# -c CORE for the server and for the client, or nothing (unbound).
+ucx_cores=${BENCH_UCX_CORES-0 1}
+ucx_server_bind=
+ucx_client_bind=
+ucx_where="on this node, unbound"
+if [ -n "$ucx_cores" ]; then
+    ucx_server_bind="-c ${ucx_cores%% *}"
+    ucx_client_bind="-c ${ucx_cores##* }"
+    ucx_where="on this node, cores ${ucx_cores%% *} and ${ucx_cores##* }"
+fi
+ucx_where=${BENCH_UCX_WHERE:-$ucx_where}
+# The column is named by UCX_TLS's first transport: "UCX shm", "UCX tcp".
+ucx_label="UCX ${ucx_tls%%,*}"
 ucx_port=$((20000 + $$ % 20000))
-# ucx_one TEST SIZE: one ucx_perftest server and client on cores 0 and 1;
-# prints the client's final line's overall latency (us) or bandwidth (MB/s,
-# 10^6: ucx_perftest's MB are 2^20 bytes).
+# ucx_one TEST SIZE: one ucx_perftest server and client; prints the
+# client's final line's overall latency (us) or bandwidth (MB/s, 10^6:
+# ucx_perftest's MB are 2^20 bytes).
 ucx_one() {
     test=$1 size=$2
     iterations=$((81920000 / (size + 4096)))
     [ "$iterations" -le 20000 ] || iterations=20000
     [ "$iterations" -ge 100 ] || iterations=100
     ucx_port=$((ucx_port + 1))
-    UCX_TLS=shm,self timeout 60 ucx_perftest -t "$test" -c 0 -s "$size" -n "$iterations" \
-        -p "$ucx_port" >/dev/null 2>&1 &
+    # shellcheck disable=SC2086 # the prefixes and -c CORE are meant to split
+    UCX_TLS=$ucx_tls timeout 60 ${BENCH_UCX_SERVER:-} ucx_perftest -t "$test" $ucx_server_bind \
+        -s "$size" -n "$iterations" -p "$ucx_port" >/dev/null 2>&1 &
     server=$!
     tries=0
     line=
     while [ -z "$line" ] && [ $tries -lt 20 ]; do
         sleep 0.1
-        line=$(UCX_TLS=shm,self timeout 60 ucx_perftest 127.0.0.1 -t "$test" -c 1 -s "$size" \
-            -n "$iterations" -p "$ucx_port" 2>/dev/null | grep '^Final:' || true)
+        # shellcheck disable=SC2086
+        line=$(UCX_TLS=$ucx_tls timeout 60 ${BENCH_UCX_CLIENT:-} ucx_perftest "$ucx_address" -t "$test" \
+            $ucx_client_bind -s "$size" -n "$iterations" -p "$ucx_port" 2>/dev/null | grep '^Final:' || true)
         tries=$((tries + 1))
     done
     wait "$server" 2>/dev/null || true
@@ -115,7 +169,7 @@ while [ $run -le "$runs" ]; do
         cat "$work/mpi.out" >>"$work/mpi.all"
     fi
     if [ "$ucx" = yes ]; then
-        echo "Run $run of $runs: UCX: ucx_perftest -t tag_lat, tag_bw (UCX_TLS=shm,self, -c 0 / -c 1)"
+        echo "Run $run of $runs: UCX: ucx_perftest -t tag_lat, tag_bw (UCX_TLS=$ucx_tls${UCX_NET_DEVICES:+ UCX_NET_DEVICES=$UCX_NET_DEVICES}, $ucx_where)"
         # shellcheck disable=SC2013 # sizes are words
         for size in $(awk -F'|' '$1 == "pp" { print $2 }' "$work/qmp.out"); do
             echo "lat|$size|$(ucx_one tag_lat "$size")" >>"$work/ucx.all"
@@ -139,10 +193,21 @@ medians "$work/mpi.all" >"$work/mpi.out"
 medians "$work/ucx.all" >"$work/ucx.out"
 ompi_version=$("$MPIRUN" --version 2>/dev/null | sed -n '1s/.*(Open MPI) *//p')
 
+# The UCX goal holds on one node only: between hosts the column is for
+# reading.
+ucx_goal=1
+[ -z "${BENCH_WHERE:-}" ] || ucx_goal=0
+
 echo
-echo "QMP (Meridian) against Open MPI ${ompi_version:-?}: 2 processes ${BENCH_WHERE:-on $(uname -n), bound to cores}" \
+echo "$qmp_name against $mpi_name (${ompi_version:-?}): 2 processes ${BENCH_WHERE:-on $(uname -n), bound to cores}" \
     "($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)); medians of $runs runs, each the best of $rounds rounds"
-awk -F'|' '
+awk -F'|' -v mpi_name="$mpi_name" -v ucx_label="$ucx_label" -v ucx_goal_on="$ucx_goal" \
+    -v ucx_note="$ucx_label: ucx_perftest, UCX_TLS=$ucx_tls${UCX_NET_DEVICES:+ UCX_NET_DEVICES=$UCX_NET_DEVICES}, $ucx_where:" '
+    BEGIN {
+        # The Open MPI column as wide as its name.
+        w = length(mpi_name) > 10 ? length(mpi_name) : 10
+        fmt = "%-52s %-5s %10s %" w "s %10s %8s %10s %8s  %s\n"
+    }
     function size_name(s) {
         if (s >= 1048576) return sprintf("%d MiB", s / 1048576)
         if (s >= 1024) return sprintf("%d KiB", s / 1024)
@@ -160,15 +225,16 @@ awk -F'|' '
             verdict = met ? "met" : "MISSED"
             ++rows; if (!met) { ++missed; missed_list = missed_list " " label }
         }
+        if (u != "") ++ucx_cells
         if (q != "" && u != "" && u > 0 && q > 0) {
             uratio = sprintf("%.2fx", q / u)
-            if (ucx_goal) {
+            if (ucx_goal && ucx_goal_on) {
                 umet = q <= u
                 verdict = verdict (umet ? ", UCX met" : ", UCX MISSED")
                 ++urows; if (!umet) ++umissed
             }
         }
-        printf "%-52s %-5s %10s %10s %10s %8s %10s %8s  %s\n", label, unit, cell(q), cell(m), cell(p), ratio, cell(u), uratio, verdict
+        printf fmt, label, unit, cell(q), cell(m), cell(p), ratio, cell(u), uratio, verdict
     }
     { file = FILENAME ~ /qmp\.out$/ ? 1 : FILENAME ~ /mpi\.out$/ ? 2 : 3 }
     file == 1 && $1 == "pp" { q_pp[$2] = $3; size[++nsizes] = $2 }
@@ -181,7 +247,7 @@ awk -F'|' '
     file == 3 && $1 == "lat" { u_lat[$2] = $3 }
     file == 3 && $1 == "bw" { u_bw[$2] = $3 }
     END {
-        printf "%-52s %-5s %10s %10s %10s %8s %10s %8s  %s\n", "case", "unit", "QMP", "Open MPI", "persistent", "QMP/MPI", "UCX", "QMP/UCX", "goal"
+        printf fmt, "case", "unit", "QMP", mpi_name, "persistent", "QMP/MPI", ucx_label, "QMP/UCX", "goal"
         for (i = 1; i <= nsizes; ++i) {
             s = size[i]
             row("latency (half round trip) " size_name(s), "us", q_pp[s], m_pp[s], p_pp[s], 0, u_lat[s], s <= 4096)
@@ -199,19 +265,22 @@ awk -F'|' '
         }
         row("sum of a double (MPI_Allreduce)", "us", q_sum, m_sum, "", 0, "", 0)
         print ""
-        print "Open MPI: MPI_Send/MPI_Recv; persistent: MPI_Send_init/MPI_Recv_init + MPI_Start(all)/MPI_Wait(all);"
+        print mpi_name ": MPI_Send/MPI_Recv; persistent: MPI_Send_init/MPI_Recv_init + MPI_Start(all)/MPI_Wait(all);"
         print "halo: 4 persistent requests, strided faces as an MPI vector type; sum: MPI_Allreduce(MPI_SUM, 1 double)."
         print "QMP: channels declared once (QMP_declare_send_to/receive_from, QMP_declare_multiple), QMP_start/QMP_wait."
-        print "MB = 10^6 bytes; bandwidth = size / half round trip.  QMP/MPI: against the better Open MPI figure."
+        print "MB = 10^6 bytes; bandwidth = size / half round trip.  QMP/MPI: against the better " mpi_name " figure."
+        if (ucx_cells) {
+            print ucx_note
+            print "latency rows tag_lat (half round trip), bandwidth rows tag_bw (a stream of messages: no goal;"
+            print "QMP/UCX only for reading)."
+        }
         if (urows) {
-            print "UCX: ucx_perftest over shared memory, same cores: latency rows tag_lat (half round trip), bandwidth"
-            print "rows tag_bw (a stream of messages: no goal; QMP/UCX only for reading)."
             printf "goal (latency 8 B .. 4 KiB <= 1.0x UCX): "
             if (!umissed) print "met in all " urows " rows"
             else print "missed in " umissed " of " urows " rows"
         }
-        if (!rows) { print "goal (latency <= 1.0x, bandwidth >= 1.0x Open MPI): no Open MPI figures to compare"; exit }
-        printf "goal (latency, halo and sum <= 1.0x, bandwidth >= 1.0x Open MPI): "
+        if (!rows) { print "goal (latency <= 1.0x, bandwidth >= 1.0x " mpi_name "): no " mpi_name " figures to compare"; exit }
+        printf "goal (latency, halo and sum <= 1.0x, bandwidth >= 1.0x %s): ", mpi_name
         if (!missed) print "met in all " rows " rows"
         else print "missed in " missed " of " rows " rows"
     }' "$work/qmp.out" "$work/mpi.out" "$work/ucx.out"
