@@ -505,9 +505,13 @@ void Transport::complete(Op *op, std::size_t len, int error, const std::string &
     }
     if (static_cast<void *>(op) == &end_in_.context) {
         end_posted_ = false;
-        if (error == 0) {
-            peer_ended(end_in_.rank);
+        if (error != 0) {
+            // Cancelled as the endpoint closes, or failed: not posted again
+            // (progress would post it again and again otherwise).
+            end_posted_ = true;
+            return;
         }
+        peer_ended(end_in_.rank);
         post_end_receive();
         return;
     }
