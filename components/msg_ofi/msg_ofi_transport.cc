@@ -173,7 +173,8 @@ void Transport::post_end_receive()
 {
     const ssize_t rc = fi_trecv(endpoint_->ep(), &end_in_.rank, sizeof end_in_.rank,
                                 end_in_.descriptor, FI_ADDR_UNSPEC, end_tag_, 0, &end_in_.context);
-    end_posted_ = rc == 0;
+    // Only "later" is tried again (by progress); a failure is said once.
+    end_posted_ = rc != -FI_EAGAIN;
     if (rc != 0 && rc != -FI_EAGAIN) {
         meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) +
                                ": cannot post the receive of the peers' ends: " +
