@@ -23,23 +23,9 @@ using msg::channel_text;
 using msg::fail;
 using msg::peer_text;
 
+using msg::fold;
 using msg::hex;
 using msg::IovCursor;
-
-namespace
-{
-
-std::uint64_t fold(std::uint64_t tag, unsigned bits)
-{
-    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
-    std::uint64_t folded = 0;
-    for (; tag != 0; tag >>= bits) {
-        folded ^= tag & mask;
-    }
-    return folded;
-}
-
-} // namespace
 
 Endpoint::Source pnet_endpoint()
 {

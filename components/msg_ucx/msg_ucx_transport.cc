@@ -19,6 +19,7 @@ namespace meridian::msg_ucx
 
 using msg::channel_text;
 using msg::fail;
+using msg::fold;
 using msg::hex;
 using msg::peer_text;
 
@@ -26,16 +27,6 @@ namespace
 {
 
 using Clock = std::chrono::steady_clock;
-
-std::uint64_t fold(std::uint64_t tag, unsigned bits)
-{
-    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
-    std::uint64_t folded = 0;
-    for (; tag != 0; tag >>= bits) {
-        folded ^= tag & mask;
-    }
-    return folded;
-}
 
 } // namespace
 

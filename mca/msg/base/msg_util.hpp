@@ -60,6 +60,19 @@ inline std::string hex(std::uint64_t value)
     return text;
 }
 
+// A tag that does not fit a transport's `bits` tag bits, folded into them
+// (xor of its bits-wide pieces); the transport refuses two channel tags
+// that fold alike.  bits < 64.
+inline std::uint64_t fold(std::uint64_t tag, unsigned bits)
+{
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+    std::uint64_t folded = 0;
+    for (; tag != 0; tag >>= bits) {
+        folded ^= tag & mask;
+    }
+    return folded;
+}
+
 // Reports message as an error and returns status.
 inline int fail(int status, const std::string &message)
 {
