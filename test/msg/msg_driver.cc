@@ -35,11 +35,14 @@
 //                        sends complete only once they are received:
 //                        "rank 1: sends waited N ms: ok"
 //   msg_driver dead_sender
-//                        rank 1 completes three sends and finalizes; rank 0
-//                        learns of its end (a receive it waits on fails),
-//                        then starts the three receives: every one takes
-//                        its message: "rank 0: 3 messages of a dead sender:
-//                        ok"
+//                        rank 1 completes four sends and finalizes; rank 0
+//                        had started the receive of the fourth (100000 B:
+//                        25 ring slots without CMA, more than one progress
+//                        takes) and waits for it only once rank 1 is gone;
+//                        then it learns of rank 1's end (a receive it waits
+//                        on fails) and starts the other three receives:
+//                        every one takes its message: "rank 0: 4 messages
+//                        of a dead sender: ok"
 //   msg_driver last_words
 //                        rank 0 starts receives of 0 B - 4 MiB and a burst
 //                        of 32 x 60000 B from rank 1 and looks away for
@@ -72,6 +75,7 @@
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -1235,13 +1239,22 @@ int dead_sender()
         std::printf("rank %d: dead_sender needs 2 processes\n", job->rank);
         return 1;
     }
+    const std::size_t sizes[4] = {8, 1000, 4000, 100000};
+    // The fourth receive is there before rank 1 sends, and waited for only
+    // after rank 1 ended: the wait that finds its sender gone must still
+    // deliver what the sender's transport holds.
+    std::vector<unsigned char> last(sizes[3], 0);
+    std::optional<Chan> fourth_recv;
+    if (job->rank == 0) {
+        fourth_recv.emplace(MCA_MSG_RECV, 1, 0xde3, last.data(), last.size());
+        check(fourth_recv->start() == MERIDIAN_SUCCESS, "dead_sender: start");
+    }
     barrier();
-    const std::size_t sizes[3] = {8, 1000, 4000};
     if (job->rank == 1) {
         std::vector<std::vector<unsigned char>> out;
         std::vector<Chan> sends;
         std::vector<mca_msg_channel_t *> raw;
-        for (int m = 0; m < 3; ++m) {
+        for (int m = 0; m < 4; ++m) {
             out.emplace_back(sizes[m]);
             for (std::size_t i = 0; i < sizes[m]; ++i) {
                 out[m][i] = pattern(1, sizes[m], i, m);
@@ -1254,14 +1267,27 @@ int dead_sender()
         check(wait_all(raw) == MERIDIAN_SUCCESS, "dead_sender: the sends");
         return failures == 0 ? 0 : 1; // main stops the transport and finalizes
     }
-    // A receive nothing answers: it ends when rank 1 is known gone.
+    // Rank 1 is gone by now (unless the machine is very busy: then this
+    // waits for a sender that lives, which proves less but passes too).
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    {
+        const int rc = fourth_recv->wait();
+        check(rc == MERIDIAN_SUCCESS,
+              "dead_sender: message 3, started before rank 1 ended, gave " + code(rc));
+        const std::size_t bad = first_bad(last, 1, sizes[3], 3);
+        check(rc != MERIDIAN_SUCCESS || bad == SIZE_MAX,
+              "dead_sender: message 3: byte " + std::to_string(bad) + " is wrong");
+        fourth_recv.reset();
+    }
+    // A receive nothing answers: it ends when rank 1 is known gone (at its
+    // start when the wait above learnt it already).
     char never = 0;
     {
         Chan recv(MCA_MSG_RECV, 1, 0xdef, &never, 1);
-        check(recv.start() == MERIDIAN_SUCCESS, "dead_sender: start");
-        const int rc = recv.wait();
+        const int rs = recv.start();
+        const int rc = rs == MERIDIAN_SUCCESS ? recv.wait() : rs;
         check(rc == MERIDIAN_ERR_UNREACH,
-              "dead_sender: the wait for rank 1's end gave " + code(rc));
+              "dead_sender: the receive of what rank 1 never sent gave " + code(rc));
     }
     for (int m = 0; m < 3; ++m) {
         std::vector<unsigned char> in(sizes[m], 0);
@@ -1275,13 +1301,13 @@ int dead_sender()
                                                              std::to_string(m) + ": byte " +
                                                              std::to_string(bad) + " is wrong");
     }
-    // Nothing more comes: a fourth receive fails at once.
-    Chan fourth(MCA_MSG_RECV, 1, 0xde0, &never, 1);
-    const int rs = fourth.start();
-    check(rs == MERIDIAN_ERR_UNREACH || fourth.wait() == MERIDIAN_ERR_UNREACH,
-          "dead_sender: a fourth receive gave " + code(rs));
+    // Nothing more comes: one more receive fails at once.
+    Chan more(MCA_MSG_RECV, 1, 0xde0, &never, 1);
+    const int rs = more.start();
+    check(rs == MERIDIAN_ERR_UNREACH || more.wait() == MERIDIAN_ERR_UNREACH,
+          "dead_sender: one more receive gave " + code(rs));
     if (failures == 0) {
-        std::printf("rank 0: 3 messages of a dead sender: ok\n");
+        std::printf("rank 0: 4 messages of a dead sender: ok\n");
     }
     return failures == 0 ? 0 : 1;
 }

@@ -49,7 +49,7 @@ repeat() {
     for mode in last_words dead_sender; do
         case $mode in
         last_words) want="^rank 0: 41 last messages of a sender that ended: ok\$" ;;
-        *) want="^rank 0: 3 messages of a dead sender: ok\$" ;;
+        *) want="^rank 0: 4 messages of a dead sender: ok\$" ;;
         esac
         run=1
         while [ $run -le "$runs" ]; do

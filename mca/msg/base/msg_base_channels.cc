@@ -249,7 +249,11 @@ int Layer::start(Channel &channel)
     // (A transport that matches its own gets the receive, and the next wait
     // says whether it took anything.)
     if (p.dead && !(channel.matches && channel.direction == MCA_MSG_RECV)) {
-        return receive_from_dead(p, channel) ? MERIDIAN_SUCCESS : MERIDIAN_ERR_UNREACH;
+        if (receive_from_dead(p, channel)) {
+            return MERIDIAN_SUCCESS;
+        }
+        say_death(channel.peer);
+        return MERIDIAN_ERR_UNREACH;
     }
     channel.phase = Phase::active;
     channel.status = MERIDIAN_SUCCESS;

@@ -17,9 +17,11 @@
 namespace meridian::msg
 {
 
+// Channels whose peer is found dead end: what the peer's transport still
+// held of its messages is delivered first (those channels complete), the
+// rest fail.  True when one of these channels failed so.
 bool Layer::check_liveness(Channel *const *channels, std::size_t count)
 {
-    bool died = false;
     for (std::size_t i = 0; i < count; ++i) {
         Channel *channel = channels[i];
         if (channel == nullptr || channel->phase != Phase::active || channel->peer == job_.rank) {
@@ -31,7 +33,6 @@ bool Layer::check_liveness(Channel *const *channels, std::size_t count)
             // its own, which found nothing in the progress before): it ends
             // here.
             end_with_dead_peer(*channel);
-            died = true;
             continue;
         }
         if (p.pid == 0) {
@@ -39,10 +40,16 @@ bool Layer::check_liveness(Channel *const *channels, std::size_t count)
         }
         if (auto why = proc::gone(p.pid, p.start_time)) {
             peer_died(channel->peer, "died: process " + std::to_string(p.pid) + " " + *why);
-            died = true;
         }
     }
-    return died;
+    for (std::size_t i = 0; i < count; ++i) {
+        const Channel *channel = channels[i];
+        if (channel != nullptr && channel->phase == Phase::done &&
+            channel->status == MERIDIAN_ERR_UNREACH) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void Layer::peer_died(int rank, const std::string &why)
@@ -56,8 +63,7 @@ void Layer::peer_died(int rank, const std::string &why)
         p.transport->peer_died(p.transport, rank);
     }
     p.dead = true;
-    meridian::report_error("msg: rank " + std::to_string(job_.rank) + " on node " +
-                           node_name(job_.rank) + ": peer " + describe(rank) + " " + why);
+    p.death = why;
     for (auto &[raw, channel] : channels_) {
         if (channel->peer == rank && channel->phase == Phase::active) {
             end_with_dead_peer(*channel);
@@ -65,8 +71,20 @@ void Layer::peer_died(int rank, const std::string &why)
     }
 }
 
+void Layer::say_death(int rank)
+{
+    Peer &p = peer(rank);
+    if (p.death_said) {
+        return;
+    }
+    p.death_said = true;
+    meridian::report_error("msg: rank " + std::to_string(job_.rank) + " on node " +
+                           node_name(job_.rank) + ": peer " + describe(rank) + " " + p.death);
+}
+
 void Layer::end_with_dead_peer(Channel &channel)
 {
+    say_death(channel.peer);
     detach(channel, false);
     complete(channel, MERIDIAN_ERR_UNREACH);
 }
@@ -185,6 +203,10 @@ int Layer::wait(Channel *const *channels, std::size_t count, int timeout_ms)
                 }
                 if (now >= next_liveness_) {
                     next_liveness_ = now + std::chrono::milliseconds(params_.liveness_ms);
+                    // A dead peer's channels end here: those its transport
+                    // still held the messages of complete, the others fail,
+                    // and then the wait returns at once (the others' peers
+                    // may wait on the dead one too).
                     if (check_liveness(channels, count)) {
                         unreachable = true;
                         break;

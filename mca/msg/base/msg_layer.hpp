@@ -72,6 +72,10 @@ struct Peer {
     pid_t pid = 0; // same node, and visible here: watched while waiting
     std::uint64_t start_time = 0;
     bool dead = false;
+    // How it died, said once by the first channel that fails for it (a
+    // peer that ended after everything it owed arrived is no error).
+    std::string death;
+    bool death_said = false;
     Incoming incoming;
     std::unordered_map<std::uint64_t, Matching> match; // never erased
     std::uint64_t last_tag = 0;                        // the tag of the last message that arrived,
@@ -177,6 +181,7 @@ class Layer
     bool check_liveness(Channel *const *channels, std::size_t count);
     bool receive_from_dead(Peer &peer, Channel &recv);
     void end_with_dead_peer(Channel &channel);
+    void say_death(int rank);
     void idle(Clock::time_point since);
     static void relax(std::uint32_t idle_polls);
 
