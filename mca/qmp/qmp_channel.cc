@@ -2,6 +2,7 @@
 // transport channel, set up completely here (peer, QMP's tag, the runs of
 // its memory), so that starting and waiting (qmp_channel_start.cc) has
 // nothing left to compute; multiples, new addresses, clear-to-send, free.
+#include <limits>
 #include <string>
 #include <unordered_set>
 
@@ -25,11 +26,7 @@ double current_session()
     return state().init_time;
 }
 
-bool session_alive(double session)
-{
-    const State &s = state();
-    return s.initialized && s.init_time == session;
-}
+double live_session = std::numeric_limits<double>::quiet_NaN();
 
 } // namespace meridian::qmp
 
@@ -78,8 +75,7 @@ std::string handle_text(const QMP_msghandle_struct &h)
     return text + ")";
 }
 
-// A usable handle: not NULL, and declared in this QMP session.
-QMP_status_t check_handle(const char *call, QMP_msghandle_t h)
+QMP_status_t check_handle_failed(const char *call, QMP_msghandle_t h)
 {
     if (h == nullptr) {
         return set_error(QMP_INVALID_ARG, std::string(call) + ": the handle is NULL");

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -187,6 +188,7 @@ void tear_down(bool transport_started)
     s.allocated = s.job_comm = s.default_comm = nullptr;
     s.comms.clear();
     s.initialized = false;
+    live_session = std::numeric_limits<double>::quiet_NaN();
     if (transport_started) {
         meridian_mca_msg_base_stop();
     }
@@ -292,6 +294,7 @@ QMP_status_t init(int *argc, char ***argv, int required, QMP_thread_level_t *pro
     s.thread_level = static_cast<QMP_thread_level_t>(required);
     s.init_time = QMP_time(); // also the session id of handles (qmp_channel.cc)
     s.initialized = true;
+    live_session = s.init_time;
     if (QMP_status_t status = set_up_machine(options); status != QMP_SUCCESS) {
         undo.disarm();
         tear_down(true);

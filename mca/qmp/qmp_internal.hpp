@@ -121,13 +121,15 @@ struct State {
     std::uint32_t next_context = 1; // 0 is the allocated communicator's
     std::recursive_mutex lock;      // taken only at QMP_THREAD_MULTIPLE
     int verbose = 0;
-    int profcontrol = 0;
     double init_time = 0.0;
     // Under a PMIx launcher Meridian stays up from the first finalize until
     // the process exits (qmp_init.cc, keep_runtime): this reference to it.
     bool runtime_held = false;
 };
 State &state();
+// The running session's id (State::init_time) while QMP is initialised,
+// NaN (equal to no session) before and after (qmp_channel.cc).
+extern double live_session;
 
 // -- qmp_error.cc
 // Record the last error (QMP_get_error_number/string(NULL)) and return it.

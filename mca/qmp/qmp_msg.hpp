@@ -196,7 +196,12 @@ int wait_channels(mca_msg_base_module_t *transport, std::recursive_mutex *lock,
 // The session a handle or a communicator's collectives belong to: their
 // channels are the transport's only while QMP is initialised in that
 // session (a handle freed after QMP_finalize frees nothing more).
-bool session_alive(double session);
+// QMP_start and QMP_wait check a handle with one comparison (live_session:
+// qmp_internal.hpp).
+inline bool session_alive(double session)
+{
+    return session == live_session;
+}
 double current_session();
 
 // ---------------------------------------------------------------- errors, timing
@@ -208,11 +213,22 @@ const char *intern(const std::string &text);
 // QMP_get_total_qmp_time's clock: blocking calls add their time while
 // QMP_profcontrol's level is above 0.
 void add_qmp_time(double seconds);
+extern int profile_level; // QMP_profcontrol's
 class ProfileScope
 {
   public:
-    ProfileScope();
-    ~ProfileScope();
+    ProfileScope()
+    {
+        if (profile_level > 0) [[unlikely]] {
+            start_ = QMP_time();
+        }
+    }
+    ~ProfileScope()
+    {
+        if (start_ >= 0.0) [[unlikely]] {
+            add_qmp_time(QMP_time() - start_);
+        }
+    }
     ProfileScope(const ProfileScope &) = delete;
     ProfileScope &operator=(const ProfileScope &) = delete;
 
@@ -278,8 +294,15 @@ namespace meridian::qmp
 QMP_status_t set_handle_error(QMP_msghandle_t handle, QMP_status_t status,
                               const std::string &message);
 // A usable handle: not NULL, and declared in this QMP session (else the
-// error, recorded).
-QMP_status_t check_handle(const char *call, QMP_msghandle_t h);
+// error, recorded, by check_handle_failed).
+QMP_status_t check_handle_failed(const char *call, QMP_msghandle_t h);
+inline QMP_status_t check_handle(const char *call, QMP_msghandle_t h)
+{
+    if (h != nullptr && session_alive(h->session)) [[likely]] {
+        return QMP_SUCCESS;
+    }
+    return check_handle_failed(call, h);
+}
 // For messages: "send to node 1 (axis 0, +1)"; a multiple's members listed.
 std::string transfer_text(const QMP_msghandle_struct &h);
 std::string handle_text(const QMP_msghandle_struct &h);

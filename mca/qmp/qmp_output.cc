@@ -76,19 +76,7 @@ void add_qmp_time(double seconds)
     }
 }
 
-ProfileScope::ProfileScope()
-{
-    if (state().profcontrol > 0) {
-        start_ = QMP_time();
-    }
-}
-
-ProfileScope::~ProfileScope()
-{
-    if (start_ >= 0.0) {
-        add_qmp_time(QMP_time() - start_);
-    }
-}
+int profile_level = 0;
 
 } // namespace meridian::qmp
 
@@ -109,9 +97,8 @@ int QMP_verbose(int level)
 int QMP_profcontrol(int level)
 {
     return qmp_boundary(__func__, 0, [&] {
-        State &s = state();
-        const int old = s.profcontrol;
-        s.profcontrol = level;
+        const int old = profile_level;
+        profile_level = level;
         return old;
     });
 }

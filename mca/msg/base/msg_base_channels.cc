@@ -233,7 +233,10 @@ void Layer::detach(Channel &channel, bool peer_alive)
     }
 }
 
-int Layer::start(Channel &channel)
+// A start that is not the common one: refused, or to a dead peer (then
+// `proceed` when it starts as any other).  Out of start's way, so that the
+// common start has no error text to make room for.
+int Layer::start_unusual(Channel &channel)
 {
     if (channel.phase != Phase::idle) {
         meridian::report_error("msg: " + channel_text(channel) + " is started already");
@@ -255,6 +258,17 @@ int Layer::start(Channel &channel)
         say_death(channel.peer);
         return MERIDIAN_ERR_UNREACH;
     }
+    return proceed;
+}
+
+int Layer::start(Channel &channel)
+{
+    if (channel.phase != Phase::idle || !channel.prepared || peer(channel.peer).dead) [[unlikely]] {
+        if (const int rc = start_unusual(channel); rc != proceed) {
+            return rc;
+        }
+    }
+    Peer &p = peer(channel.peer);
     channel.phase = Phase::active;
     channel.status = MERIDIAN_SUCCESS;
     mca_msg_transport_t *t = channel.transport;
@@ -767,6 +781,10 @@ int module_wait(mca_msg_base_module_t *, mca_msg_channel_t *const *channels, siz
     return meridian::c_boundary("msg wait", [&]() -> int {
         if ((channels == nullptr && count > 0) || layer() == nullptr) {
             return MERIDIAN_ERR_BAD_PARAM;
+        }
+        if (count == 1) {
+            return layer()->wait_one(channels[0] == nullptr ? nullptr : &channel_of(channels[0]),
+                                     timeout_ms);
         }
         // Channel derives from mca_msg_channel_t alone: the pointers convert
         // one by one, not as an array.

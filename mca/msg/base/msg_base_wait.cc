@@ -173,8 +173,10 @@ int Layer::wait(Channel *const *channels, std::size_t count, int timeout_ms)
         channel->phase = Phase::idle;
         return channel->status;
     }
-    // The clock is read every 64th idle poll only: the limit counts from
-    // the first such reading (microseconds late at most).
+    // The clock is read every 64th poll only, when it was idle (not in the
+    // first: most waits end within a few polls), or at every idle poll for a
+    // wait that only polls (timeout_ms 0): the limit counts from the first
+    // such reading (microseconds late at most).
     const bool own_limit = timeout_ms < 0;
     const long limit_ms = own_limit ? params_.timeout_s * 1000L : timeout_ms;
     const bool unlimited = own_limit && params_.timeout_s == 0;
@@ -192,7 +194,7 @@ int Layer::wait(Channel *const *channels, std::size_t count, int timeout_ms)
             idle_polls = 0;
         } else {
             relax(++idle_polls);
-            if (oversubscribed_ || (spin & 63) == 0) {
+            if (oversubscribed_ || timeout_ms == 0 || (spin & 63) == 63) {
                 const auto now = Clock::now();
                 if (deadline == Clock::time_point{}) {
                     deadline = now + std::chrono::milliseconds(limit_ms);

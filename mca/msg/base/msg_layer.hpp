@@ -120,6 +120,25 @@ class Layer
     int start(Channel &channel);
     int test(Channel &channel, int *complete);
     int wait(Channel *const *channels, std::size_t count, int timeout_ms);
+    // One channel: what is done already, or done after one progress (most
+    // waits of a halo's or a ping-pong's), returns here; the rest waits in
+    // wait().
+    int wait_one(Channel *channel, int timeout_ms)
+    {
+        if (!deferred_ && channel != nullptr) [[likely]] {
+            if (channel->phase == Phase::active) {
+                progress();
+            }
+            if (channel->phase == Phase::done) {
+                channel->phase = Phase::idle;
+                return channel->status;
+            }
+            if (channel->phase != Phase::active) {
+                return MERIDIAN_SUCCESS;
+            }
+        }
+        return wait(&channel, 1, timeout_ms);
+    }
     int progress();
     const char *path_name(int peer);
 
@@ -178,6 +197,8 @@ class Layer
     void drop_unexpected(int rank, Unexpected &message);
     void too_long(Channel &recv, const std::string &got);
     // Dead peers and time (msg_base_wait.cc)
+    static constexpr int proceed = 1; // start_unusual: start as any other
+    [[gnu::cold, gnu::noinline]] int start_unusual(Channel &channel);
     bool check_liveness(Channel *const *channels, std::size_t count);
     bool receive_from_dead(Peer &peer, Channel &recv);
     void end_with_dead_peer(Channel &channel);
