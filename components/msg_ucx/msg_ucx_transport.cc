@@ -151,42 +151,49 @@ int Transport::connect()
         p.path = lanes(p.ep);
         VERBOSE(DEBUG, "msg ucx: rank %d -> rank %d: %s", job_.rank, r, p.path.c_str());
     }
-    post_end_receive();
     return MERIDIAN_SUCCESS;
 }
 
-// The receive of the peers' ends: any sender (its rank in the tag's low
-// bits), the tag kept for it.  Always completed through its callback, which
-// is told the sender (UCX 1.13 says nothing of a receive done at once).
-void Transport::post_end_receive()
+// The receive of a peer's end: its tag kept for it, over the peer's rank.
+// Posted with the first receive from the peer (only a peer this process
+// receives from needs telling), once: each peer sends one end.  A receive
+// of the whole tag, not of every sender's: a receive with a mask would make
+// UCX search every arriving message against its wildcard list.  Always
+// completed through its callback (UCP_OP_ATTR_FLAG_NO_IMM_CMPL), which
+// tells the peer's state.
+void Transport::post_end_receive(Peer &p)
 {
-    const ucp_tag_t senders = (ucp_tag_t{1} << rank_bits_) - 1;
+    if (p.end_posted || closing_) {
+        return;
+    }
+    p.end_posted = true;
     ucp_request_param_t param{};
     param.op_attr_mask =
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
     param.cb.recv = end_arrived;
-    param.user_data = this;
-    void *request =
-        ucp_->ucp_tag_recv_nbx(worker_, nullptr, 0, end_wire_ << rank_bits_, ~senders, &param);
+    param.user_data = &p;
+    void *request = ucp_->ucp_tag_recv_nbx(
+        worker_, nullptr, 0, end_wire_ << rank_bits_ | static_cast<std::uint64_t>(p.rank),
+        ~ucp_tag_t{0}, &param);
     if (UCS_PTR_IS_ERR(request) || request == nullptr) {
         meridian::report_error(
-            "msg ucx: rank " + std::to_string(job_.rank) +
-            ": cannot post the receive of the peers' ends: " +
+            "msg ucx: rank " + std::to_string(job_.rank) + ": cannot post the receive of " +
+            peer_text(p.rank) + "'s end: " +
             status_text(request == nullptr ? UCS_ERR_NO_PROGRESS : UCS_PTR_STATUS(request)));
         return;
     }
-    end_request_ = request;
+    p.end_request = request;
 }
 
-void Transport::end_arrived(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+void Transport::end_arrived(void *request, ucs_status_t status, const ucp_tag_recv_info_t *,
                             void *user_data)
 {
-    auto &self = *static_cast<Transport *>(user_data);
+    auto &p = *static_cast<Peer *>(user_data);
+    Transport &self = *p.transport;
     self.ucp_->ucp_request_free(request);
-    self.end_request_ = nullptr;
-    if (status == UCS_OK && info != nullptr) {
-        const ucp_tag_t senders = (ucp_tag_t{1} << self.rank_bits_) - 1;
-        self.ended_.push_back(static_cast<int>(info->sender_tag & senders));
+    p.end_request = nullptr;
+    if (status == UCS_OK) {
+        self.ended_.push_back(p.rank);
     }
 }
 
@@ -340,10 +347,12 @@ void Transport::close_endpoints(bool force)
         }
     }
     done_.clear(); // completions of abandoned operations: nothing waits for them
-    ended_.clear();
-    if (end_request_ != nullptr) {
-        ucp_->ucp_request_cancel(worker_, end_request_); // its callback frees it
+    for (const int r : ranks_) {
+        if (void *request = peer(r).end_request; request != nullptr) {
+            ucp_->ucp_request_cancel(worker_, request); // its callback frees it
+        }
     }
+    ended_.clear();
 }
 
 // ---------------------------------------------------------------- channels
@@ -378,6 +387,9 @@ int Transport::prepare(mca_msg_channel_t &channel)
         }
     }
     channel.transport_data = owned.release();
+    if (channel.direction == MCA_MSG_RECV && channel.peer != job_.rank) {
+        post_end_receive(peer(channel.peer));
+    }
     return MERIDIAN_SUCCESS;
 }
 
@@ -398,27 +410,13 @@ void Transport::start(mca_msg_channel_t &channel)
     op->channel = &channel;
     op->request = nullptr;
     Peer &p = peer(channel.peer);
-    if (channel.direction == MCA_MSG_SEND) {
-        if (p.ep == nullptr || p.ended) {
-            // UCX reported the endpoint broken (the base knows the peer
-            // dead), or the peer ended its session.
-            meridian_mca_msg_base_complete(&channel, MERIDIAN_ERR_UNREACH);
-            if (p.ended && meridian_mca_msg_base_peer_dead(channel.peer) == 0) {
-                meridian_mca_msg_base_peer_died(channel.peer, "ended its session");
-            }
+    if (p.ended || p.ep == nullptr) [[unlikely]] {
+        if (!start_unusual(channel, p)) {
             return;
         }
+    }
+    if (channel.direction == MCA_MSG_SEND) {
         p.sent_to = true;
-    } else if (ucp_tag_recv_info_t held{};
-               p.ended &&
-               ucp_->ucp_tag_probe_nb(worker_, s.tag, ~ucp_tag_t{0}, 0, &held) == nullptr) {
-        // The peer ended after all of its messages, and this one is not
-        // among those UCX holds: it never comes.  Said after the next
-        // progress, once the receives of its earlier messages (some still
-        // being put together from pieces) have completed: the peer's death
-        // ends every receive from it still under way.
-        doomed_.push_back(&channel);
-        return;
     }
     ucp_request_param_t param{};
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
@@ -456,11 +454,48 @@ void Transport::start(mca_msg_channel_t &channel)
     }
 }
 
+// A transfer that went well completes in UCX's callback (the base only
+// marks its channel: nothing calls back into UCX); anything else is noted
+// and handled after UCX returns.
+// A start to a peer that ended its session or whose endpoint broke: false
+// when the channel ends here.
+bool Transport::start_unusual(mca_msg_channel_t &channel, Peer &p)
+{
+    ChannelState &s = state(channel);
+    if (channel.direction == MCA_MSG_SEND) {
+        if (p.ep == nullptr || p.ended) {
+            // UCX reported the endpoint broken (the base knows the peer
+            // dead), or the peer ended its session.
+            meridian_mca_msg_base_complete(&channel, MERIDIAN_ERR_UNREACH);
+            if (p.ended && meridian_mca_msg_base_peer_dead(channel.peer) == 0) {
+                meridian_mca_msg_base_peer_died(channel.peer, "ended its session");
+            }
+            return false;
+        }
+        return true;
+    }
+    if (ucp_tag_recv_info_t held{};
+        p.ended && ucp_->ucp_tag_probe_nb(worker_, s.tag, ~ucp_tag_t{0}, 0, &held) == nullptr) {
+        // The peer ended after all of its messages, and this one is not
+        // among those UCX holds: it never comes.  Said after the next
+        // progress, once the receives of its earlier messages (some still
+        // being put together from pieces) have completed: the peer's death
+        // ends every receive from it still under way.
+        doomed_.push_back(&channel);
+        return false;
+    }
+    return true;
+}
+
 void Transport::send_done(void *request, ucs_status_t status, void *user_data)
 {
     auto *op = static_cast<Op *>(user_data);
     Transport &self = *op->transport;
     self.ucp_->ucp_request_free(request);
+    if (status == UCS_OK && op->channel != nullptr) [[likely]] {
+        self.succeeded(*op, 0);
+        return;
+    }
     self.done_.push_back({op, status, 0});
 }
 
@@ -470,7 +505,12 @@ void Transport::recv_done(void *request, ucs_status_t status, const ucp_tag_recv
     auto *op = static_cast<Op *>(user_data);
     Transport &self = *op->transport;
     self.ucp_->ucp_request_free(request);
-    self.done_.push_back({op, status, info != nullptr ? info->length : 0});
+    const std::size_t length = info != nullptr ? info->length : 0;
+    if (status == UCS_OK && op->channel != nullptr) [[likely]] {
+        self.succeeded(*op, length);
+        return;
+    }
+    self.done_.push_back({op, status, length});
 }
 
 void Transport::ep_failed(void *arg, ucp_ep_h, ucs_status_t status)
@@ -483,19 +523,35 @@ int Transport::progress()
 {
     // UCX's callbacks only note what happened; it is handled once UCX has
     // returned, so the base may start and cancel from its completions.
-    while (ucp_->ucp_worker_progress(worker_) != 0) {
+    // UCX is progressed until it is idle or something completed: a
+    // completion goes to its waiter at once, without one more round over
+    // UCX's interfaces.
+    completions_ = 0;
+    while (ucp_->ucp_worker_progress(worker_) != 0 && completions_ == 0 && done_.empty()) {
     }
-    return handle_events();
+    const int completed = static_cast<int>(completions_);
+    completions_ = 0;
+    if (done_.empty() && failed_.empty() && ended_.empty() && doomed_.empty()) [[likely]] {
+        return completed;
+    }
+    return completed + handle_events();
 }
 
 int Transport::handle_events()
 {
     int events = 0;
     while (!done_.empty() || !failed_.empty() || !ended_.empty() || !doomed_.empty()) {
-        auto done = std::move(done_);
-        done_.clear();
+        // Swapped with a spare (not moved from): both keep their memory, so
+        // a completion costs no allocation.
+        std::vector<Done> &done = done_spare_;
+        done.swap(done_);
         for (const Done &d : done) {
             finish(d.op, d.status, d.length);
+        }
+        events += static_cast<int>(done.size());
+        done.clear();
+        if (failed_.empty() && ended_.empty() && doomed_.empty()) {
+            continue; // the common case: completions only
         }
         auto doomed = std::move(doomed_);
         doomed_.clear();
@@ -516,12 +572,24 @@ int Transport::handle_events()
         for (const int rank : ended) {
             peer_ended(rank);
         }
-        events += static_cast<int>(done.size() + doomed.size() + failed.size() + ended.size());
-        if (end_request_ == nullptr && !closing_) {
-            post_end_receive();
-        }
+        events += static_cast<int>(doomed.size() + failed.size() + ended.size());
     }
     return events;
+}
+
+void Transport::succeeded(Op &op, std::size_t length)
+{
+    mca_msg_channel_t &channel = *op.channel;
+    ++completions_;
+    const bool recv = channel.direction == MCA_MSG_RECV;
+    if (recv && op.request != nullptr) {
+        --peer(channel.peer).receives;
+    }
+    op.request = nullptr;
+    if (recv && meridian_mca_msg_base_fits(&channel, length, nullptr) == 0) {
+        return; // too long: the base completed it with the error
+    }
+    meridian_mca_msg_base_complete(&channel, MERIDIAN_SUCCESS);
 }
 
 void Transport::finish(Op *op, ucs_status_t status, std::size_t length)
@@ -531,18 +599,14 @@ void Transport::finish(Op *op, ucs_status_t status, std::size_t length)
         zombies_.erase(op); // an abandoned operation is over
         return;
     }
+    if (status == UCS_OK) {
+        succeeded(*op, length);
+        return;
+    }
     if (op->request != nullptr && channel->direction == MCA_MSG_RECV) {
         --peer(channel->peer).receives;
     }
     op->request = nullptr;
-    if (status == UCS_OK) {
-        if (channel->direction == MCA_MSG_RECV &&
-            meridian_mca_msg_base_fits(channel, length, nullptr) == 0) {
-            return;
-        }
-        meridian_mca_msg_base_complete(channel, MERIDIAN_SUCCESS);
-        return;
-    }
     if (status == UCS_ERR_MESSAGE_TRUNCATED) {
         // UCX gives the message's size with the truncation on some
         // protocols only.

@@ -50,11 +50,13 @@ struct Peer {
     class Transport *transport = nullptr;
     int rank = -1;
     ucp_ep_h ep = nullptr;
-    bool failed = false;        // UCX reported the endpoint broken
-    bool sent_to = false;       // a send went to it: it gets this process's end
-    bool ended = false;         // its end arrived: it sends nothing more
-    std::uint32_t receives = 0; // receives from it that UCX holds
-    std::string path;           // "ucx:tcp", "ucx:posix,cma" (the lanes' transports)
+    bool failed = false;         // UCX reported the endpoint broken
+    bool sent_to = false;        // a send went to it: it gets this process's end
+    bool ended = false;          // its end arrived: it sends nothing more
+    bool end_posted = false;     // the receive of its end was posted (once)
+    void *end_request = nullptr; // that receive while UCX holds it
+    std::uint32_t receives = 0;  // receives from it that UCX holds
+    std::string path;            // "ucx:tcp", "ucx:posix,cma" (the lanes' transports)
 };
 
 class Transport
@@ -97,10 +99,12 @@ class Transport
     Peer &peer(int rank) { return peers_[static_cast<std::size_t>(rank)]; }
     int handle_events();
     void finish(Op *op, ucs_status_t status, std::size_t length);
+    void succeeded(Op &op, std::size_t length);
+    [[gnu::cold, gnu::noinline]] bool start_unusual(mca_msg_channel_t &channel, Peer &p);
     void peer_failed(int rank, ucs_status_t status);
     void close_endpoints(bool force);
     void close_by_force(Peer &p);
-    void post_end_receive();
+    void post_end_receive(Peer &p);
     void peer_ended(int rank);
     void send_ends();
     std::string lanes(ucp_ep_h ep) const;
@@ -113,10 +117,11 @@ class Transport
     unsigned rank_bits_ = 1;  // low bits of a wire tag: the sender
     ucp_context_h context_ = nullptr;
     ucp_worker_h worker_ = nullptr;
-    std::vector<Done> done_; // completions UCX reported, handled after its progress
+    std::vector<Done> done_;        // completions UCX reported, handled after its progress
+    std::vector<Done> done_spare_;  // the list being handled
+    std::uint32_t completions_ = 0; // transfers completed in UCX's callbacks during a progress
     std::vector<std::pair<int, ucs_status_t>> failed_; // endpoints UCX reported broken
     std::uint64_t end_wire_ = 0;                       // the wire tag kept for the end (all ones)
-    void *end_request_ = nullptr;                      // the receive of the peers' ends
     std::vector<int> ended_;                  // ends UCX reported, handled after its progress
     std::vector<mca_msg_channel_t *> doomed_; // receives from ended peers whose message never comes
     bool closing_ = false; // finalize began: the end's receive is not posted again
