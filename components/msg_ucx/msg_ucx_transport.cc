@@ -386,6 +386,22 @@ int Transport::prepare(mca_msg_channel_t &channel)
             s.iov.push_back({channel.iov[i].iov_base, channel.iov[i].iov_len});
         }
     }
+    // What every start hands UCX, made once (a start sets the operation).
+    s.param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    if (channel.direction == MCA_MSG_SEND) {
+        s.param.cb.send = send_done;
+    } else {
+        s.param.cb.recv = recv_done;
+    }
+    if (s.iov.size() == 1) {
+        s.buffer = s.iov.front().buffer;
+        s.count = s.iov.front().length;
+    } else if (!s.iov.empty()) {
+        s.param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+        s.param.datatype = ucp_dt_make_iov();
+        s.buffer = s.iov.data();
+        s.count = s.iov.size();
+    }
     channel.transport_data = owned.release();
     if (channel.direction == MCA_MSG_RECV && channel.peer != job_.rank) {
         post_end_receive(peer(channel.peer));
@@ -418,28 +434,11 @@ void Transport::start(mca_msg_channel_t &channel)
     if (channel.direction == MCA_MSG_SEND) {
         p.sent_to = true;
     }
-    ucp_request_param_t param{};
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    param.user_data = op;
-    void *buffer = nullptr;
-    std::size_t count = 0;
-    if (s.iov.size() == 1) {
-        buffer = s.iov.front().buffer;
-        count = s.iov.front().length;
-    } else if (!s.iov.empty()) {
-        param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-        param.datatype = ucp_dt_make_iov();
-        buffer = s.iov.data();
-        count = s.iov.size();
-    }
-    ucs_status_ptr_t request;
-    if (channel.direction == MCA_MSG_SEND) {
-        param.cb.send = send_done;
-        request = ucp_->ucp_tag_send_nbx(p.ep, buffer, count, s.tag, &param);
-    } else {
-        param.cb.recv = recv_done;
-        request = ucp_->ucp_tag_recv_nbx(worker_, buffer, count, s.tag, ~ucp_tag_t{0}, &param);
-    }
+    s.param.user_data = op;
+    const ucs_status_ptr_t request =
+        channel.direction == MCA_MSG_SEND
+            ? ucp_->ucp_tag_send_nbx(p.ep, s.buffer, s.count, s.tag, &s.param)
+            : ucp_->ucp_tag_recv_nbx(worker_, s.buffer, s.count, s.tag, ~ucp_tag_t{0}, &s.param);
     if (request == nullptr) {
         // Done at once: a longer message would have been an error status,
         // so it fits (UCX 1.13 does not say its size then).

@@ -42,6 +42,9 @@ struct Op {
 struct ChannelState {
     ucp_tag_t tag = 0;             // on the wire: (tag << rank_bits) | sender
     std::vector<ucp_dt_iov_t> iov; // the channel's non-empty blocks
+    void *buffer = nullptr;        // what UCX is given: one block, or iov
+    std::size_t count = 0;         // its bytes, or iov's blocks
+    ucp_request_param_t param{};   // the callback, the datatype; user_data set at each start
     std::unique_ptr<Op> op;        // nullptr after an abandon: made again at the next start
 };
 

@@ -12,12 +12,9 @@ using Kind = QMP_msghandle_struct::Kind;
 namespace meridian::qmp
 {
 
-int wait_channels(mca_msg_base_module_t *transport, std::recursive_mutex *lock,
-                  mca_msg_channel_t *const *channels, std::size_t count, int timeout_ms)
+int wait_channels_polling(mca_msg_base_module_t *transport, std::recursive_mutex &lock,
+                          mca_msg_channel_t *const *channels, std::size_t count, int timeout_ms)
 {
-    if (lock == nullptr) {
-        return transport->wait(transport, channels, count, timeout_ms);
-    }
     // QMP_THREAD_MULTIPLE: poll, dropping the lock in between.  Dead peers
     // end the wait as before; the transport's own limit (timeout_ms < 0)
     // is not applied here, since it runs per call.
@@ -25,7 +22,7 @@ int wait_channels(mca_msg_base_module_t *transport, std::recursive_mutex *lock,
     for (;;) {
         int rc;
         {
-            std::lock_guard guard(*lock);
+            std::lock_guard guard(lock);
             rc = transport->wait(transport, channels, count, 0);
         }
         if (rc != MERIDIAN_ERR_TIMEOUT || (deadline >= 0.0 && QMP_time() >= deadline)) {

@@ -190,8 +190,16 @@ class TransportGuard
 // (QMP_THREAD_MULTIPLE) the lock is held only for each short poll, so other
 // threads can start the transfers this one waits for.  Call without
 // holding the lock.
-int wait_channels(mca_msg_base_module_t *transport, std::recursive_mutex *lock,
-                  mca_msg_channel_t *const *channels, std::size_t count, int timeout_ms);
+int wait_channels_polling(mca_msg_base_module_t *transport, std::recursive_mutex &lock,
+                          mca_msg_channel_t *const *channels, std::size_t count, int timeout_ms);
+inline int wait_channels(mca_msg_base_module_t *transport, std::recursive_mutex *lock,
+                         mca_msg_channel_t *const *channels, std::size_t count, int timeout_ms)
+{
+    if (lock == nullptr) [[likely]] {
+        return transport->wait(transport, channels, count, timeout_ms);
+    }
+    return wait_channels_polling(transport, *lock, channels, count, timeout_ms);
+}
 
 // The session a handle or a communicator's collectives belong to: their
 // channels are the transport's only while QMP is initialised in that
