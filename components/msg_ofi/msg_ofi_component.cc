@@ -256,7 +256,6 @@ Params current_params()
     params.provider = ofi_provider != nullptr && *ofi_provider != '\0' ? ofi_provider : "auto";
     params.rxm_eager_limit = ofi_rxm_eager_limit;
     params.linger_ms = ofi_linger;
-    params.timeout_s = meridian_mca_msg_base_timeout();
     return params;
 }
 

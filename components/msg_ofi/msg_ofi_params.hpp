@@ -13,7 +13,6 @@ struct Params {
     std::string provider = "auto";   // msg_ofi_provider
     std::size_t rxm_eager_limit = 0; // msg_ofi_rxm_eager_limit: ofi_rxm's buffer size
     int linger_ms = 10000;           // msg_ofi_linger
-    int timeout_s = 300;             // the base's wait limit
 };
 
 // A snapshot of the current values (the component's storage).

@@ -160,8 +160,10 @@ void Transport::post_end_receive()
     const ssize_t rc = fi_trecv(endpoint_->ep(), &end_in_.rank, sizeof end_in_.rank,
                                 end_in_.descriptor, FI_ADDR_UNSPEC, end_tag_, 0, &end_in_.context);
     // Only "later" is tried again (by progress); a failure is said once.
-    end_posted_ = rc != -FI_EAGAIN;
-    if (rc != 0 && rc != -FI_EAGAIN) {
+    end_receive_ = rc == 0            ? EndReceive::posted
+                   : rc == -FI_EAGAIN ? EndReceive::unposted
+                                      : EndReceive::given_up;
+    if (end_receive_ == EndReceive::given_up) {
         meridian::report_error("msg ofi: rank " + std::to_string(job_.rank) +
                                ": cannot post the receive of the peers' ends: " +
                                libfabric::strerror(static_cast<int>(-rc)));
@@ -442,7 +444,7 @@ int Transport::progress()
             start(*channel);
         }
     }
-    if (!end_posted_) {
+    if (end_receive_ == EndReceive::unposted) {
         post_end_receive();
     }
     const int completions = poll_cq();
@@ -491,11 +493,10 @@ void Transport::complete(Op *op, std::size_t len, int error, const std::string &
         return;
     }
     if (static_cast<void *>(op) == &end_in_.context) {
-        end_posted_ = false;
         if (error != 0) {
             // Cancelled as the endpoint closes, or failed: not posted again
             // (progress would post it again and again otherwise).
-            end_posted_ = true;
+            end_receive_ = EndReceive::given_up;
             return;
         }
         peer_ended(end_in_.rank);

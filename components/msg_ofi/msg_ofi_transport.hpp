@@ -106,7 +106,10 @@ class Transport
     std::unordered_map<Op *, std::unique_ptr<Op>> zombies_;
     std::uint64_t end_tag_ = 0; // the tag kept for the end (all ones in the tag bits)
     End end_in_;                // the receive of the peers' ends
-    bool end_posted_ = false;
+    // unposted: progress posts it (at first, and after the provider said
+    // "later"); given_up: it failed or was cancelled, and is not posted again.
+    enum class EndReceive { unposted, posted, given_up };
+    EndReceive end_receive_ = EndReceive::unposted;
     std::vector<std::unique_ptr<End>> ends_out_; // this process's ends, one per peer
     std::size_t ends_pending_ = 0;               // of them, not yet complete
     bool check_ended_ = false;                   // a receive from a peer that ended was posted

@@ -126,7 +126,6 @@ tcp::Params current_params()
     params.handshake_timeout_ms = tcp_handshake_timeout;
     params.pending_max = tcp_pending_max;
     params.linger_ms = tcp_linger;
-    params.timeout_s = meridian_mca_msg_base_timeout();
     return params;
 }
 

@@ -32,7 +32,6 @@ struct Params {
     int handshake_timeout_ms = 10000;    // an accepted connection's time to prove itself
     std::size_t pending_max = 64;        // accepted connections not yet proved, at most
     int linger_ms = 10000;               // finalize's wait for the peers' ends
-    int timeout_s = 300;                 // the base's wait limit
 };
 
 // A connection: none; our connect under way; our hello sent, the peer's

@@ -134,7 +134,6 @@ int init(mca_msg_transport_t *, const mca_msg_job_t *job, const unsigned char *p
     return meridian::c_boundary("msg_ucx init", [&] {
         ucx::Params params;
         params.linger_ms = ucx_linger;
-        params.timeout_s = meridian_mca_msg_base_timeout();
         instance() = std::make_unique<Transport>(params);
         return transport().init(*job, peers);
     });

@@ -27,7 +27,6 @@ namespace meridian::msg_ucx
 
 struct Params {
     int linger_ms = 10000; // msg_ucx_linger
-    int timeout_s = 300;   // the base's wait limit
 };
 
 // A UCP operation's state: owned by its channel, and by the transport (as

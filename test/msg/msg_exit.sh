@@ -11,6 +11,8 @@
 # same across simulated hosts.
 # shellcheck source=test/support/mpi_test_lib.sh
 . "$srcdir/../support/mpi_test_lib.sh"
+# shellcheck source=test/msg/msg_exit_lib.sh
+. "$srcdir/msg_exit_lib.sh"
 if [ $mpi != yes ]; then
     echo "SKIP: needs mpirun and Meridian built with PMIx"
     exit 77
@@ -23,26 +25,7 @@ status=0
 repeat() {
     name=$1
     shift
-    for mode in last_words dead_sender; do
-        case $mode in
-        last_words) want="^rank 0: 41 last messages of a sender that ended: ok\$" ;;
-        *) want="^rank 0: 4 messages of a dead sender: ok\$" ;;
-        esac
-        run=1
-        while [ $run -le "$runs" ]; do
-            out=$(env "$@" "$MPIRUN" -np 2 "$DRIVER" $mode 2>&1)
-            rc=$?
-            if [ $rc -ne 0 ] || [ "$(echo "$out" | grep -c "$want")" -ne 1 ] ||
-                echo "$out" | grep -q FAIL; then
-                echo "FAIL: $name, $mode, run $run of $runs (exit $rc)"
-                echo "$out" | sed 's/^/  | /'
-                status=1
-                break
-            fi
-            run=$((run + 1))
-        done
-        [ $run -gt "$runs" ] && echo "ok: $name, $mode, $runs runs"
-    done
+    exit_repeat "$name" "" "$@" -- "$MPIRUN" -np 2
 }
 
 p=$MCA_ENV_PREFIX
