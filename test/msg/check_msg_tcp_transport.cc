@@ -348,6 +348,25 @@ START_TEST(a_message_past_the_early_limit_waits_for_its_receive)
 }
 END_TEST
 
+// pnet lists a process's endpoints of every request; tcp and ofi listen on
+// the first that is an IP address and a port, not on a UCX request's device
+// port that may come before it.
+START_TEST(the_pnet_endpoint_is_the_first_ip_one)
+{
+    using meridian::msg::first_ip_endpoint;
+    ck_assert_text_eq(first_ip_endpoint({"mlx5_0:1", "10.1.2.3:32000", "10.1.2.4:32001"}),
+                      "10.1.2.3:32000");
+    ck_assert_text_eq(first_ip_endpoint({"mlx5_0:1", "[fe80::1]:32000"}), "[fe80::1]:32000");
+    ck_assert_text_eq(first_ip_endpoint({"192.0.2.7:40000"}), "192.0.2.7:40000");
+    // Device ports, host names, bare addresses and empty ports are no
+    // listening endpoint.
+    ck_assert_text_eq(first_ip_endpoint({"mlx5_0:1", "ib0:2", "h1:32000", "10.1.2.3",
+                                         "10.1.2.3:", ":32000", "fe80::1:32000", ""}),
+                      "");
+    ck_assert_text_eq(first_ip_endpoint({}), "");
+}
+END_TEST
+
 } // namespace
 
 int main()
@@ -363,6 +382,7 @@ int main()
                         static_cast<int>(std::size(spoiled)));
     tcase_add_test(tcase, finalize_delivers_what_was_sent);
     tcase_add_test(tcase, a_message_past_the_early_limit_waits_for_its_receive);
+    tcase_add_test(tcase, the_pnet_endpoint_is_the_first_ip_one);
     suite_add_tcase(suite, tcase);
     return meridian_test::run_suite(suite);
 }

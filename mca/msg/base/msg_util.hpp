@@ -5,6 +5,10 @@
 #ifndef MERIDIAN_MCA_MSG_BASE_MSG_UTIL_HPP
 #define MERIDIAN_MCA_MSG_BASE_MSG_UTIL_HPP
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -94,8 +98,34 @@ inline std::string channel_text(const mca_msg_channel_t &channel)
     return meridian_mca_msg_base_channel_text(&channel, text, sizeof text);
 }
 
-// The first endpoint pnet assigned this process (pmix.net.endpt, stored by
-// pnet's per-node setup: "10.1.2.3:32000" for a tcp request), "" if none.
+// The first of a process's endpoints that is an IP address and a port
+// ("10.1.2.3:32000", "[fe80::1]:32000"), "" if none.  pnet lists every
+// request's endpoints in request order, and a UCX request's are device
+// ports ("mlx5_0:1"), which are no address to listen on.
+inline std::string first_ip_endpoint(const std::vector<std::string> &endpoints)
+{
+    for (const std::string &endpoint : endpoints) {
+        const auto colon = endpoint.rfind(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == endpoint.size()) {
+            continue;
+        }
+        std::string host = endpoint.substr(0, colon);
+        int family = AF_INET;
+        if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+            host = host.substr(1, host.size() - 2);
+            family = AF_INET6;
+        }
+        in6_addr address{};
+        if (::inet_pton(family, host.c_str(), &address) == 1) {
+            return endpoint;
+        }
+    }
+    return {};
+}
+
+// The endpoint pnet assigned this process for IP transports (pmix.net.endpt,
+// stored by pnet's per-node setup: "10.1.2.3:32000" for a tcp request), ""
+// if none.
 inline std::string pnet_endpoint()
 {
     auto store = meridian::datastore::store();
@@ -106,11 +136,11 @@ inline std::string pnet_endpoint()
     if (!value) {
         return {};
     }
-    if (const auto *list = std::get_if<std::vector<std::string>>(&*value); list && !list->empty()) {
-        return list->front();
+    if (const auto *list = std::get_if<std::vector<std::string>>(&*value)) {
+        return first_ip_endpoint(*list);
     }
     if (const auto *one = std::get_if<std::string>(&*value)) {
-        return *one;
+        return first_ip_endpoint({*one});
     }
     return {};
 }
