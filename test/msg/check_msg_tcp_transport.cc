@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "components/msg_tcp/msg_tcp_transport.hpp"
+#include "mca/msg/base/msg_util.hpp"
 #include "test/msg/msg_stub_base.hpp"
 #include "test/msg/msg_stub_checks.hpp"
 #include "test/support/meridian_test.hpp"
