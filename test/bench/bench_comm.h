@@ -8,10 +8,15 @@
  *   pp-persistent|SIZE|US (MPI only) the same with persistent requests
  *   halo|NAME|BYTES|US    one 4-D halo exchange (BYTES sent per process)
  *   sum|US                one global sum of a double
+ *   trips|SIZE|N          (--pingpong-only) the round trips of SIZE bytes
+ *                         the process made in its ping-pong function
+ *                         (pingpong, pingpong_blocking: never inlined, so
+ *                         run-instructions-bench.sh counts inside them)
  *
  * Every figure is the best of --rounds rounds (default 5) of a number of
  * iterations chosen per size (about 256 MB moved, 20 to 20000 iterations;
- * --scale multiplies it), after warm-up iterations.  Plain C99 (mpicc
+ * --scale multiplies it), after warm-up iterations.  --pingpong-only: the
+ * ping-pong and no other case (and no persistent requests in bench_mpi).  Plain C99 (mpicc
  * builds bench_mpi.c outside of make).  bench_connect.c takes the data
  * pattern from here too.
  */
@@ -29,17 +34,22 @@ struct bench_options {
     int rounds;
     double scale;
     long max_size;
+    int pingpong_only;
 };
 
-/* --rounds N, --scale F, --max-size BYTES; returns 0, or 2 after a message. */
+/* --rounds N, --scale F, --max-size BYTES, --pingpong-only; returns 0, or 2
+ * after a message. */
 static inline int bench_parse(struct bench_options *o, int argc, char **argv, const char *me)
 {
     o->rounds = 5;
     o->scale = 1.0;
     o->max_size = BENCH_MAX_SIZE;
+    o->pingpong_only = 0;
     for (int i = 1; i < argc; ++i) {
         char *end = NULL;
-        if (i + 1 < argc && strcmp(argv[i], "--rounds") == 0) {
+        if (strcmp(argv[i], "--pingpong-only") == 0) {
+            o->pingpong_only = 1;
+        } else if (i + 1 < argc && strcmp(argv[i], "--rounds") == 0) {
             o->rounds = (int)strtol(argv[++i], &end, 10);
             if (*end || o->rounds < 1)
                 goto bad;
@@ -58,7 +68,7 @@ static inline int bench_parse(struct bench_options *o, int argc, char **argv, co
     bad:
         fprintf(stderr,
                 "%s: bad argument '%s'\nusage: %s [--rounds N>=1] [--scale F>0] "
-                "[--max-size BYTES (8..4194304)]\n",
+                "[--max-size BYTES (8..4194304)] [--pingpong-only]\n",
                 me, argv[i], me);
         return 2;
     }
