@@ -453,9 +453,6 @@ void Transport::start(mca_msg_channel_t &channel)
     }
 }
 
-// A transfer that went well completes in UCX's callback (the base only
-// marks its channel: nothing calls back into UCX); anything else is noted
-// and handled after UCX returns.
 // A start to a peer that ended its session or whose endpoint broke: false
 // when the channel ends here.
 bool Transport::start_unusual(mca_msg_channel_t &channel, Peer &p)
@@ -486,6 +483,9 @@ bool Transport::start_unusual(mca_msg_channel_t &channel, Peer &p)
     return true;
 }
 
+// A transfer that went well completes in UCX's callback (the base only
+// marks its channel: nothing calls back into UCX); anything else is noted
+// and handled after UCX returns.
 void Transport::send_done(void *request, ucs_status_t status, void *user_data)
 {
     auto *op = static_cast<Op *>(user_data);
@@ -520,8 +520,8 @@ void Transport::ep_failed(void *arg, ucp_ep_h, ucs_status_t status)
 
 int Transport::progress()
 {
-    // UCX's callbacks only note what happened; it is handled once UCX has
-    // returned, so the base may start and cancel from its completions.
+    // Failures, ends and broken endpoints that UCX's callbacks noted are
+    // handled once UCX has returned (they may cancel other operations).
     // UCX is progressed until it is idle or something completed: a
     // completion goes to its waiter at once, without one more round over
     // UCX's interfaces.
