@@ -29,16 +29,11 @@ using msg::IovCursor;
 
 Endpoint::Source pnet_endpoint()
 {
-    const std::string first = msg::pnet_endpoint();
-    const auto colon = first.rfind(':');
-    if (colon == std::string::npos || colon == 0) {
+    const auto endpoint = msg::parse_ip_endpoint(msg::pnet_endpoint());
+    if (!endpoint) {
         return {};
     }
-    std::string node = first.substr(0, colon);
-    if (node.size() > 2 && node.front() == '[' && node.back() == ']') {
-        node = node.substr(1, node.size() - 2); // [v6]:port
-    }
-    return {node, first.substr(colon + 1)};
+    return {endpoint->host, endpoint->port};
 }
 
 bool tcp_provider(const std::string &provider)

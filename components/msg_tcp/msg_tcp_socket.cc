@@ -1,5 +1,7 @@
 #include "components/msg_tcp/msg_tcp_socket.hpp"
 
+#include "mca/msg/base/msg_util.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -135,35 +137,14 @@ void Socket::reset()
 
 bool parse_endpoint(const std::string &text, Address &out)
 {
-    const auto colon = text.rfind(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
-        return false;
-    }
-    std::string host = text.substr(0, colon);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-        host = host.substr(1, host.size() - 2);
-    }
-    char *end = nullptr;
-    const unsigned long port = std::strtoul(text.c_str() + colon + 1, &end, 10);
-    if (end == nullptr || *end != '\0' || port > 65535) {
+    const auto endpoint = msg::parse_ip_endpoint(text);
+    if (!endpoint) {
         return false;
     }
     out = Address{};
-    auto *v4 = reinterpret_cast<sockaddr_in *>(&out.storage);
-    auto *v6 = reinterpret_cast<sockaddr_in6 *>(&out.storage);
-    if (::inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons(static_cast<std::uint16_t>(port));
-        out.length = sizeof *v4;
-        return true;
-    }
-    if (::inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons(static_cast<std::uint16_t>(port));
-        out.length = sizeof *v6;
-        return true;
-    }
-    return false;
+    out.storage = endpoint->storage;
+    out.length = endpoint->length;
+    return true;
 }
 
 namespace

@@ -364,7 +364,15 @@ START_TEST(the_pnet_endpoint_is_the_first_ip_one)
     ck_assert_text_eq(first_ip_endpoint({"mlx5_0:1", "ib0:2", "h1:32000", "10.1.2.3",
                                          "10.1.2.3:", ":32000", "fe80::1:32000", ""}),
                       "");
+    ck_assert_text_eq(first_ip_endpoint({"10.1.2.3:port", "10.1.2.3:65536", "10.1.2.3:99"}),
+                      "10.1.2.3:99");
     ck_assert_text_eq(first_ip_endpoint({}), "");
+    // The parts the transports listen on.
+    const auto v6 = meridian::msg::parse_ip_endpoint("[fe80::1]:32000");
+    ck_assert(v6.has_value());
+    ck_assert_text_eq(v6->host, "fe80::1");
+    ck_assert_text_eq(v6->port, "32000");
+    ck_assert_int_eq(v6->storage.ss_family, AF_INET6);
 }
 END_TEST
 

@@ -195,10 +195,10 @@ class Layer
     void detach(Channel &channel, bool peer_alive);
     void reap_released();
     void drop_unexpected(int rank, Unexpected &message);
-    void too_long(Channel &recv, const std::string &got);
-    // Dead peers and time (msg_base_wait.cc)
     static constexpr int proceed = 1; // start_unusual: start as any other
     [[gnu::cold, gnu::noinline]] int start_unusual(Channel &channel);
+    void too_long(Channel &recv, const std::string &got);
+    // Dead peers and time (msg_base_wait.cc)
     bool check_liveness(Channel *const *channels, std::size_t count);
     bool receive_from_dead(Peer &peer, Channel &recv);
     void end_with_dead_peer(Channel &channel);

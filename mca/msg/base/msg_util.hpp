@@ -12,6 +12,8 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -98,25 +100,59 @@ inline std::string channel_text(const mca_msg_channel_t &channel)
     return meridian_mca_msg_base_channel_text(&channel, text, sizeof text);
 }
 
-// The first of a process's endpoints that is an IP address and a port
-// ("10.1.2.3:32000", "[fe80::1]:32000"), "" if none.  pnet lists every
-// request's endpoints in request order, and a UCX request's are device
-// ports ("mlx5_0:1"), which are no address to listen on.
+// An IP endpoint, "ADDRESS:PORT" ("10.1.2.3:32000", "[fe80::1]:32000": an
+// IPv6 address only in brackets, since "fe80::1:32000" could be an address
+// without a port): the socket address, and its parts as text (the address
+// without brackets).
+struct IpEndpoint {
+    sockaddr_storage storage{};
+    socklen_t length = 0;
+    std::string host;
+    std::string port;
+};
+inline std::optional<IpEndpoint> parse_ip_endpoint(const std::string &text)
+{
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+        return std::nullopt;
+    }
+    IpEndpoint out;
+    out.host = text.substr(0, colon);
+    out.port = text.substr(colon + 1);
+    const bool bracketed = out.host.size() > 2 && out.host.front() == '[' && out.host.back() == ']';
+    if (bracketed) {
+        out.host = out.host.substr(1, out.host.size() - 2);
+    }
+    char *end = nullptr;
+    const unsigned long port = std::strtoul(out.port.c_str(), &end, 10);
+    if (end == nullptr || *end != '\0' || port > 65535) {
+        return std::nullopt;
+    }
+    auto *v4 = reinterpret_cast<sockaddr_in *>(&out.storage);
+    auto *v6 = reinterpret_cast<sockaddr_in6 *>(&out.storage);
+    if (!bracketed && ::inet_pton(AF_INET, out.host.c_str(), &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(static_cast<std::uint16_t>(port));
+        out.length = sizeof *v4;
+        return out;
+    }
+    if (bracketed && ::inet_pton(AF_INET6, out.host.c_str(), &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(static_cast<std::uint16_t>(port));
+        out.length = sizeof *v6;
+        return out;
+    }
+    return std::nullopt;
+}
+
+// The first of a process's endpoints that is an IP endpoint, "" if none.
+// pnet lists every request's endpoints in request order, and a UCX
+// request's are device ports ("mlx5_0:1"), which are no address to listen
+// on.
 inline std::string first_ip_endpoint(const std::vector<std::string> &endpoints)
 {
     for (const std::string &endpoint : endpoints) {
-        const auto colon = endpoint.rfind(':');
-        if (colon == std::string::npos || colon == 0 || colon + 1 == endpoint.size()) {
-            continue;
-        }
-        std::string host = endpoint.substr(0, colon);
-        int family = AF_INET;
-        if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-            host = host.substr(1, host.size() - 2);
-            family = AF_INET6;
-        }
-        in6_addr address{};
-        if (::inet_pton(family, host.c_str(), &address) == 1) {
+        if (parse_ip_endpoint(endpoint)) {
             return endpoint;
         }
     }
