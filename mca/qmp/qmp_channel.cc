@@ -2,7 +2,6 @@
 // transport channel, set up completely here (peer, QMP's tag, the runs of
 // its memory), so that starting and waiting (qmp_channel_start.cc) has
 // nothing left to compute; multiples, new addresses, clear-to-send, free.
-#include <limits>
 #include <string>
 #include <unordered_set>
 
@@ -25,8 +24,6 @@ double current_session()
 {
     return state().init_time;
 }
-
-double live_session = std::numeric_limits<double>::quiet_NaN();
 
 } // namespace meridian::qmp
 

@@ -44,6 +44,8 @@ State &state()
     return instance.get();
 }
 
+double live_session = std::numeric_limits<double>::quiet_NaN();
+
 std::unique_lock<std::recursive_mutex> lock_if_multiple()
 {
     State &s = state();

@@ -128,7 +128,7 @@ struct State {
 };
 State &state();
 // The running session's id (State::init_time) while QMP is initialised,
-// NaN (equal to no session) before and after (qmp_channel.cc).
+// NaN (equal to no session) before and after (qmp_init.cc).
 extern double live_session;
 
 // -- qmp_error.cc
