@@ -10,12 +10,11 @@
 
 #include <dirent.h>
 
-#include <memory>
 #include <string>
+#include <utility>
 
 #include "components/msg_ucx/msg_ucx_transport.hpp"
 #include "mca/msg/base/msg_util.hpp"
-#include "opal/util/no_destructor.hpp"
 #include <meridian/mca/msg/msg.h>
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
@@ -84,15 +83,18 @@ int register_params(const mca_base_component_t *self)
     });
 }
 
-std::unique_ptr<Transport> &instance()
-{
-    static meridian::util::NoDestructor<std::unique_ptr<Transport>> transport;
-    return transport.get();
-}
+// The transport between init and finalize (or close): a plain pointer, so
+// the calls of every transfer read it without a guard.
+Transport *current = nullptr;
 
 Transport &transport()
 {
-    return *instance();
+    return *current;
+}
+
+void destroy_transport()
+{
+    delete std::exchange(current, nullptr);
 }
 
 // Whether the host has an RDMA device UCX would use: a directory listing,
@@ -134,7 +136,8 @@ int init(mca_msg_transport_t *, const mca_msg_job_t *job, const unsigned char *p
     return meridian::c_boundary("msg_ucx init", [&] {
         ucx::Params params;
         params.linger_ms = ucx_linger;
-        instance() = std::make_unique<Transport>(params);
+        destroy_transport();
+        current = new Transport(params);
         return transport().init(*job, peers);
     });
 }
@@ -152,11 +155,11 @@ int ready(mca_msg_transport_t *)
 void finalize(mca_msg_transport_t *)
 {
     meridian::c_boundary_void("msg_ucx finalize", [] {
-        if (instance()) {
+        if (current != nullptr) {
             transport().finalize();
         }
     });
-    meridian::c_boundary_void("msg_ucx finalize", [] { instance().reset(); });
+    meridian::c_boundary_void("msg_ucx finalize", [] { destroy_transport(); });
 }
 
 int prepare(mca_msg_transport_t *, mca_msg_channel_t *channel)
@@ -189,7 +192,7 @@ int progress(mca_msg_transport_t *)
 
 const char *path_name(mca_msg_transport_t *, int peer)
 {
-    return instance() ? transport().path_name(peer) : "ucx";
+    return current != nullptr ? transport().path_name(peer) : "ucx";
 }
 
 mca_msg_transport_t module = {
@@ -223,7 +226,7 @@ int close_component(const mca_base_component_t *)
 {
     return meridian::c_boundary("msg_ucx close", [&]() -> int {
         // The DSO may be unloaded next: nothing of the transport may outlive it.
-        instance().reset();
+        destroy_transport();
         return MERIDIAN_SUCCESS;
     });
 }

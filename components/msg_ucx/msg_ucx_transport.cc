@@ -88,6 +88,16 @@ int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
                     "msg ucx: UCX does not start (ucp_init: " + status_text(inited) +
                         "; UCX_TLS and UCX_NET_DEVICES choose what it may use)");
     }
+    ucp_context_attr_t attr{};
+    attr.field_mask = UCP_ATTR_FIELD_REQUEST_SIZE;
+    if (const ucs_status_t status = ucp_->ucp_context_query(context_, &attr); status != UCS_OK) {
+        return fail(MERIDIAN_ERR_NOT_AVAILABLE,
+                    "msg ucx: UCX does not say its request size (ucp_context_query: " +
+                        status_text(status) + ")");
+    }
+    // Rounded up to 16 bytes: the header UCX places before the request
+    // pointer starts no lower than the operation's memory.
+    request_size_ = (attr.request_size + 15) / 16 * 16;
     ucp_worker_params_t worker_params{};
     worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     worker_params.thread_mode = UCS_THREAD_MODE_SINGLE;
@@ -194,6 +204,7 @@ void Transport::end_arrived(void *request, ucs_status_t status, const ucp_tag_re
     p.end_request = nullptr;
     if (status == UCS_OK) {
         self.ended_.push_back(p.rank);
+        self.noted_ = true;
     }
 }
 
@@ -387,7 +398,8 @@ int Transport::prepare(mca_msg_channel_t &channel)
         }
     }
     // What every start hands UCX, made once (a start sets the operation).
-    s.param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    s.param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_REQUEST;
     if (channel.direction == MCA_MSG_SEND) {
         s.param.cb.send = send_done;
     } else {
@@ -415,12 +427,23 @@ void Transport::cleanup(mca_msg_channel_t &channel)
     channel.transport_data = nullptr;
 }
 
+// The first start's operation, or the next after one was abandoned.
+void Transport::new_op(ChannelState &s)
+{
+    auto op = std::make_unique<Op>();
+    op->transport = this;
+    op->space = std::make_unique<std::byte[]>(request_size_);
+    op->request_at = op->space.get() + request_size_;
+    s.param.user_data = op.get();
+    s.param.request = op->request_at;
+    s.op = std::move(op);
+}
+
 void Transport::start(mca_msg_channel_t &channel)
 {
     ChannelState &s = state(channel);
-    if (!s.op) {
-        s.op = std::make_unique<Op>(); // the first start, or the last was abandoned
-        s.op->transport = this;
+    if (!s.op) [[unlikely]] {
+        new_op(s);
     }
     Op *op = s.op.get();
     op->channel = &channel;
@@ -434,7 +457,6 @@ void Transport::start(mca_msg_channel_t &channel)
     if (channel.direction == MCA_MSG_SEND) {
         p.sent_to = true;
     }
-    s.param.user_data = op;
     const ucs_status_ptr_t request =
         channel.direction == MCA_MSG_SEND
             ? ucp_->ucp_tag_send_nbx(p.ep, s.buffer, s.count, s.tag, &s.param)
@@ -442,7 +464,7 @@ void Transport::start(mca_msg_channel_t &channel)
     if (request == nullptr) {
         // Done at once: a longer message would have been an error status,
         // so it fits (UCX 1.13 does not say its size then).
-        finish(op, UCS_OK, 0);
+        succeeded(*op, 0);
     } else if (UCS_PTR_IS_ERR(request)) {
         finish(op, UCS_PTR_STATUS(request), 0);
     } else {
@@ -478,6 +500,7 @@ bool Transport::start_unusual(mca_msg_channel_t &channel, Peer &p)
         // being put together from pieces) have completed: the peer's death
         // ends every receive from it still under way.
         doomed_.push_back(&channel);
+        noted_ = true;
         return false;
     }
     return true;
@@ -485,37 +508,39 @@ bool Transport::start_unusual(mca_msg_channel_t &channel, Peer &p)
 
 // A transfer that went well completes in UCX's callback (the base only
 // marks its channel: nothing calls back into UCX); anything else is noted
-// and handled after UCX returns.
-void Transport::send_done(void *request, ucs_status_t status, void *user_data)
+// and handled after UCX returns.  The request is the operation's own
+// memory: nothing to give back.
+void Transport::send_done(void *, ucs_status_t status, void *user_data)
 {
     auto *op = static_cast<Op *>(user_data);
     Transport &self = *op->transport;
-    self.ucp_->ucp_request_free(request);
     if (status == UCS_OK && op->channel != nullptr) [[likely]] {
         self.succeeded(*op, 0);
         return;
     }
     self.done_.push_back({op, status, 0});
+    self.noted_ = true;
 }
 
-void Transport::recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+void Transport::recv_done(void *, ucs_status_t status, const ucp_tag_recv_info_t *info,
                           void *user_data)
 {
     auto *op = static_cast<Op *>(user_data);
     Transport &self = *op->transport;
-    self.ucp_->ucp_request_free(request);
     const std::size_t length = info != nullptr ? info->length : 0;
     if (status == UCS_OK && op->channel != nullptr) [[likely]] {
         self.succeeded(*op, length);
         return;
     }
     self.done_.push_back({op, status, length});
+    self.noted_ = true;
 }
 
 void Transport::ep_failed(void *arg, ucp_ep_h, ucs_status_t status)
 {
     auto *p = static_cast<Peer *>(arg);
     p->transport->failed_.emplace_back(p->rank, status);
+    p->transport->noted_ = true;
 }
 
 int Transport::progress()
@@ -526,11 +551,11 @@ int Transport::progress()
     // completion goes to its waiter at once, without one more round over
     // UCX's interfaces.
     completions_ = 0;
-    while (ucp_->ucp_worker_progress(worker_) != 0 && completions_ == 0 && done_.empty()) {
+    while (ucp_->ucp_worker_progress(worker_) != 0 && completions_ == 0 && !noted_) {
     }
     const int completed = static_cast<int>(completions_);
     completions_ = 0;
-    if (done_.empty() && failed_.empty() && ended_.empty() && doomed_.empty()) [[likely]] {
+    if (!noted_) [[likely]] {
         return completed;
     }
     return completed + handle_events();
@@ -573,6 +598,7 @@ int Transport::handle_events()
         }
         events += static_cast<int>(doomed.size() + failed.size() + ended.size());
     }
+    noted_ = false;
     return events;
 }
 
@@ -585,8 +611,9 @@ void Transport::succeeded(Op &op, std::size_t length)
         --peer(channel.peer).receives;
     }
     op.request = nullptr;
-    if (recv && meridian_mca_msg_base_fits(&channel, length, nullptr) == 0) {
-        return; // too long: the base completed it with the error
+    if (recv && length > channel.nbytes) [[unlikely]] {
+        meridian_mca_msg_base_fits(&channel, length, nullptr); // completes it with the error
+        return;
     }
     meridian_mca_msg_base_complete(&channel, MERIDIAN_SUCCESS);
 }

@@ -30,11 +30,16 @@ struct Params {
 };
 
 // A UCP operation's state: owned by its channel, and by the transport (as
-// a zombie) when the channel is abandoned while UCP still has it.
+// a zombie) when the channel is abandoned while UCP still has it.  UCP's
+// request lives in the operation's own memory (UCP_OP_ATTR_FIELD_REQUEST:
+// no request is taken from UCX's pool or given back at each transfer): the
+// request_size bytes of `space` end where `request_at` points.
 struct Op {
     class Transport *transport = nullptr;
     mca_msg_channel_t *channel = nullptr; // nullptr once abandoned
     void *request = nullptr;              // UCP's request while it is pending
+    std::unique_ptr<std::byte[]> space;   // UCP's request header
+    void *request_at = nullptr;           // what UCP is given: the end of space
 };
 
 // What the transport keeps per channel (its transport_data).
@@ -43,7 +48,8 @@ struct ChannelState {
     std::vector<ucp_dt_iov_t> iov; // the channel's non-empty blocks
     void *buffer = nullptr;        // what UCX is given: one block, or iov
     std::size_t count = 0;         // its bytes, or iov's blocks
-    ucp_request_param_t param{};   // the callback, the datatype; user_data set at each start
+    ucp_request_param_t param{};   // the callback, the datatype; the request and user_data
+                                   // those of op
     std::unique_ptr<Op> op;        // nullptr after an abandon: made again at the next start
 };
 
@@ -103,6 +109,7 @@ class Transport
     void finish(Op *op, ucs_status_t status, std::size_t length);
     void succeeded(Op &op, std::size_t length);
     [[gnu::cold, gnu::noinline]] bool start_unusual(mca_msg_channel_t &channel, Peer &p);
+    [[gnu::cold, gnu::noinline]] void new_op(ChannelState &s);
     void peer_failed(int rank, ucs_status_t status);
     void close_endpoints(bool force);
     void close_by_force(Peer &p);
@@ -119,6 +126,7 @@ class Transport
     unsigned rank_bits_ = 1;  // low bits of a wire tag: the sender
     ucp_context_h context_ = nullptr;
     ucp_worker_h worker_ = nullptr;
+    std::size_t request_size_ = 0;  // UCP's request header (ucp_context_query), rounded up
     std::vector<Done> done_;        // completions UCX reported, handled after its progress
     std::vector<Done> done_spare_;  // the list being handled
     std::uint32_t completions_ = 0; // transfers completed in UCX's callbacks during a progress
@@ -126,6 +134,7 @@ class Transport
     std::uint64_t end_wire_ = 0;                       // the wire tag kept for the end (all ones)
     std::vector<int> ended_;                  // ends UCX reported, handled after its progress
     std::vector<mca_msg_channel_t *> doomed_; // receives from ended peers whose message never comes
+    bool noted_ = false;   // something above was noted: progress hands it on (handle_events)
     bool closing_ = false; // finalize began: the end's receive is not posted again
     std::unordered_map<std::uint64_t, std::uint64_t> folded_tags_; // tags that did not fit
     std::unordered_map<Op *, std::unique_ptr<Op>> zombies_;

@@ -27,6 +27,7 @@ namespace meridian::msg_ucx
     X(ucp_config_release)                                                                          \
     X(ucp_init_version)                                                                            \
     X(ucp_cleanup)                                                                                 \
+    X(ucp_context_query)                                                                           \
     X(ucp_worker_create)                                                                           \
     X(ucp_worker_destroy)                                                                          \
     X(ucp_worker_get_address)                                                                      \
