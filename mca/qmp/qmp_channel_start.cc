@@ -80,7 +80,8 @@ std::string settle(QMP_msghandle_struct &h)
     return failed;
 }
 
-QMP_status_t wait_failed(QMP_msghandle_struct &h, const char *call, int rc)
+[[gnu::cold, gnu::noinline]] QMP_status_t wait_failed(QMP_msghandle_struct &h, const char *call,
+                                                      int rc)
 {
     const std::string failed = rc != MERIDIAN_ERR_TIMEOUT ? settle(h) : std::string();
     std::string what = handle_text(h);
@@ -111,14 +112,19 @@ QMP_status_t wait_failed(QMP_msghandle_struct &h, const char *call, int rc)
     return set_handle_error(&h, status, std::string(call) + ": " + what + ": " + why);
 }
 
-QMP_status_t start_failed(QMP_msghandle_struct &h, QMP_msghandle_struct &one, int rc)
+[[gnu::cold, gnu::noinline]] QMP_status_t start_failed(QMP_msghandle_struct &h,
+                                                       QMP_msghandle_struct &one, int rc)
 {
     return set_handle_error(&h, from_meridian(rc),
                             "QMP_start: " + transfer_text(one) + ": " + meridian_strerror(rc));
 }
 
-// The bodies of QMP_start, QMP_wait and QMP_is_complete.
-QMP_status_t start_handle(QMP_msghandle_t h)
+// The bodies of QMP_start, QMP_wait and QMP_is_complete.  QMP_start and
+// QMP_wait of one transfer below QMP_THREAD_MULTIPLE, unprofiled (every
+// call of a halo exchange or a ping-pong), take a short inline path to the
+// transport; a multiple, a lock, profiling and every error go on to the
+// general functions, out of line.
+[[gnu::noinline]] QMP_status_t start_handle_general(QMP_msghandle_t h)
 {
     if (QMP_status_t st = check_handle("QMP_start", h); st != QMP_SUCCESS) {
         return st;
@@ -159,7 +165,28 @@ QMP_status_t start_handle(QMP_msghandle_t h)
     return QMP_SUCCESS;
 }
 
-QMP_status_t wait_handle(QMP_msghandle_t h)
+inline QMP_status_t start_handle(QMP_msghandle_t h)
+{
+    if (h != nullptr && session_alive(h->session) && h->active == 0 && h->kind != Kind::multiple &&
+        h->lock == nullptr) [[likely]] {
+        mca_msg_base_module_t *t = h->transport;
+        if (const int rc = t->start(t, h->channel); rc != MERIDIAN_SUCCESS) [[unlikely]] {
+            return start_failed(*h, *h, rc);
+        }
+        h->active = 1;
+        if (h->parent != nullptr) {
+            ++h->parent->active;
+        }
+        ++h->uses;
+        if (h->clear_to_send == QMP_CTS_READY) {
+            h->clear_to_send = QMP_CTS_NOT_READY;
+        }
+        return QMP_SUCCESS;
+    }
+    return start_handle_general(h);
+}
+
+[[gnu::noinline]] QMP_status_t wait_handle_general(QMP_msghandle_t h)
 {
     if (h == nullptr) {
         return set_error(QMP_INVALID_ARG, "QMP_wait: the handle is NULL");
@@ -201,6 +228,23 @@ QMP_status_t wait_handle(QMP_msghandle_t h)
     }
     h->active = 0;
     return QMP_SUCCESS;
+}
+
+inline QMP_status_t wait_handle(QMP_msghandle_t h)
+{
+    if (h != nullptr && session_alive(h->session) && h->kind != Kind::multiple &&
+        h->lock == nullptr && profile_level <= 0) [[likely]] {
+        if (h->active == 0) {
+            return QMP_SUCCESS;
+        }
+        mca_msg_base_module_t *t = h->transport;
+        if (const int rc = t->wait(t, &h->channel, 1, -1); rc != MERIDIAN_SUCCESS) [[unlikely]] {
+            return wait_failed(*h, "QMP_wait", rc);
+        }
+        set_inactive(*h);
+        return QMP_SUCCESS;
+    }
+    return wait_handle_general(h);
 }
 
 QMP_bool_t test_handle(QMP_msghandle_t h)

@@ -129,7 +129,9 @@ struct State {
 State &state();
 // The running session's id (State::init_time) while QMP is initialised,
 // NaN (equal to no session) before and after (qmp_init.cc).
-extern double live_session;
+// Hidden: read in place by QMP_start and QMP_wait (no GOT load); nothing
+// outside libqmp reads it.
+[[gnu::visibility("hidden")]] extern double live_session;
 
 // -- qmp_error.cc
 // Record the last error (QMP_get_error_number/string(NULL)) and return it.

@@ -221,7 +221,7 @@ const char *intern(const std::string &text);
 // QMP_get_total_qmp_time's clock: blocking calls add their time while
 // QMP_profcontrol's level is above 0.
 void add_qmp_time(double seconds);
-extern int profile_level; // QMP_profcontrol's
+[[gnu::visibility("hidden")]] extern int profile_level; // QMP_profcontrol's; libqmp's own
 class ProfileScope
 {
   public:

@@ -261,27 +261,6 @@ int Layer::start_unusual(Channel &channel)
     return proceed;
 }
 
-int Layer::start(Channel &channel)
-{
-    if (channel.phase != Phase::idle || !channel.prepared || peer(channel.peer).dead) [[unlikely]] {
-        if (const int rc = start_unusual(channel); rc != proceed) {
-            return rc;
-        }
-    }
-    Peer &p = peer(channel.peer);
-    channel.phase = Phase::active;
-    channel.status = MERIDIAN_SUCCESS;
-    mca_msg_transport_t *t = channel.transport;
-    if (channel.direction == MCA_MSG_SEND) {
-        t->send(t, &channel);
-    } else if (channel.matches) {
-        t->recv(t, &channel);
-    } else {
-        start_recv_matched(p, channel);
-    }
-    return MERIDIAN_SUCCESS;
-}
-
 int Layer::test(Channel &channel, int *complete)
 {
     *complete = 0;
@@ -775,8 +754,10 @@ int module_test(mca_msg_base_module_t *, mca_msg_channel_t *channel, int *comple
     });
 }
 
-int module_wait(mca_msg_base_module_t *, mca_msg_channel_t *const *channels, size_t count,
-                int timeout_ms)
+// A wait for several channels (or refused): out of the way of the wait for
+// one, whose frame then holds nothing of this.
+[[gnu::noinline]] int module_wait_many(mca_msg_channel_t *const *channels, size_t count,
+                                       int timeout_ms)
 {
     return meridian::c_boundary("msg wait", [&]() -> int {
         if ((channels == nullptr && count > 0) || layer() == nullptr) {
@@ -799,6 +780,18 @@ int module_wait(mca_msg_base_module_t *, mca_msg_channel_t *const *channels, siz
             list[i] = channels[i] == nullptr ? nullptr : &channel_of(channels[i]);
         }
         return layer()->wait(list, count, timeout_ms);
+    });
+}
+
+int module_wait(mca_msg_base_module_t *, mca_msg_channel_t *const *channels, size_t count,
+                int timeout_ms)
+{
+    Layer *const l = layer();
+    if (count != 1 || channels == nullptr || l == nullptr) [[unlikely]] {
+        return module_wait_many(channels, count, timeout_ms);
+    }
+    return meridian::c_boundary("msg wait", [&] {
+        return l->wait_one(channels[0] == nullptr ? nullptr : &channel_of(channels[0]), timeout_ms);
     });
 }
 

@@ -117,7 +117,28 @@ class Layer
     int channel_readdress(Channel &channel, const iovec *iov, std::size_t iovcnt);
     void channel_free(Channel *channel);
     void channel_release(Channel *channel);
-    int start(Channel &channel);
+    // Inline: QMP_start's whole way to the transport, when the channel is
+    // idle and its peer alive; the rest is start_unusual's.
+    int start(Channel &channel)
+    {
+        if (channel.phase != Phase::idle || !channel.prepared || peer(channel.peer).dead)
+            [[unlikely]] {
+            if (const int rc = start_unusual(channel); rc != proceed) {
+                return rc;
+            }
+        }
+        channel.phase = Phase::active;
+        channel.status = MERIDIAN_SUCCESS;
+        mca_msg_transport_t *t = channel.transport;
+        if (channel.direction == MCA_MSG_SEND) {
+            t->send(t, &channel);
+        } else if (channel.matches) {
+            t->recv(t, &channel);
+        } else {
+            start_recv_matched(peer(channel.peer), channel);
+        }
+        return MERIDIAN_SUCCESS;
+    }
     int test(Channel &channel, int *complete);
     int wait(Channel *const *channels, std::size_t count, int timeout_ms);
     // One channel: what is done already, or done after one progress (most
@@ -193,7 +214,8 @@ class Layer
     std::unique_ptr<Unexpected> make_unexpected(std::size_t total);
     void recycle(Unexpected &message);
     void detach(Channel &channel, bool peer_alive);
-    void reap_released();
+    // Out of line: progress, which calls it, stays a short frame.
+    [[gnu::noinline]] void reap_released();
     void drop_unexpected(int rank, Unexpected &message);
     static constexpr int proceed = 1; // start_unusual: start as any other
     [[gnu::cold, gnu::noinline]] int start_unusual(Channel &channel);
@@ -228,7 +250,8 @@ class Layer
 
 // The layer while the base is started (nullptr otherwise): set by
 // msg_base_start.cc, read on every call a transport makes.
-extern Layer *current_layer;
+// Hidden: read in place, not through the GOT; nothing outside the base reads it.
+[[gnu::visibility("hidden")]] extern Layer *current_layer;
 inline Layer *layer()
 {
     return current_layer;
