@@ -148,7 +148,13 @@ class Layer
     {
         if (!deferred_ && channel != nullptr) [[likely]] {
             if (channel->phase == Phase::active) {
-                progress();
+                if (active_.size() == 1 && released_.empty()) [[likely]] {
+                    // progress() of its one transport, without its frame.
+                    mca_msg_transport_t *t = active_.front();
+                    t->progress(t);
+                } else {
+                    progress();
+                }
             }
             if (channel->phase == Phase::done) {
                 channel->phase = Phase::idle;
