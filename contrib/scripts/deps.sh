@@ -9,7 +9,7 @@ packages=(
     libhwloc-dev hwloc libfabric-dev libucx-dev ucx-utils libpmix-dev libsodium-dev
     openmpi-bin libopenmpi-dev python3
     clang libclang-rt-14-dev clang-format
-    graphviz valgrind
+    graphviz valgrind cmake
     iproute2 iputils-ping util-linux nftables
     slurm-wlm munge
 )

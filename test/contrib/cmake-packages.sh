@@ -1,0 +1,119 @@
+#!/bin/sh
+# Meridian's CMake packages as CMake projects use them, against a staged
+# `make install` (a root other than the configured prefix: the packages must
+# find everything from their own place) and again after that tree is moved:
+#   - find_package(QMP 2.5) and QMP::qmp build the QMP example
+#     (contrib/examples/CMakeLists.txt), which runs; QMP_VERSION is qmp.pc's,
+#     QMP_MPI is OFF; a request for QMP 3.0 is refused naming this 2.x;
+#   - find_package(Meridian) and meridian_add_component build the example
+#     component (contrib/example-component/CMakeLists.txt), which meridian_info
+#     lists and the carto framework selects;
+#   - a C++ program that links Meridian::meridian gets C++20 from the target
+#     and runs against the installed library.
+# shellcheck source=test/contrib/stage.sh disable=SC2154 # stage.sh and Makefile.am set them
+. "$srcdir/stage.sh"
+
+command -v cmake >/dev/null 2>&1 || fail "cmake was not found (Debian: cmake; contrib/scripts/deps.sh installs it)"
+qmp_version=$(sed -n 's/^Version: *//p' "$top_builddir/qmp.pc")
+[ -n "$qmp_version" ] || fail "no Version in $top_builddir/qmp.pc"
+[ -f "$root$libdir/cmake/QMP/QMPConfig.cmake" ] || fail "make install put no QMPConfig.cmake in $root$libdir/cmake/QMP"
+[ -f "$root$libdir/cmake/Meridian/MeridianConfig.cmake" ] ||
+    fail "make install put no MeridianConfig.cmake in $root$libdir/cmake/Meridian"
+
+# cmake_project NAME SOURCE-DIR PREFIX [-DVAR=VALUE...]: configures and
+# builds SOURCE-DIR in $stage/NAME against the installation under PREFIX;
+# the configure output is in $stage/NAME.configure.log.  The compilers are
+# configure's without their options (CXX is "g++ -std=c++20": the standard
+# must come from the targets).  A sanitized
+# libmeridian needs the sanitizer runtime loaded first: the programs link it.
+cmake_project() {
+    name=$1 source=$2 where=$3
+    shift 3
+    rm -rf "${stage:?}/$name"
+    run_logged "$stage/$name.configure.log" cmake -S "$source" -B "$stage/$name" \
+        -DCMAKE_PREFIX_PATH="$where" -DCMAKE_C_COMPILER="${CC%% *}" -DCMAKE_CXX_COMPILER="${CXX%% *}" \
+        -DCMAKE_EXE_LINKER_FLAGS="$sanitizer_flags" "$@"
+    run_logged "$stage/$name.build.log" cmake --build "$stage/$name"
+}
+
+# check_qmp_example PREFIX: the QMP example built against PREFIX runs as one
+# process (a job of one, its transports from PREFIX's components).
+check_qmp_example() {
+    where=$1
+    cmake_project qmp-example "$top_srcdir/contrib/examples" "$where"
+    expect_line "$stage/qmp-example.configure.log" \
+        "-- QMP $qmp_version (Meridian $PACKAGE_VERSION), QMP_MPI OFF"
+    program=$stage/qmp-example/qmp_halo
+    env "${P}mca_base_component_path=$where${pkglibdir#"$prefix"}" \
+        "$program" --lattice 4x4x4x8 --iterations 3 >"$stage/qmp-example.out" 2>"$stage/qmp-example.err" ||
+        fail "$program failed: $(cat "$stage/qmp-example.err")"
+    grep -q '^qmp_halo: 1 node, lattice 4x4x4x8, node grid 1x1x1x1' "$stage/qmp-example.out" || {
+        cat "$stage/qmp-example.out" >&2
+        fail "$program did not report the 4x4x4x8 lattice on 1 node"
+    }
+}
+
+installed=$root$prefix
+check_qmp_example "$installed"
+
+# A version this installation is not: refused, with the version it is.
+mkdir -p "$stage/qmp3"
+cat >"$stage/qmp3/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.13)
+project(wants_qmp3 LANGUAGES C)
+find_package(QMP 3.0 REQUIRED)
+CMAKE
+if cmake -S "$stage/qmp3" -B "$stage/qmp3/build" -DCMAKE_PREFIX_PATH="$installed" \
+    >"$stage/qmp3.log" 2>&1; then
+    fail "find_package(QMP 3.0) accepted QMP $qmp_version"
+fi
+grep -q "version: $qmp_version" "$stage/qmp3.log" || {
+    cat "$stage/qmp3.log" >&2
+    fail "find_package(QMP 3.0) failed without naming the version found ($qmp_version)"
+}
+
+# The example component, built with meridian_add_component.
+cmake_project component "$top_srcdir/contrib/example-component" "$installed"
+expect_line "$stage/component.configure.log" \
+    "-- Meridian $PACKAGE_VERSION: components in $installed${pkglibdir#"$prefix"}"
+so=$stage/component/mca_carto_example.so
+[ -f "$so" ] || fail "meridian_add_component made no $so"
+nm -D --defined-only "$so" | grep -q ' mca_carto_example_component$' ||
+    fail "$so does not export mca_carto_example_component"
+exported=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDB]$/ { print $3 }' | grep -v '^_' | sort | tr '\n' ' ')
+[ "$exported" = "mca_carto_example_component " ] ||
+    fail "$so exports more than its component struct: $exported"
+driver=$stage/select_carto
+build_program "$driver" "$srcdir/select_carto.c"
+export "${P}mca_base_component_path=$stage/component"
+check_example "$so"
+
+# A C++ program on Meridian::meridian: C++20 comes with the target.
+mkdir -p "$stage/cxx"
+cat >"$stage/cxx/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.13)
+project(meridian_cxx LANGUAGES CXX)
+find_package(Meridian REQUIRED)
+add_executable(meridian_cxx main.cc)
+target_link_libraries(meridian_cxx PRIVATE Meridian::meridian)
+CMAKE
+cat >"$stage/cxx/main.cc" <<'CXX'
+#include <cstdio>
+#include <meridian/meridian.hpp>
+int main()
+{
+    std::printf("%s\n", meridian_version());
+    return 0;
+}
+CXX
+cmake_project cxx-build "$stage/cxx" "$installed"
+found=$("$stage/cxx-build/meridian_cxx") || fail "$stage/cxx-build/meridian_cxx failed"
+[ "$found" = "$PACKAGE_VERSION" ] || fail "the C++ program says version $found, expected $PACKAGE_VERSION"
+
+# The installation moved once more: found from the new place, and the
+# program runs with nothing pointing at the old one.
+moved=$stage/moved
+mv "$installed" "$moved"
+unset LD_LIBRARY_PATH
+check_qmp_example "$moved"
+echo "PASS: find_package(QMP $qmp_version) and find_package(Meridian $PACKAGE_VERSION) build and run, installed and moved"
