@@ -95,7 +95,8 @@ std::string settle(QMP_msghandle_struct &h)
         why = "no progress within the transport's time limit";
         break;
     case MERIDIAN_ERR_UNREACH:
-        why = h.kind == Kind::multiple
+        why = meridian_mca_msg_base_launcher_gone() != 0 ? "the launcher is gone: the job is ending"
+              : h.kind == Kind::multiple
                   ? "a peer died or cannot be reached"
                   : "node " + std::to_string(h.peer) + " (job rank " + std::to_string(h.job_peer) +
                         ") died or cannot be reached";

@@ -190,7 +190,9 @@ QMP_status_t failed(const char *call, Collectives &c, const std::vector<Round> &
         why = "no progress within the transport's time limit (waiting for " + peers + ")";
         break;
     case MERIDIAN_ERR_UNREACH:
-        why = "a peer died or cannot be reached (one of " + peers + ")";
+        why = meridian_mca_msg_base_launcher_gone() != 0
+                  ? "the launcher is gone: the job is ending"
+                  : "a peer died or cannot be reached (one of " + peers + ")";
         break;
     case MERIDIAN_ERR_BAD_PARAM:
         why = "message sizes differ between nodes (exchanging with " + peers +

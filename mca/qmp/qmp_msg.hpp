@@ -28,6 +28,7 @@
 
 #include "mca/qmp/qmp.h"
 #include "mca/qmp/qmp_internal.hpp"
+#include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/msg/msg.h>
 #include <meridian/opal/util/result.hpp>
 

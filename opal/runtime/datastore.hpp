@@ -125,6 +125,16 @@ class Store
         return success(); // no peers, no events
     }
 
+    // Call `handler` (from the backend's own thread) once, when the launcher
+    // that started this process is gone (PMIx: the connection to the local
+    // PMIx server -- mpirun's daemon, prterun's, the Slurm step's -- was
+    // lost).  A backend without a launcher never calls it.
+    virtual Status on_launcher_lost(std::function<void()> handler)
+    {
+        (void)handler;
+        return success(); // no launcher to lose
+    }
+
     // A value another process of the job publishes: waits until it has
     // committed it, at most `timeout` (MERIDIAN_ERR_TIMEOUT then, naming the
     // key and the process).  A backend without peers answers as get().

@@ -530,6 +530,17 @@ class PmixStore final : public Store
         return success();
     }
 
+    // PMIx tells its own process that the server is gone with a local
+    // event, PMIX_ERR_LOST_CONNECTION; the handler is called once.
+    Status on_launcher_lost(std::function<void()> handler) override
+    {
+        auto once = std::make_shared<std::once_flag>();
+        auto shared = std::make_shared<std::function<void()>>(std::move(handler));
+        return on_event(PMIX_ERR_LOST_CONNECTION, [once, shared](const ProcId &, const InfoList &) {
+            std::call_once(*once, *shared);
+        });
+    }
+
     Status commit() override
     {
         if (const pmix_status_t rc = PMIx_Commit(); rc != PMIX_SUCCESS) {

@@ -50,5 +50,5 @@ if [ "$HAVE_UCX" = yes ]; then
 fi
 
 qmp_hosts_drivers "" qmp_basic.sh qmp_machine.sh qmp_p2p.sh qmp_coll.sh qmp_cxx.sh \
-    qmp_reinit.sh qmp_peer_death.sh
+    qmp_reinit.sh qmp_peer_death.sh qmp_launcher_loss.sh
 exit "$qmp_status"

@@ -38,4 +38,8 @@ EOF
 chmod +x "$scratch/srun"
 MPIRUN=$scratch/srun
 qmp_hosts_drivers ", under srun" qmp_p2p.sh qmp_coll.sh
+# The Slurm step's daemon on h2 (node 1's PMIx server) killed.
+QMP_LOSS_CASES=daemon
+export QMP_LOSS_CASES
+qmp_hosts_drivers ", under srun" qmp_launcher_loss.sh
 exit "$qmp_status"

@@ -28,6 +28,9 @@ const char *meridian_mca_msg_base_transport_name(void);
 /* 1 when the started transport's module has channel_release (a component of
  * msg interface 2.1 or later; a 2.0 module ends before it), else 0. */
 int meridian_mca_msg_base_can_release(void);
+/* 1 once the launcher that started this process is gone (msg_base_launcher_loss:
+ * every wait fails from then on, and the process ends soon), else 0. */
+int meridian_mca_msg_base_launcher_gone(void);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 // The msg framework object and the base's parameters: the limits every
 // transport's channels share.  Their names before the transports were
 // components (msg_ofi_*) still work, with a warning naming the new one.
+#include <string_view>
+
 #include "mca/msg/base/msg_layer.hpp"
 #include "mca/msg/base/static-components.h"
 #include <meridian/mca/msg/msg.h>
@@ -15,6 +17,7 @@ namespace
 int base_timeout = 300;                        // seconds
 int base_liveness = 5;                         // ms
 std::size_t base_unexpected_limit = 256 << 20; // bytes
+int base_launcher_loss = 3;                    // seconds
 
 struct ParamSpec {
     const char *name;
@@ -39,6 +42,12 @@ const ParamSpec param_specs[] = {
     {"liveness",
      "Milliseconds between checks, while waiting, that the peers on this node still live",
      MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_DEV_DETAIL, &base_liveness, 1, 60000},
+    {"launcher_loss",
+     "Seconds a process lives on once its launcher is gone (the PMIx server of mpirun's "
+     "daemon, prterun or the Slurm step: killed, or its node lost): its waits fail at once "
+     "with the reason, and after this many seconds the process ends (0: at once; -1: it "
+     "runs on, as an orphan)",
+     MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_USER_DETAIL, &base_launcher_loss, -1, 86400},
 };
 
 int register_params(mca_base_framework_t *)
@@ -56,6 +65,9 @@ int register_params(mca_base_framework_t *)
                 return rc;
             }
             // The name it had when one component held every transport.
+            if (std::string_view(spec.name) == "launcher_loss") {
+                continue; // newer than the components
+            }
             if (const int rc = meridian_mca_base_param_register_synonym(
                     index, "msg", "ofi", spec.name, MCA_BASE_PARAM_FLAG_DEPRECATED);
                 rc < 0) {
@@ -77,6 +89,7 @@ Params current_params()
     params.timeout_s = base_timeout;
     params.liveness_ms = base_liveness;
     params.unexpected_limit = base_unexpected_limit;
+    params.launcher_loss_s = base_launcher_loss;
     return params;
 }
 

@@ -4,10 +4,15 @@
 // around two more exchanges (their addresses; a second round, in which the
 // base also checks that the two ends of every pair chose alike).
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -55,6 +60,59 @@ int fail(int rc, const std::string &what)
     return rc;
 }
 
+// The launcher is gone (PMIx's thread): every wait fails from now on, and
+// the process ends msg_base_launcher_loss seconds later, so that no process
+// of a job whose mpirun, prterun or Slurm step ended runs on as an orphan.
+void launcher_lost(const std::string &who)
+{
+    meridian::msg::launcher_gone.store(true);
+    const int after_s = meridian::msg::current_params().launcher_loss_s;
+    const std::string what =
+        who + ": the launcher is gone (the connection to its PMIx server was lost: mpirun, "
+              "prterun or the Slurm step ended, or its node)";
+    if (after_s < 0) {
+        meridian::report_error(what + "; this process runs on (msg_base_launcher_loss -1)");
+        return;
+    }
+    meridian::report_error(
+        what + "; this process ends " +
+        (after_s == 0 ? std::string("now") : "in " + std::to_string(after_s) + " s") +
+        " (msg_base_launcher_loss)");
+    auto end = [who, after_s] {
+        std::this_thread::sleep_for(std::chrono::seconds(after_s));
+        meridian::report_error(who + ": ending: the launcher is gone");
+        std::fflush(nullptr);
+        std::_Exit(EXIT_FAILURE);
+    };
+    if (after_s == 0) {
+        end();
+    }
+    try {
+        std::thread(end).detach();
+    } catch (const std::system_error &) {
+        end(); // no thread for it: at once
+    }
+}
+
+// Once per store (Meridian's runtime outlives a QMP session under PMIx):
+// the launcher's loss is told to launcher_lost.
+void watch_launcher(ds::Store &store, int rank)
+{
+    static const ds::Store *watched = nullptr;
+    if (watched == &store) {
+        return;
+    }
+    watched = &store;
+    const std::string who =
+        "msg: rank " + std::to_string(rank) + " (node " + store.node_name() + ")";
+    if (auto registered = store.on_launcher_lost(
+            [who] { meridian::c_boundary_void("msg launcher_lost", [&] { launcher_lost(who); }); });
+        !registered) {
+        meridian::report_warning(registered.error().message +
+                                 ": the loss of the launcher goes unnoticed by this process");
+    }
+}
+
 // Every process publishes its node name; nodes are numbered in order of
 // their lowest rank, local ranks in rank order.
 int learn_job(Started &s)
@@ -64,7 +122,8 @@ int learn_job(Started &s)
         meridian::report_error(store.error().message);
         return store.error().status;
     }
-    const ds::Store &st = **store;
+    ds::Store &st = **store;
+    watch_launcher(st, static_cast<int>(st.self().rank));
     const int rank = static_cast<int>(st.self().rank);
     const int size = static_cast<int>(st.job_size());
     s.nspace = st.self().nspace;
@@ -545,6 +604,11 @@ int meridian_mca_msg_base_can_release(void)
                                 [] { return started().running ? 1 : 0; });
 }
 
+int meridian_mca_msg_base_launcher_gone(void)
+{
+    return meridian::msg::launcher_gone.load() ? 1 : 0;
+}
+
 const char *meridian_mca_msg_base_transport_name(void)
 {
     return meridian::c_boundary(__func__, meridian::CFailure<const char *>{nullptr, nullptr}, [] {
@@ -557,6 +621,8 @@ const char *meridian_mca_msg_base_transport_name(void)
 
 namespace meridian::msg
 {
+
+std::atomic<bool> launcher_gone{false};
 
 Layer *current_layer = nullptr;
 

@@ -203,6 +203,17 @@ int Layer::wait(Channel *const *channels, std::size_t count, int timeout_ms)
                     last_completion = now;
                     moved_lately = false;
                 }
+                if (launcher_gone.load(std::memory_order_relaxed)) [[unlikely]] {
+                    // Nothing started with this launcher can be relied on
+                    // now: the wait says so rather than hang.
+                    if (!said_launcher_gone_) {
+                        said_launcher_gone_ = true;
+                        meridian::report_error("msg: rank " + std::to_string(job_.rank) +
+                                               ": waits fail: the launcher is gone");
+                    }
+                    unreachable = true;
+                    break;
+                }
                 if (now >= next_liveness_) {
                     next_liveness_ = now + std::chrono::milliseconds(params_.liveness_ms);
                     // A dead peer's channels end here: those its transport

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -87,7 +88,13 @@ struct Params {
     int timeout_s = 300;              // msg_base_timeout; 0: no limit
     int liveness_ms = 5;              // msg_base_liveness
     std::size_t unexpected_limit = 0; // msg_base_unexpected_limit
+    int launcher_loss_s = 3;          // msg_base_launcher_loss; -1: never end
 };
+
+// Set (from PMIx's thread) when the launcher that started this process is
+// gone: every wait fails at once (msg_base_start.cc sets it; Layer::wait
+// reads it).
+[[gnu::visibility("hidden")]] extern std::atomic<bool> launcher_gone;
 
 class Layer
 {
@@ -252,6 +259,7 @@ class Layer
     bool deferred_ = false; // a transport's take left work for the next progress
     bool oversubscribed_ = false;
     Clock::time_point next_liveness_{};
+    bool said_launcher_gone_ = false;
 };
 
 // The layer while the base is started (nullptr otherwise): set by
