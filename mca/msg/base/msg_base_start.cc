@@ -78,10 +78,11 @@ void launcher_lost(const std::string &who)
         what + "; this process ends " +
         (after_s == 0 ? std::string("now") : "in " + std::to_string(after_s) + " s") +
         " (msg_base_launcher_loss)");
+    // No flush of the program's streams: one may be stuck in a write that
+    // never returns, and the process must end anyway (as under SIGKILL).
     auto end = [who, after_s] {
         std::this_thread::sleep_for(std::chrono::seconds(after_s));
         meridian::report_error(who + ": ending: the launcher is gone");
-        std::fflush(nullptr);
         std::_Exit(EXIT_FAILURE);
     };
     if (after_s == 0) {
@@ -606,7 +607,8 @@ int meridian_mca_msg_base_can_release(void)
 
 int meridian_mca_msg_base_launcher_gone(void)
 {
-    return meridian::msg::launcher_gone.load() ? 1 : 0;
+    return meridian::c_boundary(__func__, meridian::CFailure<int>{0, 0},
+                                [] { return meridian::msg::launcher_gone.load() ? 1 : 0; });
 }
 
 const char *meridian_mca_msg_base_transport_name(void)
