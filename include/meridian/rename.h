@@ -120,6 +120,7 @@
 #define meridian_mca_msg_base_stop MERIDIAN_NAME(mca_msg_base_stop)
 #define meridian_mca_msg_base_transport_name MERIDIAN_NAME(mca_msg_base_transport_name)
 #define meridian_mca_msg_base_can_release MERIDIAN_NAME(mca_msg_base_can_release)
+#define meridian_mca_msg_base_launcher_gone MERIDIAN_NAME(mca_msg_base_launcher_gone)
 #define meridian_mca_pnet_env_set MERIDIAN_NAME(mca_pnet_env_set)
 #define meridian_msg_base_framework MERIDIAN_NAME(msg_base_framework)
 #define meridian_pnet_active_components MERIDIAN_NAME(pnet_active_components)
