@@ -204,7 +204,6 @@ void Transport::end_arrived(void *request, ucs_status_t status, const ucp_tag_re
     p.end_request = nullptr;
     if (status == UCS_OK) {
         self.ended_.push_back(p.rank);
-        self.noted_ = true;
     }
 }
 
@@ -500,7 +499,6 @@ bool Transport::start_unusual(mca_msg_channel_t &channel, Peer &p)
         // being put together from pieces) have completed: the peer's death
         // ends every receive from it still under way.
         doomed_.push_back(&channel);
-        noted_ = true;
         return false;
     }
     return true;
@@ -519,7 +517,6 @@ void Transport::send_done(void *, ucs_status_t status, void *user_data)
         return;
     }
     self.done_.push_back({op, status, 0});
-    self.noted_ = true;
 }
 
 void Transport::recv_done(void *, ucs_status_t status, const ucp_tag_recv_info_t *info,
@@ -533,14 +530,12 @@ void Transport::recv_done(void *, ucs_status_t status, const ucp_tag_recv_info_t
         return;
     }
     self.done_.push_back({op, status, length});
-    self.noted_ = true;
 }
 
 void Transport::ep_failed(void *arg, ucp_ep_h, ucs_status_t status)
 {
     auto *p = static_cast<Peer *>(arg);
     p->transport->failed_.emplace_back(p->rank, status);
-    p->transport->noted_ = true;
 }
 
 int Transport::progress()
@@ -551,11 +546,11 @@ int Transport::progress()
     // completion goes to its waiter at once, without one more round over
     // UCX's interfaces.
     completions_ = 0;
-    while (ucp_->ucp_worker_progress(worker_) != 0 && completions_ == 0 && !noted_) {
+    while (ucp_->ucp_worker_progress(worker_) != 0 && completions_ == 0 && !noted()) {
     }
     const int completed = static_cast<int>(completions_);
     completions_ = 0;
-    if (!noted_) [[likely]] {
+    if (!noted()) [[likely]] {
         return completed;
     }
     return completed + handle_events();
@@ -564,7 +559,7 @@ int Transport::progress()
 int Transport::handle_events()
 {
     int events = 0;
-    while (!done_.empty() || !failed_.empty() || !ended_.empty() || !doomed_.empty()) {
+    while (noted()) {
         // Swapped with a spare (not moved from): both keep their memory, so
         // a completion costs no allocation.
         std::vector<Done> &done = done_spare_;
@@ -598,7 +593,6 @@ int Transport::handle_events()
         }
         events += static_cast<int>(doomed.size() + failed.size() + ended.size());
     }
-    noted_ = false;
     return events;
 }
 

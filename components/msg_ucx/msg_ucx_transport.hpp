@@ -106,6 +106,11 @@ class Transport
 
     Peer &peer(int rank) { return peers_[static_cast<std::size_t>(rank)]; }
     int handle_events();
+    // Something UCX's callbacks noted waits for handle_events.
+    bool noted() const
+    {
+        return !done_.empty() || !failed_.empty() || !ended_.empty() || !doomed_.empty();
+    }
     void finish(Op *op, ucs_status_t status, std::size_t length);
     void succeeded(Op &op, std::size_t length);
     [[gnu::cold, gnu::noinline]] bool start_unusual(mca_msg_channel_t &channel, Peer &p);
@@ -134,7 +139,6 @@ class Transport
     std::uint64_t end_wire_ = 0;                       // the wire tag kept for the end (all ones)
     std::vector<int> ended_;                  // ends UCX reported, handled after its progress
     std::vector<mca_msg_channel_t *> doomed_; // receives from ended peers whose message never comes
-    bool noted_ = false;   // something above was noted: progress hands it on (handle_events)
     bool closing_ = false; // finalize began: the end's receive is not posted again
     std::unordered_map<std::uint64_t, std::uint64_t> folded_tags_; // tags that did not fit
     std::unordered_map<Op *, std::unique_ptr<Op>> zombies_;

@@ -32,13 +32,6 @@ trap 'exit 1' INT TERM
 loss_s=2
 grace_s=6
 
-# running PID: the process is there and not a zombie (an exited process whose
-# parent, mpirun, is gone waits for init to reap it).
-running() {
-    kill -0 "$1" 2>/dev/null || return 1
-    state=$(sed -n 's/^[0-9]* ([^)]*) \([A-Za-z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
-    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
-}
 qmp_setp msg_base_launcher_loss $loss_s
 
 # loss_case NAME SIGNAL MODE [daemon]: SIGNAL to mpirun, or with "daemon"
@@ -84,10 +77,10 @@ loss_case() {
     left=
     for rank in $required; do
         pid=$(cat "$dir/ready.$rank")
-        while running "$pid" && [ $(($(date +%s) - start)) -le $((loss_s + grace_s)) ]; do
+        while qmp_running "$pid" && [ $(($(date +%s) - start)) -le $((loss_s + grace_s)) ]; do
             sleep 0.1
         done
-        if running "$pid"; then
+        if qmp_running "$pid"; then
             left="$left rank $rank (pid $pid)"
             kill -KILL "$pid" 2>/dev/null
         fi
@@ -100,7 +93,7 @@ loss_case() {
         kill -KILL "$(cat "$dir/ready.$rank")" 2>/dev/null
     done
     tries=0
-    while running "$mpirun_pid" && [ $tries -lt 100 ]; do
+    while qmp_running "$mpirun_pid" && [ $tries -lt 100 ]; do
         sleep 0.1
         tries=$((tries + 1))
     done

@@ -12,6 +12,7 @@
 #   qmp_have_mpirun                   whether the mpirun cases can run
 #   qmp_status                        0 when everything passed so far
 #   qmp_host_of RANK                  the host rank RANK runs on
+#   qmp_running PID                   the process is there and not a zombie
 #   QMP_RANK_HOSTS                    set by test/qmp/qmp_hosts.sh, which runs
 #                                     the drivers again with MPIRUN starting
 #                                     the processes round-robin over these
@@ -45,6 +46,14 @@ qmp_unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
 qmp_fail() {
     echo "FAIL: $*"
     qmp_status=1
+}
+
+# An exited process whose parent is gone may wait a while for init to reap
+# it: a zombie (Z) or dead (X) process does not run.
+qmp_running() {
+    kill -0 "$1" 2>/dev/null || return 1
+    ql_state=$(sed -n 's/^[0-9]* ([^)]*) \([A-Za-z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+    [ -n "$ql_state" ] && [ "$ql_state" != Z ] && [ "$ql_state" != X ]
 }
 
 # qmp_launch NP PROGRAM ARGS...: stdout to $QMP_OUT, stderr to $QMP_ERR.

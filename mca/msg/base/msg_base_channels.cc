@@ -283,19 +283,6 @@ int Layer::test(Channel &channel, int *complete)
     return channel.status;
 }
 
-int Layer::progress()
-{
-    const std::uint64_t before = completed_;
-    deferred_ = false;
-    for (mca_msg_transport_t *t : active_) {
-        t->progress(t); // the transports that have nothing to progress are not in the list
-    }
-    if (!released_.empty()) {
-        reap_released();
-    }
-    return static_cast<int>(completed_ - before);
-}
-
 // ---------------------------------------------------------------- matching
 
 // Match a starting receive against what arrived.

@@ -1,7 +1,6 @@
 // The msg framework object and the base's parameters: the limits every
 // transport's channels share.  Their names before the transports were
 // components (msg_ofi_*) still work, with a warning naming the new one.
-#include <string_view>
 
 #include "mca/msg/base/msg_layer.hpp"
 #include "mca/msg/base/static-components.h"
@@ -26,28 +25,31 @@ struct ParamSpec {
     mca_base_param_info_level_t level;
     void *storage;
     double min, max;
+    // The component whose name the parameter had when one component held
+    // every transport (a deprecated synonym msg_<it>_<name>), or none.
+    const char *old_component;
 };
 const ParamSpec param_specs[] = {
     {"timeout",
      "Seconds a wait without a limit of its own lasts before it fails with a timeout "
      "(0: no limit; a dead process of this node is detected anyway, and so is one whose "
      "transport says it is gone)",
-     MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_USER_ALL, &base_timeout, 0, 1e7},
+     MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_USER_ALL, &base_timeout, 0, 1e7, "ofi"},
     {"unexpected_limit",
      "Bytes of messages that arrived before their receive, held at most (by the transports "
      "that hand their messages to the base: sm's rings, tcp): a message that would pass it "
      "stays in its ring or connection (its sender's send waits, and so does all that sender "
      "sends after it) until its receive is started",
-     MCA_BASE_PARAM_TYPE_SIZE, MCA_BASE_INFO_TUNER_DETAIL, &base_unexpected_limit, 0, 1e15},
+     MCA_BASE_PARAM_TYPE_SIZE, MCA_BASE_INFO_TUNER_DETAIL, &base_unexpected_limit, 0, 1e15, "ofi"},
     {"liveness",
      "Milliseconds between checks, while waiting, that the peers on this node still live",
-     MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_DEV_DETAIL, &base_liveness, 1, 60000},
+     MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_DEV_DETAIL, &base_liveness, 1, 60000, "ofi"},
     {"launcher_loss",
      "Seconds a process lives on once its launcher is gone (the PMIx server of mpirun's "
      "daemon, prterun or the Slurm step: killed, or its node lost): its waits fail at once "
      "with the reason, and after this many seconds the process ends (0: at once; -1: it "
      "runs on, as an orphan)",
-     MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_USER_DETAIL, &base_launcher_loss, -1, 86400},
+     MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_USER_DETAIL, &base_launcher_loss, -1, 86400, nullptr},
 };
 
 int register_params(mca_base_framework_t *)
@@ -64,12 +66,11 @@ int register_params(mca_base_framework_t *)
                 rc < 0) {
                 return rc;
             }
-            // The name it had when one component held every transport.
-            if (std::string_view(spec.name) == "launcher_loss") {
-                continue; // newer than the components
+            if (spec.old_component == nullptr) {
+                continue;
             }
             if (const int rc = meridian_mca_base_param_register_synonym(
-                    index, "msg", "ofi", spec.name, MCA_BASE_PARAM_FLAG_DEPRECATED);
+                    index, "msg", spec.old_component, spec.name, MCA_BASE_PARAM_FLAG_DEPRECATED);
                 rc < 0) {
                 return rc;
             }

@@ -124,8 +124,8 @@ int learn_job(Started &s)
         return store.error().status;
     }
     ds::Store &st = **store;
-    watch_launcher(st, static_cast<int>(st.self().rank));
     const int rank = static_cast<int>(st.self().rank);
+    watch_launcher(st, rank);
     const int size = static_cast<int>(st.job_size());
     s.nspace = st.self().nspace;
     const std::string &node = st.node_name();

@@ -155,13 +155,7 @@ class Layer
     {
         if (!deferred_ && channel != nullptr) [[likely]] {
             if (channel->phase == Phase::active) {
-                if (active_.size() == 1 && released_.empty()) [[likely]] {
-                    // progress() of its one transport, without its frame.
-                    mca_msg_transport_t *t = active_.front();
-                    t->progress(t);
-                } else {
-                    progress();
-                }
+                progress();
             }
             if (channel->phase == Phase::done) {
                 channel->phase = Phase::idle;
@@ -173,7 +167,19 @@ class Layer
         }
         return wait(&channel, 1, timeout_ms);
     }
-    int progress();
+    // Inline: the waits of one channel call it on every round.
+    int progress()
+    {
+        const std::uint64_t before = completed_;
+        deferred_ = false;
+        for (mca_msg_transport_t *t : active_) {
+            t->progress(t); // the transports that have nothing to progress are not in the list
+        }
+        if (!released_.empty()) [[unlikely]] {
+            reap_released();
+        }
+        return static_cast<int>(completed_ - before);
+    }
     const char *path_name(int peer);
 
     // What transports call (msg.h).
