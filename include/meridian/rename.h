@@ -157,6 +157,7 @@
 #define meridian_pnet_requests_parse MERIDIAN_NAME(pnet_requests_parse)
 #define meridian_pnet_setup_fork MERIDIAN_NAME(pnet_setup_fork)
 #define meridian_pnet_setup_local_network MERIDIAN_NAME(pnet_setup_local_network)
+#define meridian_qmp_mpi MERIDIAN_NAME(qmp_mpi)
 #define meridian_report MERIDIAN_NAME(report)
 #define meridian_set_message_sink MERIDIAN_NAME(set_message_sink)
 #define meridian_strerror MERIDIAN_NAME(strerror)

@@ -10,8 +10,61 @@
 
 #include "mca/qmp/qmp_internal.hpp"
 
+// libqmp_mpi's table (qmp_mpi.h), referred to weakly: NULL unless the
+// program linked libqmp_mpi.
+extern "C" {
+[[gnu::weak, gnu::visibility("default")]] extern const meridian_qmp_mpi_t meridian_qmp_mpi;
+}
+
+QMP_comm_struct::~QMP_comm_struct()
+{
+    if (mpi != nullptr) {
+        if (const meridian_qmp_mpi_t *part = meridian::qmp::state().mpi; part != nullptr) {
+            part->release(mpi);
+        }
+    }
+}
+
 namespace meridian::qmp
 {
+
+const meridian_qmp_mpi_t *mpi_part()
+{
+    const meridian_qmp_mpi_t *part = &meridian_qmp_mpi;
+    return part != nullptr && part->version == MERIDIAN_QMP_MPI_VERSION ? part : nullptr;
+}
+
+QMP_status_t start_mpi(const char *call, QMP_thread_level_t *level)
+{
+    State &s = state();
+    const meridian_qmp_mpi_t *part = mpi_part();
+    if (part == nullptr) {
+        return QMP_SUCCESS;
+    }
+    char why[512] = "";
+    void *world = nullptr;
+    int provided = *level;
+    if (part->start(s.job->rank, s.job->size, *level, &world, &provided, why, sizeof why) != 0) {
+        return set_error(QMP_ERROR, std::string(call) + ": MPI (" + part->library() +
+                                        ") could not start under QMP: " + why);
+    }
+    s.mpi = part;
+    s.mpi_world = world;
+    if (provided < *level) {
+        *level = static_cast<QMP_thread_level_t>(provided);
+    }
+    return QMP_SUCCESS;
+}
+
+void stop_mpi()
+{
+    State &s = state();
+    if (s.mpi != nullptr) {
+        s.mpi->stop();
+    }
+    s.mpi = nullptr;
+    s.mpi_world = nullptr;
+}
 
 namespace
 {
@@ -47,10 +100,11 @@ namespace
 {
 
 // QMP over MPI hands out the MPI communicator under a QMP one (QUDA and
-// others then call MPI on it); here there is none.  Programs often use the
-// answer without looking at the status, so the reason is printed as well,
-// and the pointer is NULL rather than left as it was.
-QMP_status_t no_mpi_comm(const char *call, QMP_comm_t comm, void **out)
+// others then call MPI on it): the address of an MPI_Comm, as there.  A
+// program without the MPI part has none.  Programs often use the answer
+// without looking at the status, so the reason is printed as well, and the
+// pointer is NULL rather than left as it was.
+QMP_status_t mpi_comm(const char *call, QMP_comm_t comm, void **out)
 {
     if (out != nullptr) {
         *out = nullptr;
@@ -58,11 +112,18 @@ QMP_status_t no_mpi_comm(const char *call, QMP_comm_t comm, void **out)
     if (QMP_status_t status = check_comm(comm, call); status != QMP_SUCCESS) {
         return status;
     }
+    if (out == nullptr) {
+        return set_error(QMP_INVALID_ARG, std::string(call) + ": the place for the answer is NULL");
+    }
+    if (comm->mpi != nullptr) {
+        *out = comm->mpi;
+        return QMP_SUCCESS;
+    }
     const std::string message =
         std::string(call) +
-        ": there is no MPI communicator under Meridian's QMP (its messages go through the "
-        "msg framework, not MPI): a program that calls MPI on QMP's communicators needs QMP "
-        "over MPI";
+        ": there is no MPI communicator: this program did not link QMP's MPI part "
+        "(libqmp_mpi: `qmp-config --mpi --libs`, `pkg-config --libs qmp-mpi`, or CMake's "
+        "QMP::qmp), and Meridian's QMP moves its own messages without MPI";
     QMP_error("%s", message.c_str());
     return set_error(QMP_NOTSUPPORTED, message);
 }
@@ -70,7 +131,7 @@ QMP_status_t no_mpi_comm(const char *call, QMP_comm_t comm, void **out)
 } // namespace
 
 QMP_comm_t make_comm(std::vector<int> members, std::uint32_t context, int color, int key,
-                     int number_of_colors)
+                     int number_of_colors, QMP_comm_t parent)
 {
     State &s = state();
     auto comm = std::make_unique<QMP_comm_struct>();
@@ -82,6 +143,18 @@ QMP_comm_t make_comm(std::vector<int> members, std::uint32_t context, int color,
     comm->key = key;
     comm->number_of_colors = number_of_colors;
     comm->context = context;
+    if (s.mpi != nullptr) {
+        // Keyed by the rank QMP gave: MPI's ranks are QMP's.
+        char why[512] = "";
+        void *const from = parent != nullptr ? parent->mpi : s.mpi_world;
+        if (s.mpi->split(from, color, comm->rank, &comm->mpi, why, sizeof why) != 0) {
+            set_error(QMP_ERROR,
+                      std::string("the MPI communicator under a QMP communicator could not be "
+                                  "made: ") +
+                          why);
+            return nullptr;
+        }
+    }
     QMP_comm_t made = comm.get();
     s.comms.push_back(std::move(comm));
     // A communicator whose collectives could not be set up is not kept,
@@ -201,10 +274,18 @@ QMP_status_t split(QMP_comm_t comm, int color, int key, QMP_comm_t *newcomm)
     s.next_context = context + 1;
     if (color < 0) {
         *newcomm = nullptr; // as MPI_UNDEFINED: in no new communicator
+        if (s.mpi != nullptr) {
+            // The MPI split is collective over comm: this process takes part.
+            char why[512] = "";
+            void *none = nullptr;
+            if (s.mpi->split(comm->mpi, -1, key, &none, why, sizeof why) != 0) {
+                return set_error(QMP_ERROR, std::string(call) + ": MPI's split failed: " + why);
+            }
+        }
         return QMP_SUCCESS;
     }
     QMP_comm_t made = make_comm(members_of(comm, all, color), context, color, key,
-                                static_cast<int>(colors.size()));
+                                static_cast<int>(colors.size()), comm);
     if (made == nullptr) {
         return QMP_get_error_number(nullptr);
     }
@@ -294,12 +375,12 @@ int QMP_comm_get_key(QMP_comm_t comm)
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void **hiddencomm)
 {
     return qmp_boundary(__func__,
-                        [&] { return no_mpi_comm("QMP_get_hidden_comm", comm, hiddencomm); });
+                        [&] { return mpi_comm("QMP_get_hidden_comm", comm, hiddencomm); });
 }
 
 QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void **mpicomm)
 {
-    return qmp_boundary(__func__, [&] { return no_mpi_comm("QMP_get_mpi_comm", comm, mpicomm); });
+    return qmp_boundary(__func__, [&] { return mpi_comm("QMP_get_mpi_comm", comm, mpicomm); });
 }
 
 int QMP_comm_get_number_of_nodes(QMP_comm_t comm)

@@ -189,6 +189,7 @@ void tear_down(bool transport_started)
     State &s = state();
     s.allocated = s.job_comm = s.default_comm = nullptr;
     s.comms.clear();
+    stop_mpi(); // after the communicators: MPI's go with them
     s.initialized = false;
     live_session = std::numeric_limits<double>::quiet_NaN();
     if (transport_started) {
@@ -292,11 +293,19 @@ QMP_status_t init(int *argc, char ***argv, int required, QMP_thread_level_t *pro
     s.transport = transport;
     s.transport_releases = meridian_mca_msg_base_can_release() != 0;
     s.job = job;
-    // Every level is supported: MULTIPLE by the State lock.
+    // Every level is supported: MULTIPLE by the State lock; with the
+    // program's MPI part, at most what MPI gives.
     s.thread_level = static_cast<QMP_thread_level_t>(required);
     s.init_time = QMP_time(); // also the session id of handles (qmp_channel.cc)
     s.initialized = true;
     live_session = s.init_time;
+    if (QMP_status_t status = start_mpi(call, &s.thread_level); status != QMP_SUCCESS) {
+        undo.disarm();
+        tear_down(true);
+        given.restore(argc, argv);
+        report_error(QMP_get_error_string(nullptr));
+        return status;
+    }
     if (QMP_status_t status = set_up_machine(options); status != QMP_SUCCESS) {
         undo.disarm();
         tear_down(true);

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "mca/qmp/qmp.h"
+#include "mca/qmp/qmp_mpi.h"
 #include <meridian/mca/msg/msg.h>
 #include <meridian/opal/util/c_boundary.hpp>
 
@@ -99,6 +100,14 @@ struct QMP_comm_struct {
     meridian::qmp::Topology logical;
     meridian::qmp::Layout layout;
     std::unique_ptr<meridian::qmp::Collectives, meridian::qmp::CollectivesDeleter> coll;
+    // The MPI communicator under this one (libqmp_mpi's handle, qmp_mpi.h),
+    // released with it; NULL when the program has no MPI part.
+    void *mpi = nullptr;
+
+    QMP_comm_struct() = default;
+    QMP_comm_struct(const QMP_comm_struct &) = delete;
+    QMP_comm_struct &operator=(const QMP_comm_struct &) = delete;
+    ~QMP_comm_struct();
 };
 
 namespace meridian::qmp
@@ -125,6 +134,10 @@ struct State {
     // Under a PMIx launcher Meridian stays up from the first finalize until
     // the process exits (qmp_init.cc, keep_runtime): this reference to it.
     bool runtime_held = false;
+    // The program's MPI part (libqmp_mpi) once it started: every
+    // communicator then has an MPI one, the first split from mpi_world.
+    const meridian_qmp_mpi_t *mpi = nullptr;
+    void *mpi_world = nullptr;
 };
 State &state();
 // The running session's id (State::init_time) while QMP is initialised,
@@ -179,9 +192,19 @@ template <typename Body> void qmp_boundary_void(const char *call, Body &&body) n
 
 // -- qmp_comm.cc
 // A communicator of `members` (job ranks, this process among them) with the
-// given context; registered in state().comms; collectives attached.
+// given context; registered in state().comms; collectives attached.  With
+// the program's MPI part, its MPI communicator is split from parent's (NULL:
+// from MPI_COMM_WORLD) by color: every member of parent makes its own
+// communicator at the same point (collective over parent).
 QMP_comm_t make_comm(std::vector<int> members, std::uint32_t context, int color, int key,
-                     int number_of_colors);
+                     int number_of_colors, QMP_comm_t parent);
+// The program's MPI part (libqmp_mpi), when it linked one; NULL otherwise.
+const meridian_qmp_mpi_t *mpi_part();
+// QMP_init_msg_passing: MPI started by the MPI part (when there is one) at
+// `*level`, lowered to what MPI gives; QMP_ERROR with "call: why" else.
+QMP_status_t start_mpi(const char *call, QMP_thread_level_t *level);
+// After every communicator went: MPI finalized if start_mpi started it.
+void stop_mpi();
 // Frees the communicator (not the allocated or job one).
 QMP_status_t destroy_comm(QMP_comm_t comm);
 // QMP_SUCCESS, or QMP_NOT_INITED / QMP_INVALID_ARG (NULL) recorded with

@@ -186,7 +186,7 @@ QMP_status_t set_up_machine(const Options &options)
     std::vector<int> everyone(static_cast<std::size_t>(job.size));
     std::iota(everyone.begin(), everyone.end(), 0);
     // QMP: the allocated communicator's key is the rank.
-    QMP_comm_t allocated = make_comm(everyone, 0, 0, job.rank, 1);
+    QMP_comm_t allocated = make_comm(everyone, 0, 0, job.rank, 1, nullptr);
     if (allocated == nullptr) {
         return QMP_get_error_number(nullptr);
     }
@@ -211,7 +211,7 @@ QMP_status_t set_up_machine(const Options &options)
     m.number_of_jobs = colors;
     m.job_number = color;
     // Contexts as a split at init would agree on them: 1 and 2.
-    QMP_comm_t job_comm = make_comm(members, 1, color, 0, colors);
+    QMP_comm_t job_comm = make_comm(members, 1, color, 0, colors, allocated);
     if (job_comm == nullptr) {
         return QMP_get_error_number(nullptr);
     }
@@ -230,7 +230,7 @@ QMP_status_t set_up_machine(const Options &options)
             return status;
         }
     }
-    QMP_comm_t default_comm = make_comm(members, 2, 0, 0, 1);
+    QMP_comm_t default_comm = make_comm(members, 2, 0, 0, 1, job_comm);
     if (default_comm == nullptr) {
         return QMP_get_error_number(nullptr);
     }

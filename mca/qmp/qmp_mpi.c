@@ -1,0 +1,166 @@
+/*
+ * libqmp_mpi: the MPI communicators under QMP's (qmp_mpi.h says why and
+ * how libqmp finds this).  Built with the MPI that configure found; only
+ * programs that use MPI link it.
+ *
+ * Each QMP communicator gets an MPI communicator of its own, split from its
+ * parent's with the key its rank in QMP's (so its MPI ranks are QMP's ranks
+ * by construction, whatever order QMP chose), the first from
+ * MPI_COMM_WORLD: the program's own traffic on MPI_COMM_WORLD never meets
+ * what is sent on QMP's communicators, as under QMP over MPI, whose
+ * communicators are duplicates.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mca/qmp/qmp_mpi.h"
+
+/* MPI was initialized here (and is finalized here). */
+static int started_mpi = 0;
+static MPI_Comm world = MPI_COMM_NULL;
+
+static int say(char *why, size_t why_len, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int say(char *why, size_t why_len, const char *format, ...)
+{
+    if (why != NULL && why_len > 0) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(why, why_len, format, args);
+        va_end(args);
+    }
+    return 1;
+}
+
+/* MPI's own text for an error code. */
+static const char *mpi_text(int rc, char *buffer, int len)
+{
+    int got = 0;
+    if (MPI_Error_string(rc, buffer, &got) != MPI_SUCCESS || got <= 0 || got >= len) {
+        snprintf(buffer, (size_t)len, "MPI error %d", rc);
+    }
+    return buffer;
+}
+
+static const char *library(void)
+{
+    static char text[MPI_MAX_LIBRARY_VERSION_STRING];
+    if (text[0] == '\0') {
+        int len = 0;
+        if (MPI_Get_library_version(text, &len) != MPI_SUCCESS) {
+            snprintf(text, sizeof text, "MPI %d.%d", MPI_VERSION, MPI_SUBVERSION);
+        }
+        /* The first line only (Open MPI adds its release date and more). */
+        for (char *c = text; *c != '\0'; ++c) {
+            if (*c == ',' || *c == '\n') {
+                *c = '\0';
+                break;
+            }
+        }
+    }
+    return text;
+}
+
+static int start(int rank, int size, int level, void **world_handle, int *provided, char *why,
+                 size_t why_len)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int initialized = 0;
+    int finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (finalized) {
+        return say(why, why_len,
+                   "MPI was finalized (by an earlier QMP session, or by the program), and MPI "
+                   "cannot start twice in one process");
+    }
+    if (!initialized) {
+        int rc = MPI_Init_thread(NULL, NULL, level, provided);
+        if (rc != MPI_SUCCESS) {
+            return say(why, why_len, "MPI_Init_thread failed: %s",
+                       mpi_text(rc, text, (int)sizeof text));
+        }
+        started_mpi = 1;
+    } else {
+        MPI_Query_thread(provided);
+    }
+    int mpi_rank = -1;
+    int mpi_size = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpi_size);
+    if (mpi_rank != rank || mpi_size != size) {
+        const int ours = started_mpi;
+        if (ours) {
+            MPI_Finalize();
+            started_mpi = 0;
+        }
+        return say(why, why_len,
+                   "MPI's job is not QMP's: MPI_COMM_WORLD has %d processes and this one is rank "
+                   "%d, QMP's job %d and rank %d (MPI and Meridian must be started by the same "
+                   "launcher: mpirun, or srun --mpi=pmix)",
+                   mpi_size, mpi_rank, size, rank);
+    }
+    world = MPI_COMM_WORLD;
+    *world_handle = &world;
+    return 0;
+}
+
+static int split(void *parent, int color, int key, void **comm, char *why, size_t why_len)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    *comm = NULL;
+    MPI_Comm *made = NULL;
+    if (color >= 0) {
+        made = malloc(sizeof *made);
+        if (made == NULL) {
+            /* Still in the split: the others are in it too. */
+            MPI_Comm lost = MPI_COMM_NULL;
+            MPI_Comm_split(*(MPI_Comm *)parent, MPI_UNDEFINED, key, &lost);
+            return say(why, why_len, "no memory for an MPI communicator");
+        }
+    }
+    MPI_Comm result = MPI_COMM_NULL;
+    const int rc = MPI_Comm_split(*(MPI_Comm *)parent, color >= 0 ? color : MPI_UNDEFINED, key,
+                                  &result);
+    if (rc != MPI_SUCCESS) {
+        free(made);
+        return say(why, why_len, "MPI_Comm_split failed: %s",
+                   mpi_text(rc, text, (int)sizeof text));
+    }
+    if (made != NULL) {
+        *made = result;
+        *comm = made;
+    }
+    return 0;
+}
+
+static void release(void *comm)
+{
+    MPI_Comm *c = comm;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && *c != MPI_COMM_NULL) {
+        MPI_Comm_free(c);
+    }
+    free(c);
+}
+
+static void stop(void)
+{
+    world = MPI_COMM_NULL;
+    if (started_mpi) {
+        started_mpi = 0;
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) {
+            MPI_Finalize();
+        }
+    }
+}
+
+__attribute__((visibility("default"))) const meridian_qmp_mpi_t meridian_qmp_mpi = {
+    MERIDIAN_QMP_MPI_VERSION, library, start, split, release, stop,
+};
