@@ -155,12 +155,15 @@ QMP_status_t QMP_comm_free(QMP_comm_t comm);
 int QMP_comm_get_number_of_colors(QMP_comm_t comm);
 int QMP_comm_get_color(QMP_comm_t comm);
 int QMP_comm_get_key(QMP_comm_t comm);
-/* QMP over MPI's: the MPI communicator under a QMP one.  There is none
- * under Meridian's QMP: both set *comm to NULL and return
- * QMP_NOTSUPPORTED, and print why (programs such as QUDA's QMP build use
- * the answer without looking at the status, then call MPI on it).  They
- * exist so that programs built for QMP over MPI link; those that only ask
- * run. */
+/* QMP over MPI's: the MPI communicator under a QMP one, as the address of
+ * an MPI_Comm (read it as *(MPI_Comm *)handle), whose ranks are the QMP
+ * communicator's; valid until the QMP communicator is freed.  Every QMP
+ * communicator has one when the program linked QMP's MPI part (libqmp_mpi:
+ * qmp-config --mpi, pkg-config qmp-mpi, or CMake's QMP::qmp), which also
+ * starts MPI in QMP_init_msg_passing unless the program did (and then ends
+ * it in QMP_finalize_msg_passing).  Without it, both set *comm to NULL,
+ * return QMP_NOTSUPPORTED and print why (programs such as QUDA use the
+ * answer without looking at the status, then call MPI on it). */
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void **hiddencomm);
 QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void **mpicomm);
 

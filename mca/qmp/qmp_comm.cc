@@ -16,15 +16,6 @@ extern "C" {
 [[gnu::weak, gnu::visibility("default")]] extern const meridian_qmp_mpi_t meridian_qmp_mpi;
 }
 
-QMP_comm_struct::~QMP_comm_struct()
-{
-    if (mpi != nullptr) {
-        if (const meridian_qmp_mpi_t *part = meridian::qmp::state().mpi; part != nullptr) {
-            part->release(mpi);
-        }
-    }
-}
-
 namespace meridian::qmp
 {
 

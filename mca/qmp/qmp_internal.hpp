@@ -140,6 +140,23 @@ struct State {
     void *mpi_world = nullptr;
 };
 State &state();
+
+} // namespace meridian::qmp
+
+// Inline: programs that test libqmp's parts use the communicator type, whose
+// members libqmp does not export.
+inline QMP_comm_struct::~QMP_comm_struct()
+{
+    if (mpi != nullptr) {
+        if (const meridian_qmp_mpi_t *part = meridian::qmp::state().mpi; part != nullptr) {
+            part->release(mpi);
+        }
+    }
+}
+
+namespace meridian::qmp
+{
+
 // The running session's id (State::init_time) while QMP is initialised,
 // NaN (equal to no session) before and after (qmp_init.cc).
 // Hidden: read in place by QMP_start and QMP_wait (no GOT load); nothing

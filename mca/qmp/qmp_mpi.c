@@ -123,12 +123,11 @@ static int split(void *parent, int color, int key, void **comm, char *why, size_
         }
     }
     MPI_Comm result = MPI_COMM_NULL;
-    const int rc = MPI_Comm_split(*(MPI_Comm *)parent, color >= 0 ? color : MPI_UNDEFINED, key,
-                                  &result);
+    const int rc =
+        MPI_Comm_split(*(MPI_Comm *)parent, color >= 0 ? color : MPI_UNDEFINED, key, &result);
     if (rc != MPI_SUCCESS) {
         free(made);
-        return say(why, why_len, "MPI_Comm_split failed: %s",
-                   mpi_text(rc, text, (int)sizeof text));
+        return say(why, why_len, "MPI_Comm_split failed: %s", mpi_text(rc, text, (int)sizeof text));
     }
     if (made != NULL) {
         *made = result;

@@ -2,8 +2,8 @@
 # Only Meridian's names leave its libraries, so that Meridian and Open MPI
 # (whose libopen-pal exports mca_base_framework_open, mca_base_close, ...) can
 # share a process:
-#   - libmeridian and libqmp export C names that begin with the configured
-#     symbol prefix (meridian_ by default), QMP_* (libqmp), and C++ names in
+#   - libmeridian, libqmp and libqmp_mpi export C names that begin with the
+#     configured symbol prefix (meridian_ by default), QMP_* (libqmp), and C++ names in
 #     namespace meridian; nothing else (no mca_*, no std:: or boost::
 #     template instances);
 #   - a component DSO exports its component struct and nothing else;
@@ -27,6 +27,11 @@ for lib in $libs; do
         exit 77
     fi
 done
+
+# QMP's MPI part, when it is built, exports its table only.
+if [ -e "$top_builddir/.libs/libqmp_mpi.so" ]; then
+    libs="$libs $top_builddir/.libs/libqmp_mpi.so"
+fi
 
 # exported FILE: the names FILE exports (defined, dynamic), one per line.
 exported() {

@@ -101,4 +101,14 @@ void destroy_collectives(Collectives *)
     not_here("destroy_collectives");
 }
 
+QMP_status_t start_mpi(const char *, QMP_thread_level_t *)
+{
+    not_here("start_mpi");
+}
+
+void stop_mpi()
+{
+    not_here("stop_mpi");
+}
+
 } // namespace meridian::qmp

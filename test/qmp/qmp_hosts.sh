@@ -5,8 +5,9 @@
 # between, and the QMP programs of message memory, channels and collectives
 # over that mix), then the QMP drivers again (init, output, errors, abort,
 # machine, topology, communicators, message memory, channels, freed handles,
-# collectives, the C++ binding, re-init, a killed or silent peer), every run
-# of two or more processes crossing hosts.
+# collectives, the C++ binding, re-init, a killed or silent peer, a lost
+# launcher, MPI communicators under QMP's), every run of two or more
+# processes crossing hosts.
 # qmp_hosts_slurm.sh runs them under srun, qmp_halo_hosts.sh the halo
 # example on faulty links.  Needs root and iproute2.
 # shellcheck source=qmp_hosts_lib.sh
@@ -50,5 +51,5 @@ if [ "$HAVE_UCX" = yes ]; then
 fi
 
 qmp_hosts_drivers "" qmp_basic.sh qmp_machine.sh qmp_p2p.sh qmp_coll.sh qmp_cxx.sh \
-    qmp_reinit.sh qmp_peer_death.sh qmp_launcher_loss.sh
+    qmp_reinit.sh qmp_peer_death.sh qmp_launcher_loss.sh qmp_mpi_comm.sh
 exit "$qmp_status"

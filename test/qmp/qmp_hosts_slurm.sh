@@ -1,8 +1,9 @@
 #!/bin/sh
 # QMP over two hosts under Slurm (contrib/cluster/slurm.sh: slurmctld on h1,
-# a slurmd on each host): point to point and collectives, the processes
-# started by srun --mpi=pmix and their PMIx server Slurm's.  Skipped without
-# Slurm and munge.  Needs root and iproute2.
+# a slurmd on each host): point to point, collectives and MPI communicators
+# under QMP's (MPI started in the same processes), the processes started by
+# srun --mpi=pmix and their PMIx server Slurm's.  Skipped without Slurm and
+# munge.  Needs root and iproute2.
 # shellcheck source=qmp_hosts_lib.sh
 . "$QMP_TEST_SRC/qmp_hosts_lib.sh"
 
@@ -37,7 +38,7 @@ exec "$slurm_sh" srun --mpi=pmix -N "\$nodes" -n "\$np" --overcommit --distribut
 EOF
 chmod +x "$scratch/srun"
 MPIRUN=$scratch/srun
-qmp_hosts_drivers ", under srun" qmp_p2p.sh qmp_coll.sh
+qmp_hosts_drivers ", under srun" qmp_p2p.sh qmp_coll.sh qmp_mpi_comm.sh
 # The Slurm step's daemon on h2 (node 1's PMIx server) killed.
 QMP_LOSS_CASES=daemon
 export QMP_LOSS_CASES

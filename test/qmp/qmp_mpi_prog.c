@@ -5,8 +5,8 @@
  *   mpicc $(qmp-config --cflags) prog.c $(qmp-config --ldflags --libs)
  * (qmp_config.sh), with -DQMP_MPI as lattice codes' makefiles build for
  * QMP over MPI: then it declares QMP_get_mpi_comm itself, as QUDA does, and
- * asks for the MPI communicator (Meridian's QMP has none: QMP_NOTSUPPORTED,
- * NULL).  Each process prints "ok: ..." when both sums are right and
+ * asks for the MPI communicator; linked without QMP's MPI part (no --mpi),
+ * it has none: QMP_NOTSUPPORTED, NULL.  Each process prints "ok: ..." when both sums are right and
  * Meridian's map answered; a name clash between Open MPI's libraries and
  * Meridian's crashes in MPI_Init or gives a wrong sum. */
 #include <meridian/meridian.h>
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     void *mpicomm = &mpicomm;
     const QMP_status_t st = QMP_get_mpi_comm(QMP_comm_get_default(), &mpicomm);
     if (st != QMP_NOTSUPPORTED || mpicomm != NULL ||
-        strstr(QMP_get_error_string(NULL), "no MPI communicator under Meridian's QMP") == NULL) {
+        strstr(QMP_get_error_string(NULL), "this program did not link QMP's MPI part") == NULL) {
         fprintf(stderr, "rank %d: QMP_get_mpi_comm gave %d, %p: %s\n", mpi_rank, (int)st, mpicomm,
                 QMP_get_error_string(NULL));
         bad = 1;

@@ -123,9 +123,10 @@ START_TEST(communicator_roles)
     void *hidden = &hidden;
     ck_assert_int_eq(QMP_get_hidden_comm(def, &hidden), QMP_NOTSUPPORTED);
     ck_assert_ptr_null(hidden);
-    const std::string no_comm = ": there is no MPI communicator under Meridian's QMP (its "
-                                "messages go through the msg framework, not MPI): a program "
-                                "that calls MPI on QMP's communicators needs QMP over MPI";
+    const std::string no_comm =
+        ": there is no MPI communicator: this program did not link QMP's MPI part (libqmp_mpi: "
+        "`qmp-config --mpi --libs`, `pkg-config --libs qmp-mpi`, or CMake's QMP::qmp), and "
+        "Meridian's QMP moves its own messages without MPI";
     ck_assert_text_eq(last_error(),
                       std::to_string(QMP_NOTSUPPORTED) + ": QMP_get_hidden_comm" + no_comm);
     hidden = &hidden;
@@ -134,6 +135,9 @@ START_TEST(communicator_roles)
     ck_assert_text_eq(last_error(),
                       std::to_string(QMP_NOTSUPPORTED) + ": QMP_get_mpi_comm" + no_comm);
     ck_assert_int_eq(QMP_get_mpi_comm(nullptr, &hidden), QMP_INVALID_ARG);
+    ck_assert_int_eq(QMP_get_mpi_comm(def, nullptr), QMP_INVALID_ARG);
+    ck_assert_text_eq(last_error(), std::to_string(QMP_INVALID_ARG) +
+                                        ": QMP_get_mpi_comm: the place for the answer is NULL");
     // The roles can be given to another communicator and back.
     QMP_comm_t other = nullptr;
     ck_assert_int_eq(QMP_comm_split(def, 0, 0, &other), QMP_SUCCESS);

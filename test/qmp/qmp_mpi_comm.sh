@@ -1,0 +1,32 @@
+#!/bin/sh
+# QMP's MPI part (libqmp_mpi): a program that takes the MPI communicator
+# under QMP's default, allocated and split communicators and calls MPI on
+# it gets MPI ranks equal to QMP's and sums equal to QMP's
+# (qmp_mpi_comm_test), alone and under the launcher with 1, 2 and 4
+# processes: with QMP starting MPI (and ending it at its finalize), and with
+# the program starting MPI first.  qmp_hosts.sh runs it again across two
+# simulated hosts, qmp_hosts_slurm.sh under srun.  Skipped when libqmp_mpi
+# is not built (configure found no mpicc).
+# shellcheck source=qmp_lib.sh
+. "$QMP_TEST_SRC/qmp_lib.sh"
+
+if [ "${HAVE_QMP_MPI:-no}" != yes ]; then
+    echo "SKIP: QMP's MPI part (libqmp_mpi) is not built: configure found no MPI compiler wrapper"
+    exit 77
+fi
+# Open MPI 4.1 leaves allocations at MPI_Finalize, many from components it
+# has unloaded by then (no module to suppress them by); Meridian's leaks are
+# checked by every other QMP test.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export ASAN_OPTIONS
+# Under srun (qmp_hosts_slurm.sh) a process started alone is no job of
+# Slurm's: the shapes there are the launcher's.
+shapes=$QMP_SHAPES
+[ -n "${QMP_MPI_COMM_SHAPES:-}" ] && shapes=$QMP_MPI_COMM_SHAPES
+for np in $shapes; do
+    qmp_run "MPI communicators, QMP starts MPI, np=$np" "$np" qmp_mpi_comm_test qmp-starts
+done
+for np in $shapes; do
+    qmp_run "MPI communicators, the program starts MPI, np=$np" "$np" qmp_mpi_comm_test mpi-first
+done
+exit $qmp_status
