@@ -4,7 +4,10 @@
 # find everything from their own place) and again after that tree is moved:
 #   - find_package(QMP 2.5) and QMP::qmp build the QMP example
 #     (contrib/examples/CMakeLists.txt), which runs; QMP_VERSION is qmp.pc's,
-#     QMP_MPI is OFF; a request for QMP 3.0 is refused naming this 2.x;
+#     QMP_MPI is ON when QMP's MPI part (libqmp_mpi) is installed and OFF
+#     otherwise or with QMP_NO_MPI; with it, a CMake program on QMP::qmp and
+#     MPI::MPI_C gets an MPI communicator from QMP_get_mpi_comm; a request
+#     for QMP 3.0 is refused naming this 2.x;
 #   - find_package(Meridian) and meridian_add_component build the example
 #     component (contrib/example-component/CMakeLists.txt), which meridian_info
 #     lists and the carto framework selects;
@@ -36,13 +39,23 @@ cmake_project() {
     run_logged "$stage/$name.build.log" cmake --build "$stage/$name"
 }
 
+# With QMP's MPI part, QMP::qmp carries it and a QMP program starts MPI:
+# Open MPI 4.1 leaves allocations at MPI_Finalize (from components it has
+# unloaded by then), which LeakSanitizer would report.
+qmp_mpi=OFF
+if [ -e "$root$libdir/libqmp_mpi.so" ]; then
+    qmp_mpi=ON
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+    export ASAN_OPTIONS
+fi
+
 # check_qmp_example PREFIX: the QMP example built against PREFIX runs as one
 # process (a job of one, its transports from PREFIX's components).
 check_qmp_example() {
     where=$1
     cmake_project qmp-example "$top_srcdir/contrib/examples" "$where"
     expect_line "$stage/qmp-example.configure.log" \
-        "-- QMP $qmp_version (Meridian $PACKAGE_VERSION), QMP_MPI OFF"
+        "-- QMP $qmp_version (Meridian $PACKAGE_VERSION), QMP_MPI $qmp_mpi"
     program=$stage/qmp-example/qmp_halo
     env "${P}mca_base_component_path=$where${pkglibdir#"$prefix"}" \
         "$program" --lattice 4x4x4x8 --iterations 3 >"$stage/qmp-example.out" 2>"$stage/qmp-example.err" ||
@@ -55,6 +68,38 @@ check_qmp_example() {
 
 installed=$root$prefix
 check_qmp_example "$installed"
+
+if [ "$qmp_mpi" = ON ]; then
+    # QMP_NO_MPI: QMP::qmp without the MPI part.
+    cmake_project qmp-example-nompi "$top_srcdir/contrib/examples" "$installed" -DQMP_NO_MPI=ON
+    expect_line "$stage/qmp-example-nompi.configure.log" \
+        "-- QMP $qmp_version (Meridian $PACKAGE_VERSION), QMP_MPI OFF"
+    readelf -d "$stage/qmp-example-nompi/qmp_halo" | grep -q 'libqmp_mpi' &&
+        fail "with QMP_NO_MPI the example still links libqmp_mpi"
+    # A program on MPI and QMP::qmp, as QUDA is built: the MPI communicator
+    # under QMP's default one agrees with QMP (qmp_mpi_prog.c, "mpi-part").
+    mkdir -p "$stage/qmp-mpi"
+    cp "$top_srcdir/test/qmp/qmp_mpi_prog.c" "$stage/qmp-mpi/"
+    cat >"$stage/qmp-mpi/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.13)
+project(qmp_mpi_prog LANGUAGES C CXX)
+find_package(MPI REQUIRED COMPONENTS C)
+find_package(QMP REQUIRED)
+find_package(Meridian REQUIRED)
+if(NOT QMP_MPI)
+    message(FATAL_ERROR "QMP_MPI is OFF")
+endif()
+add_executable(qmp_mpi_prog qmp_mpi_prog.c)
+target_link_libraries(qmp_mpi_prog PRIVATE QMP::qmp Meridian::meridian MPI::MPI_C)
+CMAKE
+    cmake_project qmp-mpi-build "$stage/qmp-mpi" "$installed" \
+        -DCMAKE_EXE_LINKER_FLAGS="$sanitizer_flags -Wl,--as-needed"
+    env "${P}mca_base_component_path=$installed${pkglibdir#"$prefix"}" \
+        "$stage/qmp-mpi-build/qmp_mpi_prog" mpi-part >"$stage/qmp-mpi.out" 2>"$stage/qmp-mpi.err" ||
+        fail "the CMake-built MPI + QMP program failed: $(cat "$stage/qmp-mpi.err")"
+    grep -q '^ok: rank 0 of 1' "$stage/qmp-mpi.out" ||
+        fail "the CMake-built MPI + QMP program did not say ok: $(cat "$stage/qmp-mpi.out" "$stage/qmp-mpi.err")"
+fi
 
 # A version this installation is not: refused, with the version it is.
 mkdir -p "$stage/qmp3"

@@ -5,7 +5,8 @@
 # (qmp-config is relocatable: run from the DESTDIR it names the DESTDIR), and
 # with pkg-config's flags for qmp (PKG_CONFIG_PATH, prefix redefined to the
 # DESTDIR's), and run alone and under mpirun -np 2 with the installed
-# libraries and components.
+# libraries and components.  Likewise an MPI + QMP program, without and with
+# QMP's MPI part (qmp-config --mpi, pkg-config qmp-mpi).
 # shellcheck disable=SC2154 # lower-case names come from the environment
 # From the environment (Makefile.am): MAKE, CC, SANFLAGS, top_builddir,
 # prefix, libdir, bindir, includedir, QMP_TEST_SRC.
@@ -94,15 +95,57 @@ else
     echo "SKIP: MPI + QMP in one program (no mpicc)"
 fi
 
+# The same program with QMP's MPI part, as qmp-config --mpi and pkg-config's
+# qmp-mpi give it: QMP_get_mpi_comm then answers with a communicator.
+if [ -n "$mpicc" ] && [ "${HAVE_QMP_MPI:-no}" = yes ]; then
+    mpi_cflags=$("$qmp_config" --mpi --cflags) || qmp_fail "qmp-config --mpi --cflags failed"
+    mpi_libs=$("$qmp_config" --mpi --libs) || qmp_fail "qmp-config --mpi --libs failed"
+    echo "qmp-config --mpi: --cflags '$mpi_cflags' --libs '$mpi_libs'"
+    case " $mpi_cflags " in
+    *" -DQMP_MPI "*) ;;
+    *) qmp_fail "qmp-config --mpi --cflags: expected -DQMP_MPI, got '$mpi_cflags'" ;;
+    esac
+    # shellcheck disable=SC2086
+    if ! "$mpicc" $SANFLAGS -Wl,--as-needed $mpi_cflags "$QMP_TEST_SRC/qmp_mpi_prog.c" $ldflags \
+        $mpi_libs -lmeridian -o "$work/prog_qmp_mpi_part" >"$work/cc4.log" 2>&1; then
+        cat "$work/cc4.log"
+        qmp_fail "building an MPI + QMP program with qmp-config --mpi's flags"
+    fi
+    mpi_pc_flags=$(PKG_CONFIG_PATH="$dest$libdir/pkgconfig" \
+        pkg-config --define-variable=prefix="$dest$prefix" --cflags --libs qmp-mpi) ||
+        qmp_fail "pkg-config --cflags --libs qmp-mpi failed"
+    echo "pkg-config qmp-mpi: '$mpi_pc_flags'"
+    # shellcheck disable=SC2086
+    if ! "$mpicc" $SANFLAGS -Wl,--as-needed "$QMP_TEST_SRC/qmp_mpi_prog.c" $mpi_pc_flags -lmeridian \
+        -o "$work/prog_qmp_mpi_pc" >"$work/cc5.log" 2>&1; then
+        cat "$work/cc5.log"
+        qmp_fail "building an MPI + QMP program with pkg-config's qmp-mpi flags"
+    fi
+else
+    echo "SKIP: QMP's MPI part (no mpicc, or libqmp_mpi not built)"
+    if [ "${HAVE_QMP_MPI:-no}" != yes ]; then
+        # Asked of a build without it: refused, saying why.
+        if "$qmp_config" --mpi --libs >"$work/mpi.out" 2>"$work/mpi.err"; then
+            qmp_fail "qmp-config --mpi succeeded without QMP's MPI part"
+        fi
+        grep -q "QMP's MPI part (libqmp_mpi) is not installed" "$work/mpi.err" ||
+            qmp_fail "qmp-config --mpi without QMP's MPI part: '$(cat "$work/mpi.err")'"
+    fi
+fi
+
 # Run with the installed components (not the build tree's).
 qmp_setp mca_base_component_path "$dest$libdir/meridian"
 if qmp_have_mpirun; then
     QMP_MPIRUN_ARGS="-x LD_LIBRARY_PATH"
 fi
-for program in prog_qmp_config prog_pkg_config prog_qmp_mpi; do
+for program in prog_qmp_config prog_pkg_config prog_qmp_mpi prog_qmp_mpi_part prog_qmp_mpi_pc; do
     [ -x "$work/$program" ] || continue
+    args=
     case $program in
-    prog_qmp_mpi)
+    prog_qmp_mpi_part | prog_qmp_mpi_pc) args=mpi-part ;;
+    esac
+    case $program in
+    prog_qmp_mpi*)
         # In a sanitizer build, LeakSanitizer would report Open MPI 4.1's own
         # allocations left at MPI_Finalize, many from components it has
         # already unloaded (no module name to suppress them by); Meridian's
@@ -112,10 +155,12 @@ for program in prog_qmp_config prog_pkg_config prog_qmp_mpi; do
         export ASAN_OPTIONS
         ;;
     esac
-    qmp_run "$program alone" 0 "$work/$program"
-    qmp_run "$program, np=2" 2 "$work/$program"
-    if [ "$program" = prog_qmp_mpi ]; then
-        ASAN_OPTIONS=$saved_asan
-    fi
+    # shellcheck disable=SC2086 # args: zero or one word
+    qmp_run "$program alone" 0 "$work/$program" $args
+    # shellcheck disable=SC2086
+    qmp_run "$program, np=2" 2 "$work/$program" $args
+    case $program in
+    prog_qmp_mpi*) ASAN_OPTIONS=$saved_asan ;;
+    esac
 done
 exit $qmp_status

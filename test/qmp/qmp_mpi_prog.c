@@ -5,9 +5,11 @@
  *   mpicc $(qmp-config --cflags) prog.c $(qmp-config --ldflags --libs)
  * (qmp_config.sh), with -DQMP_MPI as lattice codes' makefiles build for
  * QMP over MPI: then it declares QMP_get_mpi_comm itself, as QUDA does, and
- * asks for the MPI communicator; linked without QMP's MPI part (no --mpi),
- * it has none: QMP_NOTSUPPORTED, NULL.  Each process prints "ok: ..." when both sums are right and
- * Meridian's map answered; a name clash between Open MPI's libraries and
+ * asks for the MPI communicator.  Linked without QMP's MPI part (no --mpi),
+ * it has none: QMP_NOTSUPPORTED, NULL.  With the argument "mpi-part" it was
+ * linked with it (qmp-config --mpi, pkg-config qmp-mpi): the communicator's
+ * rank, size and an MPI_Allreduce on it must agree with QMP's.  Each process prints "ok: ..." when
+ * both sums are right and Meridian's map answered; a name clash between Open MPI's libraries and
  * Meridian's crashes in MPI_Init or gives a wrong sum. */
 #include <meridian/meridian.h>
 #include <mpi.h>
@@ -73,8 +75,26 @@ int main(int argc, char **argv)
 #ifdef QMP_MPI
     void *mpicomm = &mpicomm;
     const QMP_status_t st = QMP_get_mpi_comm(QMP_comm_get_default(), &mpicomm);
-    if (st != QMP_NOTSUPPORTED || mpicomm != NULL ||
-        strstr(QMP_get_error_string(NULL), "this program did not link QMP's MPI part") == NULL) {
+    if (argc > 1 && strcmp(argv[1], "mpi-part") == 0) {
+        int rank = -1;
+        int size = -1;
+        double sum = me + 1.0;
+        if (st == QMP_SUCCESS && mpicomm != NULL) {
+            MPI_Comm comm = *(MPI_Comm *)mpicomm;
+            MPI_Comm_rank(comm, &rank);
+            MPI_Comm_size(comm, &size);
+            MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+        }
+        if (st != QMP_SUCCESS || rank != me || size != n || sum != want) {
+            fprintf(stderr,
+                    "rank %d: QMP_get_mpi_comm gave %d (%s); on it MPI says rank %d of %d, sum "
+                    "%g; QMP node %d of %d, sum %g\n",
+                    mpi_rank, (int)st, QMP_get_error_string(NULL), rank, size, sum, me, n, want);
+            bad = 1;
+        }
+    } else if (st != QMP_NOTSUPPORTED || mpicomm != NULL ||
+               strstr(QMP_get_error_string(NULL), "this program did not link QMP's MPI part") ==
+                   NULL) {
         fprintf(stderr, "rank %d: QMP_get_mpi_comm gave %d, %p: %s\n", mpi_rank, (int)st, mpicomm,
                 QMP_get_error_string(NULL));
         bad = 1;
