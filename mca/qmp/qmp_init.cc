@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <iterator>
@@ -342,13 +343,16 @@ void finalize()
 
 // The launcher ends the other processes (as MPI_Abort makes it do), even
 // for code 0, after which an exit alone would look like success.
-void end_the_job(int error_code)
+// Whether the launcher was asked (a job of its: PMIx).
+bool end_the_job(int error_code)
 {
     if (state().initialized) {
-        if (auto store = datastore::store(); store) {
+        if (auto store = datastore::store(); store && (*store)->backend() == "pmix") {
             (*store)->abort_job(error_code, "QMP_abort(" + std::to_string(error_code) + ")");
+            return true;
         }
     }
+    return false;
 }
 
 } // namespace
@@ -472,7 +476,16 @@ void QMP_finalize_msg_passing(void)
 void QMP_abort(int error_code)
 {
     QMP_error("abort: %i", error_code);
-    qmp_boundary_void(__func__, [&] { end_the_job(error_code); });
+    bool launcher_ends_it = false;
+    qmp_boundary_void(__func__, [&] { launcher_ends_it = end_the_job(error_code); });
+    if (launcher_ends_it) {
+        // The launcher is ending the job: nothing is finalized (as
+        // MPI_Abort), since finalizing would wait for that launcher, busy
+        // killing the job's processes (mpirun answers by a SIGTERM a
+        // second later).  The output is flushed.
+        std::fflush(nullptr);
+        std::_Exit(error_code);
+    }
     std::exit(error_code);
 }
 
