@@ -57,3 +57,20 @@ bench_median_awk='
         return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
     }
 '
+
+# now_ms: milliseconds since the epoch (GNU date).
+now_ms() { date +%s%N | sed 's/......$//'; }
+
+# bench_rounds RUNS ROUND: runs the function ROUND, which appends its rows
+# to $work/rows, RUNS + 1 times; the first round only warms the caches, and
+# what it appended is dropped.
+bench_rounds() {
+    br_runs=$1 br_round=$2
+    : >"$work/rows"
+    br_i=0
+    while [ "$br_i" -le "$br_runs" ]; do
+        "$br_round"
+        [ "$br_i" -gt 0 ] || : >"$work/rows"
+        br_i=$((br_i + 1))
+    done
+}

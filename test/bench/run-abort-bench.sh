@@ -37,8 +37,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-abort-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mpicc_build "$work/bench_abort_mpi" "$srcdir/bench_abort.c" -DBENCH_ABORT_MPI
 
-now_ms() { date +%s%N | sed 's/......$//'; } # ms since the epoch (GNU date)
-
 # once CASE API PROGRAM: one run; appends "CASE|API|MS" to the results.  The
 # job must fail (mpirun's status non-zero), or the case measured nothing.
 once() {
@@ -55,18 +53,14 @@ once() {
     echo "$case_name|$api|$((t1 - t0))" >>"$work/rows"
 }
 
-: >"$work/rows"
-echo "Timing $runs runs of each at np=$np after one untimed round, QMP and MPI alternating ..."
-i=0
-while [ "$i" -le "$runs" ]; do
-    [ "$i" -gt 0 ] || cp "$work/rows" "$work/rows.keep"
+round() {
     for case_name in abort crash exit; do
         once "$case_name" QMP "$BENCH_ABORT_QMP"
         once "$case_name" MPI "$work/bench_abort_mpi"
     done
-    [ "$i" -gt 0 ] || cp "$work/rows.keep" "$work/rows"
-    i=$((i + 1))
-done
+}
+echo "Timing $runs runs of each at np=$np after one untimed round, QMP and MPI alternating ..."
+bench_rounds "$runs" round
 
 ompi_version=$("$MPIRUN" --version 2>/dev/null | sed -n '1s/.*(Open MPI) *//p')
 echo

@@ -37,8 +37,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-init-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mpicc_build "$work/bench_init_mpi" "$srcdir/bench_init.c" -DBENCH_INIT_MPI
 
-now_ms() { date +%s%N | sed 's/......$//'; } # ms since the epoch (GNU date)
-
 # once CASE API COMMAND...: one run; appends "CASE API INIT TOTAL WALL" (ms)
 # to the results, INIT and TOTAL from its slowest process.
 once() {
