@@ -301,76 +301,95 @@ QMP_status_t change_address_multiple(QMP_msghandle_t msg, void *addr[], int nadd
     return QMP_SUCCESS;
 }
 
+// A relative declaration fails alike on every node of a communicator that
+// has no logical topology (QMP_NONEIGHBOR_INFO): said once, by its node 0.
+QMP_msghandle_t said_relative(QMP_msghandle_t handle, QMP_comm_t comm)
+{
+    if (handle == nullptr) {
+        const QMP_status_t status = QMP_get_error_number(nullptr);
+        said(status, status == QMP_NONEIGHBOR_INFO ? comm : nullptr);
+    }
+    return handle;
+}
+
 } // namespace
 
 extern "C" {
 
 QMP_msghandle_t QMP_declare_receive_relative(QMP_msgmem_t m, int axis, int dir, int priority)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return declare_relative("QMP_declare_receive_relative", state().default_comm, m,
                                 MCA_MSG_RECV, axis, dir, priority);
     });
+    return said_relative(result, state().default_comm);
 }
 
 QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis,
                                                   int dir, int priority)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return declare_relative("QMP_comm_declare_receive_relative", comm, m, MCA_MSG_RECV, axis,
                                 dir, priority);
     });
+    return said_relative(result, comm);
 }
 
 QMP_msghandle_t QMP_declare_send_relative(QMP_msgmem_t m, int axis, int dir, int priority)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return declare_relative("QMP_declare_send_relative", state().default_comm, m, MCA_MSG_SEND,
                                 axis, dir, priority);
     });
+    return said_relative(result, state().default_comm);
 }
 
 QMP_msghandle_t QMP_comm_declare_send_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir,
                                                int priority)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return declare_relative("QMP_comm_declare_send_relative", comm, m, MCA_MSG_SEND, axis, dir,
                                 priority);
     });
+    return said_relative(result, comm);
 }
 
 QMP_msghandle_t QMP_declare_send_to(QMP_msgmem_t m, int rem_node_rank, int priority)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return declare_to("QMP_declare_send_to", state().default_comm, m, MCA_MSG_SEND,
                           rem_node_rank, priority);
     });
+    return said_unless(result);
 }
 
 QMP_msghandle_t QMP_comm_declare_send_to(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank,
                                          int priority)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return declare_to("QMP_comm_declare_send_to", comm, m, MCA_MSG_SEND, rem_node_rank,
                           priority);
     });
+    return said_unless(result);
 }
 
 QMP_msghandle_t QMP_declare_receive_from(QMP_msgmem_t m, int rem_node_rank, int priority)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return declare_to("QMP_declare_receive_from", state().default_comm, m, MCA_MSG_RECV,
                           rem_node_rank, priority);
     });
+    return said_unless(result);
 }
 
 QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank,
                                               int priority)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return declare_to("QMP_comm_declare_receive_from", comm, m, MCA_MSG_RECV, rem_node_rank,
                           priority);
     });
+    return said_unless(result);
 }
 
 QMP_status_t QMP_change_address(QMP_msghandle_t msg, void *addr)
@@ -418,17 +437,20 @@ void QMP_free_msghandle(QMP_msghandle_t h)
 
 QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int num)
 {
-    return qmp_boundary(__func__, nullptr,
-                        [&] { return declare_multiple("QMP_declare_multiple", msgh, num, false); });
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
+        return declare_multiple("QMP_declare_multiple", msgh, num, false);
+    });
+    return said_unless(result);
 }
 
 // QMP's pairs differ from a multiple only on machines that gate sends; the
 // transport keeps early messages, so both start and wait alike.
 QMP_msghandle_t QMP_declare_send_recv_pairs(QMP_msghandle_t msgh[], int num)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return declare_multiple("QMP_declare_send_recv_pairs", msgh, num, true);
     });
+    return said_unless(result);
 }
 
 // QMP's state machine, kept as QMP keeps it: the transport holds a message

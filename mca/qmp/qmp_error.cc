@@ -168,6 +168,31 @@ void fatal_error(QMP_status_t status, const std::string &message)
     call_error_function(function, status, text);
 }
 
+QMP_status_t said(QMP_status_t status, QMP_comm_t alike) noexcept
+{
+    if (status == QMP_SUCCESS) {
+        return status;
+    }
+    const char *text = nullptr;
+    {
+        ErrorState &e = errors();
+        std::lock_guard guard(e.mutex);
+        if (e.function != default_error_function) {
+            return status; // the application's function heard of it
+        }
+        text = e.last_message;
+    }
+    if (text == nullptr) {
+        return status;
+    }
+    if (alike == nullptr || alike->size <= 1) {
+        say_error_line(text, "");
+    } else if (alike->rank == 0) {
+        say_error_line(text, " (every node gives the same arguments: said once, here)");
+    }
+    return status;
+}
+
 QMP_status_t from_meridian(int status)
 {
     switch (status) {

@@ -175,6 +175,25 @@ void record_boundary_failure(const char *call, const char *why) noexcept;
 // For calls that cannot return a status (a failed wait inside a void call):
 // the error function, or by default print and abort.
 void fatal_error(QMP_status_t status, const std::string &message);
+// The failure just recorded said on stderr ("QMP mN,nM@host error: call:
+// why"), as the reference QMP's calls say theirs, unless the application set
+// an error function (which heard of it).  By this process; or, for calls
+// whose arguments QMP requires to be the same on every node of a
+// communicator (QMP_layout_grid, the logical topology), so that all of them
+// fail alike, by node 0 of that communicator alone, once (`alike`).
+// Returns status.
+QMP_status_t said(QMP_status_t status, QMP_comm_t alike = nullptr) noexcept;
+// -- qmp_output.cc: the line QMP_error prints, TEXT then NOTE; a line that
+// cannot be made is dropped and recorded nowhere.
+void say_error_line(const char *text, const char *note) noexcept;
+// The same for the calls that answer NULL when they fail.
+template <typename T> T said_unless(T result, QMP_comm_t alike = nullptr) noexcept
+{
+    if (result == nullptr) {
+        said(QMP_get_error_number(nullptr), alike);
+    }
+    return result;
+}
 // Meridian status -> QMP status (TIMEOUT -> QMP_TIMEOUT, UNREACH ->
 // QMP_ERROR, BAD_PARAM -> QMP_INVALID_ARG, OUT_OF_RESOURCE -> QMP_NOMEM_ERR).
 QMP_status_t from_meridian(int status);

@@ -73,7 +73,8 @@ extern "C" {
 
 QMP_status_t QMP_layout_grid(const int dimensions[], int ndims)
 {
-    return qmp_boundary(__func__, [&] { return layout_grid(dimensions, ndims); });
+    const auto result = qmp_boundary(__func__, [&] { return layout_grid(dimensions, ndims); });
+    return said(result, state().default_comm);
 }
 
 const int *QMP_get_subgrid_dimensions(void)

@@ -277,14 +277,16 @@ extern "C" {
 
 QMP_mem_t *QMP_allocate_memory(size_t nbytes)
 {
-    return qmp_boundary(__func__, nullptr,
-                        [&] { return allocate_aligned(nbytes, QMP_ALIGN_DEFAULT); });
+    const auto result = qmp_boundary(__func__, nullptr,
+                                     [&] { return allocate_aligned(nbytes, QMP_ALIGN_DEFAULT); });
+    return said_unless(result);
 }
 
 QMP_mem_t *QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flags)
 {
     static_cast<void>(flags);
-    return qmp_boundary(__func__, nullptr, [&] { return allocate_aligned(nbytes, alignment); });
+    return said_unless(
+        qmp_boundary(__func__, nullptr, [&] { return allocate_aligned(nbytes, alignment); }));
 }
 
 void *QMP_get_memory_pointer(QMP_mem_t *mem)
@@ -342,23 +344,25 @@ void QMP_free_aligned_memory(void *pointer)
 
 QMP_msgmem_t QMP_declare_msgmem(const void *mem, size_t nbytes)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return make_msgmem("QMP_declare_msgmem", mem, contiguous_layout(nbytes));
     });
+    return said_unless(result);
 }
 
 QMP_msgmem_t QMP_declare_strided_msgmem(void *base, size_t blksize, int nblocks, ptrdiff_t stride)
 {
-    return qmp_boundary(__func__, nullptr, [&] {
+    const auto result = qmp_boundary(__func__, nullptr, [&] {
         return make_msgmem("QMP_declare_strided_msgmem", base,
                            strided_layout(blksize, nblocks, stride));
     });
+    return said_unless(result);
 }
 
 QMP_msgmem_t QMP_declare_strided_array_msgmem(void *base[], size_t blksize[], int nblocks[],
                                               ptrdiff_t stride[], int num)
 {
-    return qmp_boundary(__func__, nullptr, [&]() -> QMP_msgmem_t {
+    const auto result = qmp_boundary(__func__, nullptr, [&]() -> QMP_msgmem_t {
         const char *call = "QMP_declare_strided_array_msgmem";
         if (num < 0) {
             set_error(QMP_INVALID_ARG, std::string(call) + ": num is " + std::to_string(num) +
@@ -376,12 +380,13 @@ QMP_msgmem_t QMP_declare_strided_array_msgmem(void *base[], size_t blksize[], in
             call, num > 0 ? base[0] : nullptr,
             strided_array_layout({base, n}, {blksize, n}, {nblocks, n}, {stride, n}));
     });
+    return said_unless(result);
 }
 
 QMP_msgmem_t QMP_declare_indexed_msgmem(void *base, int blocklen[], int index[], int elemsize,
                                         int count)
 {
-    return qmp_boundary(__func__, nullptr, [&]() -> QMP_msgmem_t {
+    const auto result = qmp_boundary(__func__, nullptr, [&]() -> QMP_msgmem_t {
         const char *call = "QMP_declare_indexed_msgmem";
         if (count < 0) {
             set_error(QMP_INVALID_ARG, std::string(call) + ": count is " + std::to_string(count) +
@@ -395,6 +400,7 @@ QMP_msgmem_t QMP_declare_indexed_msgmem(void *base, int blocklen[], int index[],
         const auto n = static_cast<std::size_t>(count);
         return make_msgmem(call, base, indexed_layout({blocklen, n}, {index, n}, elemsize));
     });
+    return said_unless(result);
 }
 
 // Handles keep their own copy of the runs, so message memory may be freed

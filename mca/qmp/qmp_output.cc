@@ -67,7 +67,24 @@ __attribute__((format(printf, 3, 0))) int print_tagged(FILE *stream, const char 
     return length;
 }
 
+__attribute__((format(printf, 1, 2))) int print_error(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    const int length = print_tagged(stderr, " error", format, args);
+    va_end(args);
+    return length;
+}
+
 } // namespace
+
+void say_error_line(const char *text, const char *note) noexcept
+{
+    // Nothing recorded when the line cannot be made (no memory): the
+    // failure being said stays the caller's last error.
+    constexpr CFailure<int> unsaid{-1, -1, [](const char *, const char *) noexcept {}};
+    c_boundary("QMP_error", unsaid, [&] { return print_error("%s%s", text, note); });
+}
 
 void add_qmp_time(double seconds)
 {

@@ -205,36 +205,41 @@ extern "C" {
 QMP_status_t QMP_comm_declare_logical_topology_map(QMP_comm_t comm, const int dims[], int ndim,
                                                    const int map[], int mapdim)
 {
-    return qmp_boundary(__func__, [&] {
+    const auto result = qmp_boundary(__func__, [&] {
         return declare_topology(comm, dims, ndim, map, mapdim, "QMP_declare_logical_topology");
     });
+    return said(result, comm);
 }
 
 QMP_status_t QMP_comm_declare_logical_topology(QMP_comm_t comm, const int dims[], int ndim)
 {
-    return qmp_boundary(__func__, [&] {
+    const auto result = qmp_boundary(__func__, [&] {
         return declare_topology(comm, dims, ndim, nullptr, 0, "QMP_declare_logical_topology");
     });
+    return said(result, comm);
 }
 
 QMP_status_t QMP_declare_logical_topology_map(const int dims[], int ndim, const int map[],
                                               int mapdim)
 {
-    return qmp_boundary(__func__, [&] {
+    const auto result = qmp_boundary(__func__, [&] {
         return declare_topology(state().default_comm, dims, ndim, map, mapdim,
                                 "QMP_declare_logical_topology");
     });
+    return said(result, state().default_comm);
 }
 
 QMP_status_t QMP_declare_logical_topology(const int dims[], int ndim)
 {
-    return qmp_boundary(__func__, [&] {
-        // QMP: the plain form on the default communicator takes -qmp-logic-map.
+    const auto result = qmp_boundary(__func__, [&] {
+        // QMP: the plain form on the default communicator takes
+        // -qmp-logic-map.
         const auto &map = state().machine.logic_map;
         return declare_topology(state().default_comm, dims, ndim,
                                 map.empty() ? nullptr : map.data(), static_cast<int>(map.size()),
                                 "QMP_declare_logical_topology");
     });
+    return said(result, state().default_comm);
 }
 
 QMP_bool_t QMP_comm_logical_topology_is_declared(QMP_comm_t comm)

@@ -119,6 +119,26 @@ fi
 abort_case "QMP_abort(7) on node 1 of 2" 2 abort nonzero "QMP m1,n2@$(qmp_host_of 1) error: abort: 7"
 
 for np in $QMP_SHAPES; do
-    qmp_run "errors, np=$np" "$np" qmp_error_test
+    qmp_run "errors, np=$np" "$np" qmp_error_test || continue
+    [ "$np" -eq 4 ] || continue
+    # Each failure is said when it happens: where every node gives the same
+    # arguments (the layout, a relative declaration without a topology),
+    # once for the job by node 0; otherwise by each node that failed.
+    for once in "QMP_layout_grid: the lattice 3x3x3x3 has not enough prime factors for 4 nodes" \
+        "QMP_declare_send_relative: no logical topology is declared on the communicator"; do
+        said=$(grep -F "error: $once" "$QMP_ERR" || true)
+        if [ "$(echo "$said" | grep -c .)" -ne 1 ] ||
+            ! echo "$said" | grep -q "^QMP m0,n4@$(qmp_host_of 0) error: $once (every node gives the same arguments: said once, here)\$"; then
+            qmp_fail "errors, np=4: expected '$once' once, by node 0, found:"
+            echo "$said" | sed 's/^/  | /'
+        fi
+    done
+    each="QMP_declare_send_to: node -1 is out of range: the communicator has 4 nodes"
+    for r in 0 1 2 3; do
+        if [ "$(grep -cxF "QMP m$r,n4@$(qmp_host_of "$r") error: $each" "$QMP_ERR")" -ne 1 ]; then
+            qmp_fail "errors, np=4: expected node $r to say '$each' once"
+            grep -F "$each" "$QMP_ERR" | sed 's/^/  | /'
+        fi
+    done
 done
 exit $qmp_status
