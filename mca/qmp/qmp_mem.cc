@@ -285,8 +285,9 @@ QMP_mem_t *QMP_allocate_memory(size_t nbytes)
 QMP_mem_t *QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flags)
 {
     static_cast<void>(flags);
-    return said_unless(
-        qmp_boundary(__func__, nullptr, [&] { return allocate_aligned(nbytes, alignment); }));
+    const auto result =
+        qmp_boundary(__func__, nullptr, [&] { return allocate_aligned(nbytes, alignment); });
+    return said_unless(result);
 }
 
 void *QMP_get_memory_pointer(QMP_mem_t *mem)

@@ -92,8 +92,7 @@ static int start(int rank, int size, int level, void **world_handle, int *provid
     MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mpi_size);
     if (mpi_rank != rank || mpi_size != size) {
-        const int ours = started_mpi;
-        if (ours) {
+        if (started_mpi) {
             MPI_Finalize();
             started_mpi = 0;
         }
