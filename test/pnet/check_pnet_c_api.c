@@ -787,8 +787,9 @@ START_TEST(pmix_results)
     ck_assert_int_eq(meridian_pnet_setup_local_network(job, "node01"), MERIDIAN_SUCCESS);
     ck_assert_int_eq(meridian_pnet_pmix_proc_data(job, 1, &info, &count), MERIDIAN_SUCCESS);
     ck_assert_int_eq(message_count, 0);
-    /* data, meridian.net.endpt, pmix.fab.endpt, meridian.net.coord. */
-    ck_assert_uint_eq(count, 4);
+    /* data, meridian.net.endpt, pmix.fab.endpt, meridian.net.coord, and what
+     * a Meridian process puts for other hosts as one value. */
+    ck_assert_uint_eq(count, 5);
     ck_assert_str_eq(info[0].key, "data");
     ck_assert_int_eq(info[0].value.type, PMIX_DATA_ARRAY);
     ck_assert_int_eq(info[0].value.data.darray->type, PMIX_INFO);
@@ -808,6 +809,20 @@ START_TEST(pmix_results)
     ck_assert_int_eq(memcmp(endpoints[0].endpt.bytes, text, strlen(text)), 0);
     ck_assert_str_eq(info[3].key, "meridian.net.coord");
     ck_assert_int_eq(info[3].value.data.darray->type, PMIX_COORD);
+    ck_assert_str_eq(info[4].key, "meridian.pnet.results");
+    ck_assert_int_eq(info[4].value.type, PMIX_DATA_ARRAY);
+    ck_assert_int_eq(info[4].value.data.darray->type, PMIX_INFO);
+    ck_assert_uint_eq(info[4].value.data.darray->size, 3);
+    const pmix_info_t *shared = (const pmix_info_t *)info[4].value.data.darray->array;
+    /* the same values as the separate keys */
+    for (size_t i = 0; i < 3; ++i) {
+        const size_t separate = i == 0 ? 0 : i == 1 ? 1 : 3;
+        ck_assert_str_eq(shared[i].key, info[separate].key);
+        ck_assert_int_eq(shared[i].value.type, info[separate].value.type);
+        ck_assert_int_eq(shared[i].value.data.darray->type, info[separate].value.data.darray->type);
+        ck_assert_uint_eq(shared[i].value.data.darray->size,
+                          info[separate].value.data.darray->size);
+    }
     PMIX_INFO_FREE(info, count);
     /* The node's NICs with coordinates, in the fabric's order. */
     ck_assert_int_eq(meridian_pnet_pmix_node_data(job, "node01", &info, &count), MERIDIAN_SUCCESS);

@@ -213,6 +213,12 @@ inline constexpr std::string_view key_setup_error = "meridian.pnet.error";
 inline constexpr std::string_view key_node_inventory = "meridian.node.inventory";
 // The job's request IDs, ','-separated, beside key_setup_path "launcher".
 inline constexpr std::string_view key_setup_ids = "meridian.pnet.ids";
+// Each process's, in the launcher's path: what it puts for the processes of
+// other hosts (its request entries, key_published_endpoints, and
+// key_published_coordinates when it has any) as one info list, so that it
+// reads them with one PMIx_Get (each costs a trip through libpmix's
+// progress thread) instead of one per key.
+inline constexpr std::string_view key_launcher_results = "meridian.pnet.results";
 // The environment variable the plugin gives the node's processes of a job
 // it took on, set to the job's namespace: only then is key_setup_path read
 // (a job-level key nobody stored costs PMIx in proportion to the job).

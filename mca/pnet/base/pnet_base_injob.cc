@@ -24,9 +24,11 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -301,37 +303,27 @@ Status publish_results(datastore::Store &store, const mca_pnet_job &job)
 // The launcher's path: this process's results are in its own server only
 // (its daemon stored them), so it puts them as in-job mode does -- each
 // request's entry, meridian.net.endpt and meridian.net.coord -- for the
-// processes of other hosts to read (PMIx's direct modex, no fence).  A
-// handful of values: nothing here grows with the job.
-Status share_launcher_results(datastore::Store &store)
+// processes of other hosts to read (PMIx's direct modex, no fence).  The
+// daemon stored them for this as one value (key_launcher_results): a
+// handful of values, read with one get; nothing here grows with the job.
+Status share_launcher_results(datastore::Store &store, datastore::InfoList results)
 {
-    const datastore::ProcId &self = store.self();
-    auto ids = store.get({self.nspace, datastore::job_rank}, key_setup_ids);
-    const std::string *list = ids ? std::get_if<std::string>(&*ids) : nullptr;
-    std::vector<std::string> keys =
-        list != nullptr && !list->empty() ? util::split(*list, ',') : std::vector<std::string>{};
-    keys.emplace_back(key_published_endpoints);
-    keys.emplace_back(key_published_coordinates);
-    for (const auto &key : keys) {
-        auto value = store.get(self, key);
-        if (!value) {
-            if (value.error().status != MERIDIAN_ERR_NOT_FOUND) {
-                return value.error();
-            }
-            // No endpoints is said too: the other hosts' processes wait for
-            // it.  Nothing else of that kind: nothing to say.
-            if (key == key_published_endpoints) {
-                value = datastore::Value(std::vector<std::string>{});
-            } else {
-                continue;
-            }
-        }
-        if (auto put = store.put(key, std::move(*value)); !put) {
+    // None is said too: the other hosts' processes wait for it.
+    const bool endpoints =
+        std::any_of(results.begin(), results.end(), [](const datastore::Info &info) {
+            return info.key == key_published_endpoints;
+        });
+    if (!endpoints) {
+        results.push_back({std::string(key_published_endpoints), std::vector<std::string>{}});
+    }
+    for (auto &[key, value] : results) {
+        if (auto put = store.put(key, std::move(value)); !put) {
             return put;
         }
     }
     // The node's lowest rank publishes the node's inventory (its server has
     // it from the launcher's daemon) for the other nodes' queries.
+    const datastore::ProcId &self = store.self();
     if (store.local_rank() == 0) {
         if (auto inventory = store.get({self.nspace, datastore::job_rank}, key_node_inventory);
             inventory) {
@@ -341,6 +333,32 @@ Status share_launcher_results(datastore::Store &store)
         }
     }
     return store.commit();
+}
+
+// The same results key by key, from the job's request IDs
+// (key_setup_ids): what a daemon stored that gave no key_launcher_results
+// (a plugin running another Meridian's library).
+Result<datastore::InfoList> launcher_results_by_key(datastore::Store &store)
+{
+    const datastore::ProcId &self = store.self();
+    auto ids = store.get({self.nspace, datastore::job_rank}, key_setup_ids);
+    const std::string *list = ids ? std::get_if<std::string>(&*ids) : nullptr;
+    std::vector<std::string> keys =
+        list != nullptr && !list->empty() ? util::split(*list, ',') : std::vector<std::string>{};
+    keys.emplace_back(key_published_endpoints);
+    keys.emplace_back(key_published_coordinates);
+    datastore::InfoList results;
+    for (auto &key : keys) {
+        auto value = store.get(self, key);
+        if (!value) {
+            if (value.error().status != MERIDIAN_ERR_NOT_FOUND) {
+                return value.error();
+            }
+            continue;
+        }
+        results.push_back({std::move(key), std::move(*value)});
+    }
+    return results;
 }
 
 // Coordinates one process changes reach the others (a PMIx event).
@@ -444,8 +462,17 @@ Status run_in_job()
     const char *launched = std::getenv(launcher_env);
     if ((*store)->backend() == "pmix" && launched != nullptr &&
         launched == (*store)->self().nspace) {
+        // This process's results first: there when the setup worked, and
+        // then nothing else needs reading.
+        std::optional<datastore::InfoList> results;
+        if (auto got = (*store)->get((*store)->self(), key_launcher_results); got) {
+            if (auto *list = std::get_if<datastore::InfoList>(&*got)) {
+                results = std::move(*list);
+            }
+        }
         const datastore::ProcId job{(*store)->self().nspace, datastore::job_rank};
-        auto path = (*store)->get(job, key_setup_path);
+        auto path = results ? Result<datastore::Value>(std::string("launcher"))
+                            : (*store)->get(job, key_setup_path);
         const std::string *said = path ? std::get_if<std::string>(&*path) : nullptr;
         if (said != nullptr && *said == "failed") {
             auto why = (*store)->get(job, key_setup_error);
@@ -456,7 +483,14 @@ Status run_in_job()
                                                             "job's network (its output says why)"));
         }
         if (said != nullptr && *said == "launcher") {
-            if (auto shared = share_launcher_results(**store); !shared) {
+            if (!results) {
+                auto by_key = launcher_results_by_key(**store);
+                if (!by_key) {
+                    return by_key.error();
+                }
+                results = std::move(*by_key);
+            }
+            if (auto shared = share_launcher_results(**store, std::move(*results)); !shared) {
                 return shared;
             }
             s.path = SetupPath::launcher;

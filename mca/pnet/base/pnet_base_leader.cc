@@ -9,11 +9,12 @@
 //                    launcher gave (pmix.locstr), and rank 0's keys; makes
 //                    the node's share (node_share: its inventory, its
 //                    processes, allocate, setup; the port ledger holds the
-//                    node's ports for the leader) and puts every local
-//                    process's results as one value (rank 0, a leader, puts
-//                    the job's keys with it)
-//   the others       wait for that value (PMIx holds a get until the
-//                    leader has committed)
+//                    node's ports for the leader) and puts each local
+//                    process's results under a key of that process's
+//                    (rank 0, a leader, puts the job's keys with them)
+//   the others       wait for their own key (PMIx holds a get until the
+//                    leader has committed): each reads its own results
+//                    only, whatever the node's size
 //   each process     puts its own results as in-job processes do, for the
 //                    processes of other hosts to read; the others put their
 //                    pid too
@@ -53,8 +54,9 @@ namespace
 // Where PMIx says a process is bound (PMIx 4's locality string).
 constexpr std::string_view key_locality = "pmix.locstr";
 constexpr std::string_view key_seckeys = "meridian.leader.seckeys"; // rank 0's
-constexpr std::string_view key_results = "meridian.leader.results"; // the leader's
-constexpr std::string_view key_pid = "meridian.leader.pid";         // each other's
+// The leader's, one per local process: meridian.leader.results.RANK.
+constexpr std::string_view key_results = "meridian.leader.results.";
+constexpr std::string_view key_pid = "meridian.leader.pid"; // each other's
 // How long a process waits for its leader, and a leader for its peers and
 // rank 0: they all start together, so this is only ever reached when one
 // of them died or hangs.
@@ -92,10 +94,29 @@ bool wants_seckeys(const std::vector<Request> &requests)
     return false;
 }
 
+std::string results_key(std::uint32_t rank)
+{
+    return std::string(key_results) + std::to_string(rank);
+}
+
+// A leader that cannot set its node up says why under every local process's
+// key, so that none of them waits for results that will not come.
+void put_failure(datastore::Store &store, const std::vector<std::uint32_t> &peers,
+                 const std::string &why)
+{
+    for (const std::uint32_t peer : peers) {
+        (void)store.put(results_key(peer), why);
+    }
+    (void)store.commit();
+}
+
+// Each local process's results, by its rank.
+using NodeResults = std::vector<std::pair<std::uint32_t, datastore::InfoList>>;
+
 // The leader's part: every local process's results, by rank.
-Result<datastore::InfoList> lead(datastore::Store &store, const std::vector<Request> &requests,
-                                 const std::vector<std::uint32_t> &peers,
-                                 const datastore::InfoList &own_keys)
+Result<NodeResults> lead(datastore::Store &store, const std::vector<Request> &requests,
+                         const std::vector<std::uint32_t> &peers,
+                         const datastore::InfoList &own_keys)
 {
     const datastore::ProcId &self = store.self();
     std::unordered_map<std::string, std::vector<std::uint8_t>> seckeys;
@@ -139,14 +160,15 @@ Result<datastore::InfoList> lead(datastore::Store &store, const std::vector<Requ
     if (!share) {
         return share.error();
     }
-    datastore::InfoList all;
+    NodeResults all;
+    all.reserve(peers.size());
     for (std::uint32_t i = 0; i < peers.size(); ++i) {
         auto results = node_results(**share, i);
         if (!results) {
             (void)deregister(**share);
             return results.error();
         }
-        all.push_back({std::to_string(peers[i]), std::move(*results)});
+        all.emplace_back(peers[i], std::move(*results));
     }
     // Coordinates here would answer for the share's local ranks, not the
     // job's: coord keeps no context of it.
@@ -186,8 +208,7 @@ Status run_leader(datastore::Store &store)
         auto parsed = requests_from_params();
         if (!parsed) {
             if (self.rank == leader) {
-                (void)store.put(key_results, parsed.error().message);
-                (void)store.commit();
+                put_failure(store, *peers, parsed.error().message);
             }
             return parsed.error();
         }
@@ -210,19 +231,21 @@ Status run_leader(datastore::Store &store)
         }
     }
 
-    datastore::InfoList all;
+    datastore::InfoList mine;
     if (self.rank == leader) {
         auto made = lead(store, requests, *peers, keys);
         if (!made) {
-            // The node's other processes wait for this value: they get the
-            // reason instead of waiting for ever.
-            (void)store.put(key_results, made.error().message);
-            (void)store.commit();
+            // The node's other processes wait for their results: they get
+            // the reason instead of waiting for ever.
+            put_failure(store, *peers, made.error().message);
             return made.error();
         }
-        all = std::move(*made);
-        if (auto done = store.put(key_results, all); !done) {
-            return done;
+        for (auto &[rank, results] : *made) {
+            if (rank == self.rank) {
+                mine = std::move(results);
+            } else if (auto done = store.put(results_key(rank), std::move(results)); !done) {
+                return done;
+            }
         }
         // The node's inventory, for the processes of other nodes that ask
         // about this one (the job's fabric, pnet_base_context.cc).
@@ -234,7 +257,7 @@ Status run_leader(datastore::Store &store)
             return done;
         }
     } else {
-        auto results = store.wait_for({self.nspace, leader}, key_results, leader_wait);
+        auto results = store.wait_for({self.nspace, leader}, results_key(self.rank), leader_wait);
         if (!results) {
             return make_error(results.error().status, "waiting for the node's leader (rank " +
                                                           std::to_string(leader) +
@@ -247,44 +270,33 @@ Status run_leader(datastore::Store &store)
         }
         auto *list = std::get_if<datastore::InfoList>(&*results);
         if (list == nullptr) {
-            return make_error(MERIDIAN_ERROR, "the node's results from its leader (rank " +
+            return make_error(MERIDIAN_ERROR, "this process's results from its node's leader "
+                                              "(rank " +
                                                   std::to_string(leader) + ") are not a list");
         }
-        all = std::move(*list);
+        mine = std::move(*list);
     }
-    const std::string me = std::to_string(self.rank);
-    for (auto &entry : all) {
-        if (entry.key != me) {
-            continue;
+    bool endpoints = false;
+    for (auto &[key, value] : mine) {
+        endpoints = endpoints || key == key_published_endpoints;
+        if (auto done = store.put(key, std::move(value)); !done) {
+            return done;
         }
-        auto *mine = std::get_if<datastore::InfoList>(&entry.value);
-        if (mine == nullptr) {
-            break;
-        }
-        bool endpoints = false;
-        for (auto &[key, value] : *mine) {
-            endpoints = endpoints || key == key_published_endpoints;
-            if (auto done = store.put(key, std::move(value)); !done) {
-                return done;
-            }
-        }
-        // None is said too: the other hosts' processes wait for it.
-        if (!endpoints) {
-            if (auto done = store.put(key_published_endpoints, std::vector<std::string>{}); !done) {
-                return done;
-            }
-        }
-        // For the leader, which hands the node's ports to the processes
-        // still running when it ends.
-        if (self.rank != leader) {
-            if (auto done = store.put(key_pid, static_cast<std::uint64_t>(::getpid())); !done) {
-                return done;
-            }
-        }
-        return store.commit();
     }
-    return make_error(MERIDIAN_ERROR, "the node's leader (rank " + std::to_string(leader) +
-                                          ") set up no results for this process");
+    // None is said too: the other hosts' processes wait for it.
+    if (!endpoints) {
+        if (auto done = store.put(key_published_endpoints, std::vector<std::string>{}); !done) {
+            return done;
+        }
+    }
+    // For the leader, which hands the node's ports to the processes still
+    // running when it ends.
+    if (self.rank != leader) {
+        if (auto done = store.put(key_pid, static_cast<std::uint64_t>(::getpid())); !done) {
+            return done;
+        }
+    }
+    return store.commit();
 }
 
 void forget_leader()

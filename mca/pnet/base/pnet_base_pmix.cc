@@ -214,8 +214,13 @@ Status pmix_proc_data(const mca_pnet_job &handle, std::uint32_t rank, pmix_info 
         return make_error(MERIDIAN_ERR_NOT_FOUND, "the job has no requests, so no results");
     }
     // The request entries, then meridian.net.endpt, pmix.fab.endpt and
-    // meridian.net.coord.
-    InfoArray out(job.grants.size() + 3);
+    // meridian.net.coord; last, what a Meridian process puts for the other
+    // hosts' processes (the same request entries and meridian.net.*
+    // values, an empty endpoint list included) as one value, which it reads
+    // with one PMIx_Get.
+    InfoArray out(job.grants.size() + 4);
+    datastore::InfoList shared;
+    shared.reserve(job.grants.size() + 2);
     for (const auto &grant : job.grants) {
         auto entry = (*store)->get(proc, grant.id);
         if (!entry) {
@@ -225,6 +230,7 @@ Status pmix_proc_data(const mca_pnet_job &handle, std::uint32_t rank, pmix_info 
             return make_error(loaded.error().status,
                               "request \"" + grant.id + "\": " + loaded.error().message);
         }
+        shared.push_back({grant.id, std::move(*entry)});
     }
     auto endpoints = (*store)->get(proc, coord::key_endpoint);
     if (!endpoints && endpoints.error().status != MERIDIAN_ERR_NOT_FOUND) {
@@ -239,6 +245,8 @@ Status pmix_proc_data(const mca_pnet_job &handle, std::uint32_t rank, pmix_info 
         }
         fabric_endpoints(out.next(), *job.fabric, node, *list);
     }
+    shared.push_back(
+        {std::string(key_published_endpoints), has_endpoints ? *list : std::vector<std::string>{}});
     if (const mca_coord_context *context = context_of(job); context != nullptr) {
         if (auto coordinates = coord::coordinates(rank); coordinates) {
             std::erase_if(*coordinates, [](const Coordinate &c) { return c.coord.empty(); });
@@ -248,8 +256,12 @@ Status pmix_proc_data(const mca_pnet_job &handle, std::uint32_t rank, pmix_info 
                     !loaded) {
                     return loaded;
                 }
+                shared.push_back({std::string(key_published_coordinates), std::move(*coordinates)});
             }
         }
+    }
+    if (auto loaded = datastore::to_pmix_info(out.next(), key_launcher_results, shared); !loaded) {
+        return loaded;
     }
     *count = out.used();
     *info = out.release();

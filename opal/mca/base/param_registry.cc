@@ -219,8 +219,16 @@ Result<int> ParamRegistry::register_param(const ParamSpec &spec)
     param->value_ = std::move(value);
     param->value_is_null_ = is_null;
     param->source_ = SourceRef{};
-    held_ = param->index_;
-    resolve(*param);
+    // Unset (the usual case): the default stands, and there is nothing to
+    // hold back.  Set: resolved now and again at the next call, which says
+    // what does not parse after any bounds given in between.
+    const auto is_set = [this](const std::string &name) { return settings_.contains(name); };
+    if (is_set(param->full_name_) ||
+        std::any_of(param->synonyms_.begin(), param->synonyms_.end(),
+                    [&](const Synonym &synonym) { return is_set(synonym.full_name); })) {
+        held_ = param->index_;
+        resolve(*param);
+    }
     param->write_storage();
     return param->index_;
 }
