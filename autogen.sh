@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Regenerate the build system.  Frameworks and components are discovered
 # here: every mca/<fw>/ with a framework.am is a framework, and every
 # components/<dir>/ with a configure.m4 and a component.am is a component, so

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: BSD-3-Clause
 dnl Embedding Meridian in another project's autotools tree (an MPI library,
 dnl a runtime), the way hwloc and OpenPMIx are embedded: Meridian's sources
 dnl sit in a subdirectory of the outer tree, the outer configure configures

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Print the linker script that links libmeridian with its start-up functions
 # side by side at the front of its code (config/startup_functions.txt, made
 # by contrib/scripts/startup-order.sh, which says why).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The pnet plugin for libpmix (pmix_plugin/README.md): Meridian's network
  * setup inside a launcher's PMIx server, before the processes start.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the pnet plugin for libpmix is built with (pmix_plugin/README.md).
  * The build defines MERIDIAN_PMIX_PLUGIN_LIBRARY (the libmeridian it

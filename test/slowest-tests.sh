@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The slowest tests of the last `make check` under DIR, for keeping CI
 # within its budget: a test's time runs from its log's creation to its
 # result file's last change (where the file system records creation).

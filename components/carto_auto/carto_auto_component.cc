@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // carto/auto: the host's map from hwloc, of this machine or of an hwloc XML
 // topology (carto_auto_xml).  Accepts whenever hwloc is usable, at a
 // priority below carto_file's, so a carto file wins when one is given and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The weight rule (README.md, "Weights"), in short:
 //
 //   Every vertex has a place in hwloc's tree: a Slot its package (the root

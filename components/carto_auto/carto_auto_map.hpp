@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // From an hwloc topology to the host's map: which vertices, which edges, and
 // their weights.  The rule is the one components/carto_auto/README.md
 // documents (with a worked example); keep the two in step.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "components/carto_auto/carto_auto_topology.hpp"
 
 #include <fcntl.h>

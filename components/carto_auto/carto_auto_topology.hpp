@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The hwloc topology carto_auto maps: this machine's, or one saved as XML
 // (carto_auto_xml), loaded with its I/O devices.
 #ifndef MERIDIAN_COMPONENTS_CARTO_AUTO_TOPOLOGY_HPP

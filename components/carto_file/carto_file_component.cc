@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // carto/file: the host's map read from a carto file, in the seed's adjacency
 // format or Open MPI 1.3's (carto_parser.hpp).  Selected when carto_file_path
 // names a file; the file is read when the base first asks for the map

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // carto_file's second step: a parsed carto description (carto_parser.hpp)
 // into the graph the carto base keeps.  Shared by the component's map_host
 // and the tests, so that both build graphs the same way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "components/carto_file/carto_parser.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // carto_file's parsing layer: carto text -> a plain description of the host
 // graph (vertices and directed weighted edges, in file order).  Nothing here
 // builds a graph or touches the MCA: carto_graph_build.hpp turns the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // coord/tcp: seed 001's logical coordinates for any plane.  Each NIC is at
 // (x, y, z) = (its index on its node, its switch's index on the plane, its
 // subnet's index on the plane); the cost between two NICs is counted in hops

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // coord/torus: planes wired as a mesh or torus.  A plane with a shape in the
 // fabric (plane ... shape=8x4x4 periodic=...) is placed on that shape; with
 // coord_torus_shape set, every other plane is placed on the parameter's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // coord_torus's parameter parsers and position arithmetic.
 #include "components/coord_torus/coord_torus_shape.hpp"
 

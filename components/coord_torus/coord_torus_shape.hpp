@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // coord_torus's arithmetic and its parameters' syntax: a shape "8x4x4x4",
 // which dimensions wrap ("yes", "no" or "1,0,1,1"), positions in row-major
 // order with dimension 0 fastest, and the wrap-around Manhattan distance.

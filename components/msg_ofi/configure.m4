@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: BSD-3-Clause
 dnl msg_ofi: the msg framework's libfabric transport (component "ofi").
 m4_define([MCA_msg_ofi_FRAMEWORK], [msg])
 m4_define([MCA_msg_ofi_NAME], [ofi])

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // msg/ofi: processes reach each other through a libfabric RDM endpoint with
 // tagged messages, for fabrics Meridian has no transport of its own for
 // (verbs, efa, psm3, cxi, ...).  libfabric is opened only when the job has

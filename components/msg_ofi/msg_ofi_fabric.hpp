@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The libfabric side: one RDM endpoint with tagged messages, its completion
 // queue and address vector, for the peers the base gives the ofi transport.
 #ifndef MERIDIAN_MSG_OFI_FABRIC_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "config.h"
 
 #include "components/msg_ofi/msg_ofi_libfabric.hpp"

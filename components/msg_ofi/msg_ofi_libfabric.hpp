@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libfabric, loaded when the transport first needs it.
 //
 // The component's DSO is not linked with libfabric: loading libfabric runs

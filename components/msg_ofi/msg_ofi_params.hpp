@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The ofi transport's parameters, as register_params resolved them (the
 // component's storage; read when the transport starts).
 #ifndef MERIDIAN_MSG_OFI_PARAMS_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The ofi transport's work: bring-up (the endpoint, the peers' addresses),
 // one tagged operation per start, posted straight from the channel's blocks
 // (fi_tsendv / fi_trecvv) when the provider's iov limit allows, else through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The ofi transport: a libfabric RDM endpoint with tagged messages, one
 // operation per start, matched by libfabric (MCA_MSG_TRANSPORT_MATCHES: the
 // provider's tag matching keeps (peer, tag, start order)).  Each process

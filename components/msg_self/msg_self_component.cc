@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // msg/self: a process's messages to itself.  A send that finds its
 // receive started copies into it at once; a small one (msg_self_eager_limit)
 // whose receive is not there yet is copied into an early buffer of the

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: BSD-3-Clause
 dnl msg_sm: the msg transport between processes of one node (shared-memory
 dnl rings, CMA).  Linux only: process_vm_readv and POSIX shared memory.
 m4_define([MCA_msg_sm_FRAMEWORK], [msg])

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // msg/sm: processes of one node through Meridian's shared-memory rings, and
 // CMA for large messages.  See README.md.
 //

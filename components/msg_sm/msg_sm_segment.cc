@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "components/msg_sm/msg_sm_segment.hpp"
 
 #include <fcntl.h>

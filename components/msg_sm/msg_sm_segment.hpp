@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Meridian's shared-memory path between processes of one node: every process
 // owns one inbound POSIX shm segment holding one single-producer /
 // single-consumer ring per process of its node (the ring of local rank r is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The sm transport's work: bring-up (this process's ring segment, the
 // peers' segments mapped, CMA probed at the word each peer's segment names:
 // no address goes through the modex), the rings' traffic, the rendezvous

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The sm transport: processes of one node through Meridian's rings
 // (msg_sm_segment.hpp).  Messages up to the eager limit -- and every message
 // whose blocks are too fine for CMA, or when CMA is not permitted -- are

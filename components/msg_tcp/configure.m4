@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: BSD-3-Clause
 dnl msg_tcp: the msg transport over Meridian's own TCP sockets.  Its
 dnl handshake needs libsodium (HMAC-SHA-256, the OS's random source): without
 dnl it the component is not built.

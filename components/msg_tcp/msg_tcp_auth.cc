@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "components/msg_tcp/msg_tcp_auth.hpp"
 
 #include <sodium.h>

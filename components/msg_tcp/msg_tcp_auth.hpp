@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Who may connect to the tcp transport: the handshake that opens every
 // connection, as bytes in and verdicts out (the transport moves the bytes).
 //

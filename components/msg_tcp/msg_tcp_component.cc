@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // msg/tcp: processes reach each other through Meridian's own TCP sockets,
 // one connection per pair, authenticated by the job's keys.  See README.md.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tcp transport's connections: opening one to a peer, accepting one
 // from a peer, and keeping strangers out (msg_tcp_auth.hpp says how a
 // connection proves it comes from the job).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "components/msg_tcp/msg_tcp_socket.hpp"
 
 #include "mca/msg/base/msg_util.hpp"

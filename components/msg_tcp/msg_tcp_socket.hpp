@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tcp transport's sockets: a listener, non-blocking connections, the
 // header before each message (what opens a connection is in
 // msg_tcp_auth.hpp), and the address to listen on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tcp transport's messages: one connection per pair of processes
 // (msg_tcp_socket.hpp), opened by the first to send (msg_tcp_connect.cc).  When both open one
 // at once, the one opened by the lower rank stays: each side's answer to

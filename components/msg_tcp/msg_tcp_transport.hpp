@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tcp transport: Meridian's own sockets, one connection per pair of
 // processes, opened by the first of the two to send and proved by the
 // job's keys before it carries anything (msg_tcp_auth.hpp).  Messages go

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: BSD-3-Clause
 dnl msg_ucx: the msg framework's UCX transport (component "ucx").  Needs UCX
 dnl (configure.ac checks pkg-config ucx).
 m4_define([MCA_msg_ucx_FRAMEWORK], [msg])

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // msg/ucx: processes reach each other through UCX's UCP tag API, over the
 // devices and protocols UCX chooses (InfiniBand and RoCE verbs, shared
 // memory, TCP), for clusters where UCX is the network stack users run.  UCX

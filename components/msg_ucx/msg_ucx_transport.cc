@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The ucx transport's work: bring-up (the context, the worker, an endpoint
 // per peer), one tagged operation per start, posted straight from the
 // channel's blocks (UCP's iov datatype: UCX registers what it needs), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The ucx transport: one UCP worker with the tag API, one endpoint per peer
 // it carries, one tagged operation per start, matched by UCP
 // (MCA_MSG_TRANSPORT_MATCHES: UCP's tag matching keeps (peer, tag, start

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libucp, opened at first use (msg_ucx_ucp.hpp says why).
 #include "config.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // UCX's UCP, loaded when the transport first needs it.
 //
 // The component's DSO is not linked with UCX: loading libucp runs the

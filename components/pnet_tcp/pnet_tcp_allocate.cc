@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp's allocation (pnet_tcp_allocate.hpp; rules in README.md).
 //
 // Cost: one pass over the processes per request plus work per touched pool;

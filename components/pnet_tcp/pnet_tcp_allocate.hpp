@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp's allocation: static ports per process from pools kept per fabric
 // node and protocol, the NIC each process's ports are on, QoS and bandwidth
 // checks (README.md states the rules).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp and the host's port ledger (pnet_tcp_claim.hpp; README.md,
 // "Port ledger").
 #include "components/pnet_tcp/pnet_tcp_claim.hpp"

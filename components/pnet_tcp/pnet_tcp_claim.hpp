@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp and the host's port ledger (pnet_tcp_ledger.hpp): what this
 // process's job claims there, holds and gives back, and which nodes'
 // inventories are claims (README.md, "Port ledger").

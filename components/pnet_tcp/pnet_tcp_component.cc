@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp: TCP and UDP endpoints (static ports) for a job's processes, from
 // this host's interfaces or a fabric file.  Always available; the pipeline
 // runs it with every other active pnet component.  See README.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp's inventory (pnet_tcp_inventory.hpp).
 #include "components/pnet_tcp/pnet_tcp_inventory.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp's inventory: this host's IPv4 interfaces as a one-node fabric
 // (or the fabric file), and its delivery into the launcher's fabric.
 #ifndef MERIDIAN_COMPONENTS_PNET_TCP_INVENTORY_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp's port ledger (pnet_tcp_ledger.hpp; README.md, "Port ledger").
 #include "components/pnet_tcp/pnet_tcp_ledger.hpp"
 

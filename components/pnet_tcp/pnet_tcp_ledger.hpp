@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp's port ledger: one file per host that the jobs of a user on that
 // host share, so that a static port is handed to one job at a time however
 // many jobs run at once (README.md, "Port ledger").  Each job's pnet_tcp

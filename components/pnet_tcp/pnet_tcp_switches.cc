@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp's switch map (pnet_tcp_switches.hpp).
 #include "components/pnet_tcp/pnet_tcp_switches.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/tcp's switch map: which Ethernet switch each address hangs off.  A
 // host sees its interfaces, addresses and speeds, but not the switch at the
 // other end of the cable (that takes LLDP, which few hosts run), so the site

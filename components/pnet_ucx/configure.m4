@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: BSD-3-Clause
 dnl pnet_ucx: UCX devices per process.  Needs UCX (configure.ac checks pkg-config ucx).
 m4_define([MCA_pnet_ucx_FRAMEWORK], [pnet])
 m4_define([MCA_pnet_ucx_NAME], [ucx])

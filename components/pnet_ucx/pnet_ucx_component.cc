@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet/ucx: UCX devices per process.  Each node lists its UCX network
 // devices and transports through UCT (collect_inventory); the launcher keeps
 // every node's list (deliver_inventory) and gives each process of a "ucx"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet_ucx's rules and inventory text (pnet_ucx_devices.hpp).
 #include "components/pnet_ucx/pnet_ucx_devices.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet_ucx's data and rules, kept apart from the component's C glue so
 // they can be tested on their own: a node's UCX devices, the inventory text
 // that carries them from a node to the launcher, the host's devices through

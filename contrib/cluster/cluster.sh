@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A small cluster of simulated hosts on this machine, for running Meridian
 # jobs across hosts (README.md, "Running on many hosts").  Needs root,
 # iproute2 (ip, tc), util-linux (nsenter, unshare) and iputils-ping.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian-linkem: a link emulator for the simulated cluster
 // (contrib/cluster/cluster.sh), for kernels built without netem.
 //

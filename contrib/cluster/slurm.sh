@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Slurm on the simulated cluster of cluster.sh, so that jobs start with srun
 # (--mpi=pmix) as on a real cluster: slurmctld on h1, one slurmd on every
 # host, and one munged for the credentials.  Needs root, the cluster up

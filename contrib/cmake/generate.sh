@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Makes one of Meridian's CMake package files from its template:
 #
 #   generate.sh TEMPLATE OUTPUT CMAKEDIR PREFIXVAR [LIBRARY.la] [NAME=VALUE...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Set up everything on a fresh Debian 12 machine, build, and run every test.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install the Debian 12 packages Meridian builds, tests and benchmarks with.
 # Installs nothing when everything is already there.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # clang-format (Debian 12's, version 14) over every C and C++ source git
 # tracks, with the .clang-format at the top of the tree.
 #   contrib/scripts/format.sh           rewrite the files in place

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Regenerate config/startup_functions.txt, the list of libmeridian's functions a
 # process runs from meridian_init to its first answered query, which the
 # link puts side by side at the front of the library's code.

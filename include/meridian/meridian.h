@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Meridian's C API in one header: the runtime (init, finalize, version),
  * errors and output, the parameter system, the component ABI and framework

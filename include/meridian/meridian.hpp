@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * Meridian's C++ API in one header (C++20): everything <meridian/meridian.h>
  * declares, plus the C++ classes of the core (parameters, sources, component

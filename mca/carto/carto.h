@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * carto: the host's map as a weighted graph of processors (Slot<n>), memory
  * nodes (MEM<n>) and ports (Ethernet, InfiniBand, ...).  Single-select: the

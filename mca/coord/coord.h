@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coord: network coordinates of NICs and processes, the views they are given
  * in, each plane's shape, and the relative cost of communication.

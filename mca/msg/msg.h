@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * msg: the transports under the QMP API.  Multi-select, chosen per peer.
  *

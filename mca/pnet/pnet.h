@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pnet: network resources assigned to a job's processes before launch.
  * Multi-select: every component whose query accepts takes part, best

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * qmp.hpp -- the C++ binding of QMP (2002 specification, "C++ binding"),
  * header-only over the C API in qmp.h.  Installed next to qmp.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Message handles, declared: each send or receive is one persistent
 // transport channel, set up completely here (peer, QMP's tag, the runs of
 // its memory), so that starting and waiting (qmp_channel_start.cc) has

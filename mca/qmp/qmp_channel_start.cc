@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The hot path of message handles: QMP_start and QMP_wait are one
 // transport call each (a multiple: a start per member, one wait for all),
 // with nothing to look up, allocate or lock below QMP_THREAD_MULTIPLE.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Collectives per communicator: the schedules (qmp_coll_schedule.cc) run
 // over persistent channels to the partners they name, one set per size
 // class over two scratch buffers (the smallest class made with the

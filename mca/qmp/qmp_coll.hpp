@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Between the collectives' engine (qmp_coll.cc) and the public calls
 // (qmp_coll_api.cc).  Every function is collective over the communicator's
 // members; `call` names the public call in error messages.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The public collective calls: argument checks, the element type and
 // operation (QMP's choices: a float sum and an int sum accumulate wider),
 // then the engine in qmp_coll.cc; and allgather for the QMP layer.

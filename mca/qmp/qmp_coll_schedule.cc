@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The collectives' schedules (pure: from where the members run to what each
 // one sends, receives and combines, round by round).  See make_schedule in
 // qmp_msg.hpp for the shape; qmp_coll.cc runs them.

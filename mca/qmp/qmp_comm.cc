@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Communicators: the allocated / job / default roles, split, free, and the
 // per-communicator node queries.  A communicator is its members (job ranks
 // in communicator rank order) and a context that keeps its traffic apart

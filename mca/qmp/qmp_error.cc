@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Status strings, the last error (QMP_get_error_number / _string with a
 // NULL handle), per-handle errors, and the 2002 error function.
 #include <cstdio>

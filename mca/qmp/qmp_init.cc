@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Init, finalize, abort; QMP's argv options; thread levels.
 //
 // QMP_init_msg_passing: meridian_init (takes --mca / --tune), then QMP's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The QMP layer's shared state and the calls between its parts (libqmp).
 //
 //   qmp_init.cc      init / finalize / abort, argv options, thread levels

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // QMP_layout_grid and the subgrid queries, on the default communicator as
 // in QMP.  The factorisation is rules::layout_grid (qmp_layout_rule.hpp);
 // this file adds what QMP does around it: on a mesh the job geometry is

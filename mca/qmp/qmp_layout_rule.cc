@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // QMP's rules as pure functions (qmp_layout_rule.hpp).
 #include "mca/qmp/qmp_layout_rule.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // QMP's rules as pure functions (libqmp; unit-tested in test/qmp_base): how
 // node numbers map to grid coordinates, which logical topologies may be
 // declared, how QMP_layout_grid spreads the nodes over a lattice, how -qmp-job

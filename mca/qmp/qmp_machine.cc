@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The allocated machine and the jobs in it.
 //
 // At init (set_up_machine): the allocated communicator holds the whole job;

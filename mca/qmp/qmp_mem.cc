@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Aligned memory (with a registry, so the 2002 QMP_free_aligned_memory can
 // free by the pointer) and message memory: each kind becomes its runs of
 // bytes once, here, and channels copy them at declare time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libqmp_mpi: the MPI communicators under QMP's (qmp_mpi.h says why and
  * how libqmp finds this).  Built with the MPI that configure found; only

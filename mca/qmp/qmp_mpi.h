@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The MPI part of QMP: what libqmp_mpi does for libqmp.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the QMP layer's messaging files share (libqmp): message memory as
 // runs of bytes, message handles, the transport tag, the collective
 // schedules, and the serialisation of transport calls at

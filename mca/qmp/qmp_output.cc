@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Verbosity, QMP's tagged output lines, timing and the version.
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Logical topologies: declaring a grid on a communicator, coordinates <->
 // node numbers, relative neighbours.  Numbering is QMP's
 // (qmp_layout_rule.hpp), so applications find the same neighbours; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The frameworks built into this Meridian, declared to the MCA base.  The
 // list is written by configure (MERIDIAN_FRAMEWORK_TABLE) from the framework
 // directories autogen.sh found, so a new framework is a new mca/<fw>/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Starting and stopping Meridian in a program: the runtime, above the
  * frameworks (it is what names them; the MCA base below learns them from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "config.h"
 
 #include <meridian/mca/runtime/meridian.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What every Meridian tool's command line shares: the exit statuses, taking
 // Meridian's own --mca / --tune out of argv, the style each tool parses its
 // own options with afterwards, and the words its mistakes and --help use.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What every Meridian tool's main shares: reading its command line up to
 // the answers that need no Meridian (--help, --version), then running its
 // own work inside a MeridianSession, and the exit status that comes of it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What every Meridian tool's main shares: Meridian's life from a successful
 // meridian_init to the end of main, and writing the output in one piece.
 #ifndef MERIDIAN_TOOLS_TOOL_SESSION_HPP

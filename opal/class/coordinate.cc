@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Network coordinates: the C struct's life cycle (malloc/free, so that C
 // callers may free what we hand out the PMIx way) and the C++ value type.
 #include <meridian/opal/class/coordinate.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Network coordinates, laid out like PMIx's pmix_coord_t (PMIx standard,
  * chapter "Network Coordinates"): the fabric and plane the coordinate is on,

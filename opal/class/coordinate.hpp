@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A network coordinate for C++: the value type behind meridian_coord_t.
 #ifndef MERIDIAN_CLASS_COORDINATE_HPP
 #define MERIDIAN_CLASS_COORDINATE_HPP

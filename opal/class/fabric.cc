@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fabric model: building it with its checks, merging, the per-node
 // carto view and the NIC order by distance, and rates.
 #include <meridian/opal/class/fabric.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fabric: planes, subnets, switches, nodes and their NICs -- the network
 // model that pnet allocates from and coord places on.  It comes from a fabric
 // file (below), or is built from the inventory each node's pnet components

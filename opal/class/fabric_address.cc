@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // IPv4 addresses and CIDR blocks, strictly: a typo must be an error, not a
 // different network.
 #include <meridian/opal/class/fabric_address.hpp>

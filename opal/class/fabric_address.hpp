@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // IPv4 addresses and CIDR blocks, as fabric descriptions, port pools and
 // allocation requests write them.
 #ifndef MERIDIAN_CLASS_FABRIC_ADDRESS_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fabric file (format in fabric.hpp): a line-by-line reader that checks
 // every statement where it stands, and the writer that reads back the same.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Job maps from a hosts list ("node01:4,node02:4"), as mpirun's -H writes it.
 #include <meridian/opal/class/job_map.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Where a job's processes run on a fabric: rank -> node, local rank and the
 // package it is bound to.  Ranks are 0..size-1.
 #ifndef MERIDIAN_CLASS_JOB_MAP_HPP

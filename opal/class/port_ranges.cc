@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Static port pools in PMIx's syntax, and the free ports of one pool.
 #include <meridian/opal/class/port_ranges.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Static port pools: PMIx's syntax for the ports a launcher may hand out,
 //
 //   tcp:10.10.10.0/24:32000-32100,33000;udp:40000,40005

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include <meridian/opal/class/weighted_graph.hpp>
 
 #include <algorithm>

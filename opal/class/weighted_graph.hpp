@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A weighted graph with typed vertices and weighted directed edges: the
 // host map that carto builds (processors, memory nodes, ports) and the
 // shortest-path queries its users ask (distance lists, paths, the graph of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The component ABI.  This header is the whole contract between libmeridian
  * and a component built by anybody: plain C types only, so a component can be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The local datastore backend: the process's own table.  A singleton is a
 // job of one, so there is nobody to exchange with and fence returns at once;
 // tools that model a whole job (meridian_netmap) give a job size and store()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The PMIx datastore backend (built only when configure found PMIx): the
 // process joins the job its PMIx launcher started, publishes with PMIx_Put
 // (scope global), exchanges with PMIx_Commit and PMIx_Fence (collecting the

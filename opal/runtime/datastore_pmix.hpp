@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the datastore's PMIx backend lends the rest of the library: a value
 // as PMIx's own type, exactly as the PMIx store publishes it.  Built only
 // with PMIx; not installed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Arrays handed to C callers (the frameworks' C APIs): malloc'd, so that C
 // frees each string and then the array with free().  Not installed.
 #ifndef MERIDIAN_OPAL_UTIL_C_ARRAYS_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C-boundary guard's default report (c_boundary.hpp).
 #include <meridian/opal/util/c_boundary.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The one guard at every C boundary: no C++ exception reaches a C caller.
 //
 // Every extern "C" function and every function a C vtable points at (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include <meridian/opal/util/error.h>
 
 extern "C" const char *meridian_strerror(int status)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Meridian status codes.  Every C entry point returns one of these; zero is
  * success and every error is negative so callers can test `rc < 0`.

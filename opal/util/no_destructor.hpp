@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A function-local static that is never destroyed.  Used for state that
 // holds component DSOs: unloading them during static destruction would run
 // while other destructors may still call into component code, and would

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include <meridian/opal/util/output.hpp>
 
 #include <cstdarg>

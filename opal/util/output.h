@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Messages to the user.  Everything Meridian has to say (errors, warnings,
  * notices, verbose output) goes through one sink, by default standard error,

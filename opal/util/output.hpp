@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // C++ face of output.h.
 #ifndef MERIDIAN_UTIL_OUTPUT_HPP
 #define MERIDIAN_UTIL_OUTPUT_HPP

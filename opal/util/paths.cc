@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "opal/util/paths.hpp"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Installation directories and path helpers.
 #ifndef MERIDIAN_UTIL_PATHS_HPP
 #define MERIDIAN_UTIL_PATHS_HPP

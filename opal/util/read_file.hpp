@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The one way Meridian reads an input file (param files, --tune files,
 // fabric files, carto files): whole, bounded and checked.
 //

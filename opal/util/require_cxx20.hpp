@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * Included first by every C++ header Meridian installs: they use C++20
  * (std::span, concepts, designated initialisers), so an older standard is

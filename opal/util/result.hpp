@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Errors as values inside the library: a Result holds either a value or an
 // Error (status code plus the complete message for the user).
 #ifndef MERIDIAN_UTIL_RESULT_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Small string helpers shared by every parser in the library.
 #ifndef MERIDIAN_UTIL_STRINGS_HPP
 #define MERIDIAN_UTIL_STRINGS_HPP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How fast a job ends when one of its processes fails (run-abort-bench.sh):
  * every process starts, meets the others in a barrier, then process 1
  * fails -- QMP_abort(3) ("abort"), a SIGSEGV ("crash"), exit(3) without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Benchmark of pnet's allocation (mca/pnet/base/base.hpp: make_job +
 // allocate, with the active pnet components and coord placing the planes)
 // on generated fabrics of 10^2 .. 10^5 nodes and jobs of 10 processes per

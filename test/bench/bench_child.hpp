@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Run one measurement in a child process of its own, so that the peak
 // resident set reported (wait4's ru_maxrss) is that of the measurement alone,
 // not the largest seen by the benchmark so far.  Shared by the benchmarks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What bench_qmp.c and bench_mpi.c share, so that both measure the same
  * thing the same way: the message sizes, iteration counts, rounds, the halo

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A carto component for the meridian_info benchmark, compiled once per name:
  *

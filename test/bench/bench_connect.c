@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What opening connections costs, for the connection benchmark
  * (run-connect-bench.sh): one source, built twice,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Benchmark of carto's distance lists (opal/class/weighted_graph.hpp) on
 // generated host-like graphs of 10^3 .. 10^6 vertices, against two
 // baselines measured in the same run:

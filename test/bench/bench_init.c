@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Start-up and shut-down of a message-passing program, for the start-up
  * benchmark (run-init-bench.sh): one source, built twice,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared by the benchmark scripts (sourced; set bench_name first): failing
 # with a message, whole-number settings, mpirun and Open MPI's environment,
 # building with mpicc, and the median the tables are made of.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Open MPI's side of the QMP-against-Open-MPI benchmark (run-qmp-bench.sh
  * builds it with mpicc; make does not): the same cases as bench_qmp.c,

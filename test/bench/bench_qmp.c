@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * QMP's side of the QMP-against-Open-MPI benchmark (run-qmp-bench.sh):
  * on exactly 2 processes, ping-pong from 8 B to 4 MiB over persistent

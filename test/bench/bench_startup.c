@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What a process of a large job pays for its network setup, by where the
  * setup runs (run-startup-bench.sh prints the table):

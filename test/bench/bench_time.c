@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Wall-clock timing of a command for the meridian_info benchmark:
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark: how fast a job ends when one process fails, QMP against QMP
 # over MPI.  Goal: the job ends at least as fast as the reference QMP's
 # (QMP over Open MPI: QMP_abort is MPI_Abort there) in every case.  Not part

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark: what opening connections costs, QMP's tcp path against Open
 # MPI's btl tcp.  Goal: QMP's connect cost at most 1.0x Open MPI's at every
 # process count.  Not part of `make check`; run it with

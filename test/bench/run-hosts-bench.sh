@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark between two hosts: bench-qmp's cases (ping-pong 8 B .. 4 MiB,
 # the two halos, the global sum) with one process on each of two simulated
 # hosts (contrib/cluster/cluster.sh: h1 and h2 on switch data0), QMP over

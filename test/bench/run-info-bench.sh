@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark: wall time of `meridian_info --all --parsable` against Open MPI's
 # `ompi_info --all --parsable`.  Goal: meridian_info takes at most 1/10 of
 # ompi_info's time.  Not part of `make check`; run it with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark: start-up and shut-down of a QMP program against an MPI program.
 # Goal: QMP_init_msg_passing + QMP_finalize_msg_passing take at most 1.0x
 # the time of Open MPI's MPI_Init + MPI_Finalize, for one process and for 2

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark: what a small message costs in instructions, QMP against Open
 # MPI, counted rather than timed (so it does not move with the machine's
 # load).  Not part of `make check`; run it with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark: Meridian's QMP against Open MPI on 2 processes of this node.
 # Goal: latency at most 1.0x and bandwidth at least 1.0x Open MPI's.  Not
 # part of `make check`; run it with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-startup: what a process of a job of 10^3..10^5 processes (10 per
 # node; BENCH_STARTUP_SIZES adds 10^6, where libpmix 4.2 takes about 14
 # minutes on a 2-core machine to register the job in the server and as long

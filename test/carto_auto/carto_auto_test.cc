@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "test/carto_auto/carto_auto_test.hpp"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the carto_auto tests share: the topologies they map, starting
 // Meridian the way a program does (parameters in the environment), and the
 // host graph written out as text that one ck_assert_text_eq compares whole.

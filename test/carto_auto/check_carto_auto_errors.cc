@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // carto_auto given an XML file it cannot map: one error message naming the
 // file, the parameter and the reason; the query answers the error code (and
 // keeps answering it without saying it again); never a silent fall-back to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // carto_auto on the machine the tests run on (carto_auto_xml unset): what
 // is true of any machine, checked against hwloc's own view of it.
 #include <string>

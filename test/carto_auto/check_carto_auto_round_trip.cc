@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The round trip a user makes to freeze a host's map: carto_auto maps the
 // host (this machine, or an XML topology), format_carto_text writes it as
 // carto text, carto_file reads that back (carto_file_path), and every

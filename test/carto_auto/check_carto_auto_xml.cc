@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // carto_auto on hand-written hwloc XML topologies (carto_auto_xml), through
 // the carto framework as a program uses it: the exact vertices, types, edges
 // and distance lists the weight rule of components/carto_auto/README.md

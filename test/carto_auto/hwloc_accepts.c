@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hwloc_accepts FILE: exit 0 when hwloc, linked into a program as usual
  * (its plugins load), loads the XML topology FILE, 1 otherwise.  The tests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The carto base (mca/carto/base): the C API over graphs (building, distance
 // lists with unreachable vertices, paths, finding, type names, errors with
 // their messages), the carto text writer in both formats, and the host map's

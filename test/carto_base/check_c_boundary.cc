@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The one guard at the C boundary (opal/util/c_boundary.hpp): what a C
 // caller gets back, and what is said, when the body throws; then the carto
 // base's C entry points with every allocation failing: each answers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "test/carto_file/carto_test_support.hpp"
 
 #include <algorithm>

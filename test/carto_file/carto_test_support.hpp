@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Pieces the carto_file parser tests share: parse text under a fixed path,
 // and show a description (or the error instead of it) as text that one
 // ck_assert_text_eq compares whole, so a failure shows both versions.

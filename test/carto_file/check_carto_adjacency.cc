@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The adjacency format (the carto requirements' figure 3): the figure parsed
 // exactly, a vertex's list on its own line or on the indented lines below it,
 // entries separated by commas or blanks, '#' comments, and vertex types read

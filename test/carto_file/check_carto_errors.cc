@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Every way a carto file can be wrong, with its exact message: one line
 // "PATH:LINE:COLUMN: expected ..., found ..." (or "PATH: <strerror>" for a
 // file that cannot be read), for the first syntax error, else the first use

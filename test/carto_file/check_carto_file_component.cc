@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The file carto component through the framework, as a user runs it: MCA
 // parameters in the environment, meridian_init, then the carto base's C API
 // (mca/carto/base/base.h).  The component is found in the build tree

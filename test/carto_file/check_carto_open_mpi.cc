@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Open MPI 1.3's carto format: EDGE declarations with their types, BRANCH
 // (one way) and BRANCH_BI_DIR (both ways), the three comment styles, and the
 // example contrib/carto/ompi13.carto, which describes figure 3's graph.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The round trip a user makes with meridian_carto and carto_file: carto text
 // -> parser -> graph (add_to_graph, as the component builds it) -> the base's
 // writer (format_carto_text) -> parser -> graph.  Both graphs must have the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # meridian_carto on the live machine (carto_auto, hwloc): without a carto
 # file, carto_auto maps the host; its graph has a processor and a memory
 # node, and its carto text read back by carto_file gives the same distances.

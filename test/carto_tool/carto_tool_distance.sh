@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # meridian_carto distance, path and vertices: the seed's example on figure 3,
 # type filtering, unreachable vertices, and paths that do not exist.
 . "$TEST_LIB"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # What goes wrong once the command line is right: an unknown vertex (the
 # closest name and the valid ones, capped for big graphs), a bad carto file
 # (carto_file's file:line:column message, then the base's), no component,

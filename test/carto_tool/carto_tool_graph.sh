@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # meridian_carto graph on the seed's figure 3 (contrib/carto/figure3.carto,
 # read by carto_file): the carto text and the JSON exactly, the DOT read back
 # line by line (and by Graphviz when it is installed), and the graph of one

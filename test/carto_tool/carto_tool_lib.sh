@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the meridian_carto tests: the shared checks of
 # test/support/tool_test_lib.sh, with the build tree's carto components on the
 # component path (in a --disable-dlopen build they are in libmeridian and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # graph's carto text is a carto file: read back by carto_file it gives the
 # same graph (the same text again, the same JSON) and the same distance list
 # from every vertex -- for both file formats, one-way and unreachable parts,

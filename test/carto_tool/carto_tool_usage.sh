@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # meridian_carto's command line: --help, --version, and every mistake in the
 # command line -- one message that names what is wrong and the choices, exit
 # status 2, nothing on standard output, and no map made (these runs would

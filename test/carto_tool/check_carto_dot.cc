@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_carto's DOT writer (mca/tools/meridian_carto/dot.cc, compiled in
 // through dot_for_tests.cc) on what no carto file can hold: names with
 // quotes, backslashes, '%', control characters and non-UTF-8 bytes, loops,

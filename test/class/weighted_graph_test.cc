@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The weighted graph carto keeps (opal/class/weighted_graph.hpp): the seed's
 // figure 3 distances, name order, unreachable vertices, direction, errors
 // with their messages, paths, per-interconnect subgraphs, lengths past 2^64, the

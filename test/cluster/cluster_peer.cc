@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One process of a job across the simulated hosts (pnet_hosts.sh runs it
 // under mpirun on contrib/cluster/cluster.sh's hosts).  After meridian_init,
 // whichever path set the job's network up, it prints, on one line, what pnet and coord gave it, for

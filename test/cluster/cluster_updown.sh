@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # contrib/cluster/cluster.sh as a user drives it: up 3 hosts, each with its
 # own hostname, NICs (/sys/class/net shows them, with a speed), addresses
 # and /etc/hosts; every host reaches every other on both planes, the

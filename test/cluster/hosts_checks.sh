@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by pnet_hosts.sh (mpirun), slurm_hosts.sh (srun) and, for hosts_up,
 # test/msg/tcp_attack_hosts.sh: the checks of a job of cluster_peer, six
 # processes on h1-h3 two by two (ranks 0 and 1 on h1, 2 and 3 on h2, 4 and 5

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # pnet and coord in-job across hosts: Open MPI's mpirun starts cluster_peer
 # on three simulated hosts (contrib/cluster/cluster.sh: h1 and h2 on switch
 # data0, h3 on data1, all three on mgmt), two processes each, and every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Meridian's CMake packages as CMake projects use them, against a staged
 # `make install` (a root other than the configured prefix: the packages must
 # find everything from their own place) and again after that tree is moved:

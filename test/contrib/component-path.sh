@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A third-party component installed with its own Makefile into a directory of
 # its own, named by mca_base_component_path: meridian_info lists it and the
 # carto framework selects it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # configure's options for dependencies and components, as HPC libraries have
 # them, are honoured and reported in its summary; bad values are refused with
 # a message that says what was expected:

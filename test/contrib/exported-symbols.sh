@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Only Meridian's names leave its libraries, so that Meridian and Open MPI
 # (whose libopen-pal exports mca_base_framework_open, mca_base_close, ...) can
 # share a process:

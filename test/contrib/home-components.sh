@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A third-party component installed into $HOME/.meridian/components (the
 # example Makefile's install-user), with the default mca_base_component_path:
 # meridian_info lists it and the carto framework selects it.

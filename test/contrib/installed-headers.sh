@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # What `make install` gives third parties is enough to build against Meridian:
 # meridian.pc describes this build, every installed header compiles on its own
 # as <meridian/...> with pkg-config's flags (.h as C11 and C++20, .hpp as

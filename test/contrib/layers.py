@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The layering check: a file of a lower floor never includes one of a higher.
 
     opal/                          0  the core: utilities, classes, MCA base, datastore

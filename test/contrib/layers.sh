@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The layering check (layers.py) on this tree, after it has shown it can
 # fail: on a scratch tree with one include of each kind it refuses, it must
 # name each, word for word.

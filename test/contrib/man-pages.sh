@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The manual pages cannot go stale: every option a tool's --help lists must
 # be a tagged item of the OPTIONS section of its page, and every page has
 # the sections a user looks for.  A page with an option taken out must fail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Prints meridian_version(): built with pkg-config's flags only, it shows the
  * installed headers and library are enough for a program. */
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The param file template (contrib/conf/meridian-mca-params.conf), installed
 # as $sysconfdir/meridian-mca-params.conf by a staged `make install`:
 # Meridian reads it as it stands (everything commented out) without a word;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # qmp-config's command line: a mistake in it is exit status 2 with one
 # message on standard error that says what was wrong, and nothing on
 # standard output, wherever in the command line the mistake stands.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A program built against an installed Meridian (pkg-config meridian), the
  * way a third party's program is: initialise, ask the carto framework for the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the contrib tests.  Installs the built Meridian under a temporary
 # root (make install DESTDIR=...), then builds, through pkg-config only, the
 # example component (contrib/example-component) and a small program that

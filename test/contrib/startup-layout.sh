@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # What a process pays to start libmeridian depends on how it was linked
 # (configure.ac, config/startup-layout.sh):
 #   - with -Bsymbolic-functions, libmeridian's calls to its own exported

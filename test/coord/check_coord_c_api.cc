@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The coord base's C API (mca/coord/base/base.h): every call's answer (a
 // NIC as a qualifier, every plane's NICs and shapes among them), that what it
 // hands out is the caller's to free (run under ASan/LSan in CI), and that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The coord base's C++ queries (mca/coord/base/base.hpp) on a fabric placed
 // by coord_tcp and coord_torus: views (logical by default, UNDEF = logical,
 // physical where a module gives it, other values passed through), dims,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The relay that carries the coordinates-updated event between nodes
 // (mca/coord/base/coord_base_relay.hpp), and the strangers it must keep out:
 //   - its published address and its frames, byte for byte: every malformed

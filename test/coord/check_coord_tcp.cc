@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // coord_tcp through the framework: seed 001's logical x/y/z (NIC index on
 // its node, switch, subnet) on a fabric with two planes and two switches per
 // plane, the shapes, the hop costs of every case in its README, and the cost

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // coord_torus through the framework: physical positions from the fabric
 // (NIC coord, node coord, or fabric order laid out with dimension 0
 // fastest), wrap-around Manhattan costs on tori, meshes and mixed periodic

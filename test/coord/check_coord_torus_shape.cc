@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // coord_torus's parameter syntax and position arithmetic
 // (components/coord_torus/coord_torus_shape.hpp): shapes, periodic lists,
 // every parse error with its full message, row-major layout with dimension 0

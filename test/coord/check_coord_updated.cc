@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The coordinates-updated event: callbacks registered per plane (by name or
 // CIDR, or for all); placing a changed fabric calls each with only the
 // changed planes it registered for, after the coordinates are refreshed; an

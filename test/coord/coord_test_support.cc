@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "test/coord/coord_test_support.hpp"
 
 #include <meridian/mca/runtime/meridian.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the coord tests share: each test's process isolated (scratch HOME, no
 // inherited MCA settings, the coord components from the build tree, messages
 // captured), a fabric from text and a job map placed with set_context, and

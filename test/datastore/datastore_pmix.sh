@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The PMIx backend between two processes of one job under Open MPI's mpirun
 # (datastore_pmix_peer.cc does the checking).  Skipped (77) when configure
 # found no mpirun or Meridian was built without PMIx.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Run under `mpirun -np 2` by datastore_pmix.sh: each rank puts one value of
 // every type (made different per rank), commits, fences, and reads its
 // peer's back through the PMIx backend, comparing them in full (PMIx's own

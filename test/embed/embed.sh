@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Embedding: an outer autotools project (outer/) takes Meridian's distributed
 # sources as its subdirectory meridian/ and sets them up with
 # MERIDIAN_SETUP_EMBEDDED (config/meridian_embed.m4): embedded mode, static,

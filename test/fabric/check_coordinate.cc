@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Coordinates: the C struct is laid out like the seed's pmix_coord_t, its
 // construct / destruct / create / free / copy calls, and the C++ value type.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fabric file: what a valid file describes, every error with its exact
 // message ("t.fabric:LINE:COL: ..."), the round trip through format_fabric,
 // reading from disk, and a 10^5-node file parsed in linear time.

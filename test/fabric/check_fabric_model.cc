@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fabric model without the file: addresses and CIDRs, the builders'
 // checks, merging inventories, each node's carto graph, and the NIC order by
 // distance (shared by nodes of one shape, fast for 10^6 processes).

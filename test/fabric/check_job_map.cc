@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Job maps from hosts lists: ranks per node, local ranks, binding to cores
 // or packages, and every message with its column.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Static port pools: PMIx's syntax with every message, the writer's round
 // trip, port lists as PMIx shows them, and PortPool's take / give back.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Allocation requests: the text form with every message, "required" and
 // "!", several requests, the writer's round trip, and rates.
 #include <cmath>

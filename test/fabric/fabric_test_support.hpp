@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the fabric tests share: parse under a fixed path, the error message
 // or "parsed without error", and structural equality of two fabrics (every
 // plane, subnet, switch, node and NIC, in order).

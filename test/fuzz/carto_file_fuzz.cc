@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for carto_file's parser (components/carto_file/
 // carto_parser.*).  Besides "nothing crashes", it checks what the parser
 // promises for any input:

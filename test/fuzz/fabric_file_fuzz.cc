@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the fabric file parser (opal/class/fabric_parse.cc).
 // Besides "nothing crashes", it checks what the parser promises:
 //   - an error is one line "fuzz.fabric:LINE:COL: ...", at a line that exists;

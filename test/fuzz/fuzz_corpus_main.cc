@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // main() for a fuzz target built without libFuzzer: runs the target's
 // function once over every file of its seed corpus, so that `make check`
 // keeps the corpus (and any crash input added to it) as a regression test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the fuzz targets share: how a target stops when the code under test
 // breaks one of its promises, and a small reader for numbers in the input.
 #ifndef MERIDIAN_TEST_FUZZ_SUPPORT_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the --hosts parser of meridian_netmap (make_job_map,
 // opal/class/job_map.*: the tool's options.cc keeps the text as given and
 // the tool hands it to make_job_map).  The input is the "NODE[:N],..." text,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the MCA param file parser (parse_param_file,
 // opal/mca/base/param_file.*).  Besides "nothing crashes", it checks what
 // the parser promises for any text:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the MCA value parser (parse_value and format_value,
 // opal/mca/base/param_value.*).  The first byte chooses the rules as a
 // registration would make them: the type (its low three bits: bool, int,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the static port pool parser (opal/class/port_ranges.cc).
 // Promises checked besides "nothing crashes":
 //   - an error is one line "ports:COL: ..." at a column inside the text or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for QMP's argv options (take_options in mca/qmp/qmp_init.cc:
 // -qmp-geom, -qmp-alloc-map, -qmp-logic-map, -qmp-job), and for the pure
 // rules (qmp_layout_rule.*) that QMP_init_msg_passing's machine set-up then

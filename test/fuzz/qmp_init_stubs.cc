@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Stand-ins for what qmp_init.cc calls to start and stop QMP, for the
 // libFuzzer build of qmp_args_fuzz only (a "fuzz-sources:" file there).
 // take_options, which that target fuzzes, lives in qmp_init.cc beside

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the coordinates relay's wire (mca/coord/base/
 // coord_base_relay_wire.cc): the one frame a relay reads from a stranger, a
 // 16-byte header, the payload it announces and a 32-byte MAC.  The input is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the allocation request parser (mca/pnet/base/request.cc).
 // Promises checked besides "nothing crashes":
 //   - an error is one line "req:COL: ..." at a column inside the text or

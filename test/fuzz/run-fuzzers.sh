@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Build the libFuzzer targets of test/fuzz with clang++ (straight from the
 # source tree: no configure, no make) and run each for a while; fail when one
 # finds a crash, a sanitizer error, a hang or a broken promise.

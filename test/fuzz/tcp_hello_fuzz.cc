@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the tcp transport's handshake (components/msg_tcp/
 // msg_tcp_auth.cc): the hello a listener reads from a stranger and the
 // answer a connecting process reads back.  The input is a hello (80 bytes)

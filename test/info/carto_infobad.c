@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * carto/infobad: built for a carto interface this library does not have;
  * the loader must refuse it and meridian_info --show-failed say why.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * carto/infotest: a component for meridian_info's tests.  It registers one
  * parameter of nearly every type, with the features meridian_info shows

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Components found as DSOs in mca_base_component_path are listed with their
 # versions, path and parameters (also those with no parameters); those that
 # cannot be loaded appear under --show-failed with the reason.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # --json carries the same facts as --parsable: json_facts turns the JSON back
 # into parsable lines and the two must be identical, for several selections.
 . "$TEST_LIB"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the meridian_info tests: the shared checks of
 # test/support/tool_test_lib.sh, with a component path holding nothing but
 # what the test puts in $scratch/components.

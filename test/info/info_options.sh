@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # meridian_info's own options: bad ones get one clear message that names
 # them and points to --help, exit status 2 and no output.
 . "$TEST_LIB"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pnet/infoquiet: a component with no parameters at all; meridian_info must
  * still list it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The coordinates-updated event across a job (injob.sh runs it under mpirun):
 // after meridian_init placed the job's coordinates (in-job mode), rank 0
 // changes the fabric -- a NIC and a switch join the first plane on its node

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # In-job mode: meridian_init runs the pnet pipeline inside a job that Open
 # MPI's mpirun started (2 and 4 processes), and in a process started alone.
 # injob_peer (C++) and injob_peer_c (C) check each process's allocation.

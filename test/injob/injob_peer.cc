@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One process of an in-job test (injob.sh runs it under mpirun -np 2 and
 // -np 4, and alone).  After meridian_init, with the request
 // "id=data,type=tcp,endpts=2,seckey=24" and the port pool tcp:32000-32099 from the

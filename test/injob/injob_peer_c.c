@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The C view of in-job mode (injob.sh runs it under mpirun, and alone with
  * pnet_base_in_job auto -- its first coord query runs the pipeline -- and
  * yes): after meridian_init a C program asks coord for its

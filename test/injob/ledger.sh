@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The host's port ledger (components/pnet_tcp/README.md, "Port ledger"):
 # jobs started at once, side by side, get disjoint ports (and the same ports
 # without the ledger, so the check can fail); a job killed with SIGKILL

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One process of a port-ledger test (ledger.sh): after meridian_init and
 // in-job mode it prints its pid and the ports of each request,
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A process that pmix_launcher starts: a plain PMIx client (it includes
  * and links only libpmix) that reads what its launcher registered for every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A small launcher that is a PMIx server, as a resource manager would be:
  * it runs the pnet pipeline through the C API (fabric, requests, job,

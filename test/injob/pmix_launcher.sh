@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The launcher's path (meridian_pnet_pmix_proc_data): pmix_launcher, a PMIx
 # server, runs the pnet pipeline through the C API for a job of two nodes
 # of contrib/fabric/example.fabric (two processes each), registers each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A PMIx client that knows nothing of Meridian: it includes only <pmix.h>
  * and links only libpmix.  It loads libmeridian with dlopen (the path in

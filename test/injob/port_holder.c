@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A program that holds a port, for ledger.sh: port_holder PROTOCOL FIRST
  * LAST FILE binds the first port of FIRST..LAST it can on 127.0.0.1 (tcp:
  * and listens; udp: bound), writes the port to FILE (whole, by rename),

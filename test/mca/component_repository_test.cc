@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The component repository: which files of mca_base_component_path become
 // components, and the one-line reason for each that cannot (the issue's
 // "every load failure with its reason"), while the good ones still load.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The framework lifecycle: register -> open (the selection parameter) ->
 // select (single and multi) -> close, reference-counted and idempotent.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "test/mca/mca_test_support.hpp"
 
 #include <dlfcn.h>

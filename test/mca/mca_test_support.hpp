@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Pieces of the component-loading and framework tests beyond the shared ones
 // (test/support/meridian_test.hpp): the test-only frameworks, component
 // directories filled with fixture DSOs and the hook-event log the fixtures

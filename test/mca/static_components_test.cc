@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Static mode: components built into the program (a framework's
 // static_components, as --disable-dlopen builds them into libmeridian) are
 // listed with no path, take part in selection next to DSO components, and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The ofi transport (components/msg_ofi, compiled in; libfabric opened at
 // run time as the component does) against a stub base (msg_stub_base.hpp),
 // its ranks in one process over libfabric's tcp (tcp;ofi_rxm on loopback).

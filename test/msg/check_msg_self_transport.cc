@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The self transport (components/msg_self, compiled in; its transport is
 // reached through the component's query, as the base reaches it) against a
 // stub base (msg_stub_base.hpp), one rank sending to itself: what it offers;

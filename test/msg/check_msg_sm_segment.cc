@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The sm transport's segments (components/msg_sm/msg_sm_segment.cc, compiled in):
 // names no other job, process or init produces, a name that exists already
 // refused with a message and left alone, and only the creator removing a

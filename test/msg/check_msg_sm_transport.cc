@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The sm transport (components/msg_sm, compiled in) against a stub base
 // (msg_stub_base.hpp), its ranks in one process: messages through the
 // rings, rendezvous copied with CMA (whole, or in halves by both sides) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tcp transport's handshake (components/msg_tcp/msg_tcp_auth.cc, compiled
 // in): a hello proved by its rank's key is taken once; every other hello is
 // refused with the reason; an answer counts only when proved by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tcp transport (components/msg_tcp, compiled in) against a stub base
 // (msg_stub_base.hpp), its ranks in one process over loopback: messages
 // arrive whole, in order and with their tags, both ways at once; a peer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The ucx transport (components/msg_ucx, compiled in) against a stub base
 // (msg_stub_base.hpp), its ranks in one process over UCX's shared memory
 // and over its tcp on loopback.  The transport matches itself

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One process of the msg transports' tests: brings the transports up with
 // meridian_mca_msg_base_start and drives its vtable directly.  msg_test.sh runs it
 // under mpirun with 1, 2 and 4 processes, over sm (default), tcp (--mca msg

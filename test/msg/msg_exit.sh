@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # No message is lost at exit, on every transport within a node: msg_driver's
 # last_words (a sender ends right after its sends of 0 B - 4 MiB and a burst
 # complete, its receiver looking away) and dead_sender (four sends complete

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # msg_exit.sh's cases across two simulated hosts (contrib/cluster/cluster.sh):
 # the sender (rank 1) on h2, its receiver on h1, over tcp, ofi (libfabric's
 # tcp;ofi_rxm) and ucx (UCX's tcp), MSG_EXIT_HOSTS_RUNS times each (default

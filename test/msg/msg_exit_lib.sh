@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by msg_exit.sh and msg_exit_hosts.sh: the loop both run.  It
 # reads the caller's runs and DRIVER and sets its status.
 # shellcheck shell=sh disable=SC2154,SC2034

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A stand-in for the msg base (mca/msg/base/) under transports a test
 // drives by hand: the meridian_mca_msg_base_* functions of msg.h, defined
 // here so that the program's own definitions win over libmeridian's, for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "test/msg/msg_stub_checks.hpp"
 
 #include "test/support/meridian_test.hpp"

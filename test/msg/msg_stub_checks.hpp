@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Checks on what the stub base (msg_stub_base.hpp) recorded of transports
 // that hand their messages to the base's matching (tcp, sm): sends from
 // one rank to another, whether they all arrived, and a Check failure that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Strangers at the tcp transport's listeners: a 2-process job over tcp
 # (msg_driver attacked, --mca msg ^sm) is attacked from outside by
 # tcp_attacker, on loopback, before its processes connect to each other and

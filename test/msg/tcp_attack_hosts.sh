@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # tcp_attack.sh's strangers across simulated hosts (contrib/cluster/cluster.sh,
 # three hosts): the attacked job's rank 0 on h1 and rank 1 on h2, started by
 # Open MPI's mpirun in h1 (its daemon reaching h2 through the cluster's

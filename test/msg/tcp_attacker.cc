@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A stranger at the tcp path's listener: what tcp_attack.sh sends from
 // outside a running job, one attack per call, each bounded in count and
 // time.  It prints what it saw and exits 1 when the listener let it in (an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reads meridian_netmap --format json output and checks what must hold for
 // any job, whatever the fabric:
 //   - the document is {"procs": [...], "requests": [...]} and every process

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # --bind decides each process's NIC order (carto distance from its package
 # in the node's map: a NIC on the process's package is 10 away, one on the
 # other package 30; ties in the node's NIC order) and so which data NIC its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # What goes wrong once the command line is right: a fabric file that cannot
 # be read or has a mistake (file:line:column, what was expected, what was
 # found), a host list that does not fit the fabric (--hosts:column), a bad

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The JSON output read back (check_netmap_json): what must hold for any job
 # -- every process has its ports for every request, no port twice on one
 # node, one coordinate per NIC -- on example.fabric with every binding, and

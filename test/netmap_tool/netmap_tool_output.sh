@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The two-request job of contrib/fabric/example.fabric (the help text's
 # example) in both formats, pinned exactly: ports per process from each
 # node's own pools (data 32000-32063, mgmt 33000-33015; the same numbers on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Required against best effort.  example.fabric's nodes have 16 ports on the
 # mgmt network and one QoS level there.  A required value that cannot be met
 # fails the whole allocation (exit status 1, the message naming the request,

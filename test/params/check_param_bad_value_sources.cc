@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A bad value from any source is one error naming the parameter, where it was
 // set (file:line, environment variable, command line, API), the value and the
 // expected form; the parameter keeps the value it had from the other sources.

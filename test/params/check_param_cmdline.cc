@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The command line: --mca NAME VALUE (repeatable, also -mca), --tune FILE[,FILE]
 // and --tune=FILE are taken out of argv and applied; the program's own
 // arguments stay, in order.  On any error nothing is applied and argv is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The environment: <prefix><name>=<value> sets a parameter (prefix from
 // meridian_mca_base_env_prefix(), never spelled out here); a variable with the prefix
 // and no usable name is reported.

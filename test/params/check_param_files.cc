@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Param files: what a valid file may hold, every parse error with its exact
 // "PATH:LINE:COL: expected ..., found ..." message, a bad file ignored whole,
 // which missing files are errors, "none", and the settings a file may not make.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Parameter flags and definitions: read-only while the framework is open,
 // deprecated synonyms and parameters, one type per name.
 #include <string>

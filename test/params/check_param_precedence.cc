@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The precedence table, with every source:
 //   default < system file < user file < --tune files < environment
 //           < command line < api < override file

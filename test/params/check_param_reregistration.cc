@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Settings outlive registrations: when a framework closes, its components'
 // parameters are forgotten (their storage may go with a DSO), but the
 // settings stay; registering again resolves the value from them anew.

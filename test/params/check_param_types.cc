@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Parameter types: which texts each type accepts, what it stores, and the
 // complete message for a value of the wrong form (the value set before stays).
 #include <cmath>

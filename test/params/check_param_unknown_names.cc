@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unknown names: a setting that no registered parameter has is reported by
 // meridian_mca_base_check_params() with its source and the closest registered name; a
 // warning, or an error under mca_base_strict_params=1.  Names under a

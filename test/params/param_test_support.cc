@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "test/params/param_test_support.hpp"
 
 #include <fstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Pieces of the parameter unit tests beyond the shared ones
 // (test/support/meridian_test.hpp): the standard fixtures and short ways to
 // set a parameter from a source and to read where its value came from.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A process of a job whose launcher ran the pnet plugin for libpmix: it
  * includes only <pmix.h> and links only libpmix, as an MPI library or a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The pnet plugin for libpmix (pmix_plugin/README.md) inside Open MPI's
 # mpirun with instant-on support, on this host: libpmix loads the plugin
 # from the build tree (PMIX_MCA_mca_base_component_path), mpirun's allocate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pnet pipeline through its C API (mca/pnet/base/base.h), as a C
  * resource manager runs it: a fabric from inline text and from delivered
  * inventory, requests from PMIx-style attributes and from text, a job map,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The fabric both pnet tests run on (pnet_test.cc, check_pnet_c_api.c):
  * two planes as seed 002 draws them, Ethernet (tcp) and an OPA network.
  * node02 has 6 tcp ports; node03 has none of its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet_tcp's port ledger without the framework (components/pnet_tcp/
 // pnet_tcp_ledger.hpp, compiled in by pnet_tcp_ledger_for_tests.cc): the
 // text and its errors, which entries are over, claims next to other jobs and

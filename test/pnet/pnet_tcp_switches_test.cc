@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet_tcp's switch map without the framework (components/pnet_tcp/
 // pnet_tcp_switches.hpp, compiled in by pnet_tcp_switches_for_tests.cc):
 // addresses, ranges and subnets, a switch named in several parts, the

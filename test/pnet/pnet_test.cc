@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The pnet base and pnet_tcp: seed 002's two-network job, ports unique per
 // node and given back on deregister, jobs side by side, required versus best
 // effort for every value, all-or-nothing allocation, the datastore entries of

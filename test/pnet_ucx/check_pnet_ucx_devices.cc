@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet_ucx's rules without the framework (components/pnet_ucx/
 // pnet_ucx_devices.hpp, compiled in by pnet_ucx_devices_for_tests.cc): the
 // inventory text and its errors, UCT resources into devices and packages,

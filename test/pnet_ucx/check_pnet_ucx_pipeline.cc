@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pnet_ucx through the pnet base, as a launcher runs it: two nodes with two
 // UCX devices on two packages (and two planes) deliver their inventories,
 // a job asks for "ucx" devices, each process gets its nearest ones,

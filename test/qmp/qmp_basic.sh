@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Init / finalize (thread levels, argv, calls before init), output (the text
 # of QMP_printf / QMP_info / QMP_error / QMP_fprintf lines and their
 # streams), QMP_abort, timing and version, errors: alone and under mpirun

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Channels: relative channels in every direction of every axis of the
  * logical topology (app-dims=AxB...; an axis of 2 has the same process both
  * ways, an axis of 1 is this process), send_to / receive_from, self

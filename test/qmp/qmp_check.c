@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checks and verdicts shared by the QMP integration tests (qmp_check.h). */
 #include "qmp_check.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What every QMP integration test program shares: checks that print what
  * failed (rank, call, expected, got) and keep going, a watchdog so nothing
  * hangs, a way to compare bytes across processes, and the verdict.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Collectives (values, bit-identical results on every process, a barrier
 # with a timeout), alone and under mpirun with 1, 2 and 4 processes, on the
 # transport's default path and, without the shared-memory path, on

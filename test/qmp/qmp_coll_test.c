@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives: barrier; broadcast (1 B to 1 MiB, from node 0); the sums
  * (int, uint64 beyond 2^53, float, double, long double beyond double's
  * precision, double_extended whose exact sum double summation gets wrong,

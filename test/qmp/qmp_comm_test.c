@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicators: the allocated, job and default ones (get / set), split by
  * color and key (sizes, node numbers in key order, colors, keys), the
  * collectives and channels of a split communicator (node numbers are the

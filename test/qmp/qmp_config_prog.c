@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A QMP application as users build it: only <qmp.h>, compiled with
  * qmp-config's or pkg-config's flags (qmp_config.sh).  A ring exchange and a
  * global sum; prints "ok: ..." when both are right. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C++ binding (qmp.hpp): Session, the machine and logical topology
 // queries, layoutGrid, MessageMemory of every kind, SingleOperation and
 // MultiOperation (relative and addressed, declared once, started many

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Errors: QMP_error_string for every status (QMP's own strings), the last
  * error after calls that fail and return NULL or a status (bad node numbers,
  * bad axes and directions, no topology, a second topology, bad dimensions,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Handles freed while started (QMP_start, then QMP_free_msghandle without a
  * wait), as QMP over MPI defines them (MPI_Request_free): the transfer
  * completes anyway, and the messages after it on that peer and tag are

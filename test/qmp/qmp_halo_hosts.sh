@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The halo example (contrib/examples/qmp_halo.c) between two hosts
 # (qmp_hosts_lib.sh), one process on each: on a clean link, on a link that
 # loses 5 % of its packets and delays them 2 ms (netem, or the cluster's link

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # QMP over two hosts, started by Open MPI's mpirun (qmp_hosts_lib.sh: ranks
 # dealt round-robin to h1 and h2): which path each pair takes (shared memory
 # within a host, the tcp path between; with ucx given the other host, ucx

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the QMP tests across two simulated hosts (qmp_hosts.sh: the
 # drivers under mpirun; qmp_hosts_slurm.sh: under srun; qmp_halo_hosts.sh:
 # the halo example on clean, lossy and broken links).  Each brings up a

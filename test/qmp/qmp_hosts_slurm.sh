@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # QMP over two hosts under Slurm (contrib/cluster/slurm.sh: slurmctld on h1,
 # a slurmd on each host): point to point, collectives and MPI communicators
 # under QMP's (MPI started in the same processes), the processes started by

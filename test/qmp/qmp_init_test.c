@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Init and finalize: calls before init fail with QMP_NOT_INITED (and say so),
  * the thread level granted is the one required, QMP's and Meridian's options
  * leave argv (what remains is exactly the application's own arguments, in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A job whose launcher dies ends: mpirun is killed (SIGKILL: it can do
 # nothing; SIGTERM: it may still reach its processes) while its two
 # processes compute without calling QMP, and while one of them waits in

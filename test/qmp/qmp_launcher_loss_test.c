@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A job whose launcher dies ends (msg_base_launcher_loss):
  *   qmp_launcher_loss_test MODE DIR LIMIT
  *   MODE compute  every node computes without calling QMP

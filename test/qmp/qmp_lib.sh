@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=sh disable=SC2034 # variables for the drivers that source this
 # Shared by the QMP test drivers (sourced).  From the environment
 # (Makefile.am): MPIRUN, HAVE_PMIX, HAVE_LIBFABRIC, HAVE_UCX, MCA_ENV_PREFIX,

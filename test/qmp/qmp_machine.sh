@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The allocated machine (SWITCH; MESH from -qmp-geom or from coord's torus
 # placement, with -qmp-alloc-map; jobs from -qmp-job), logical topologies and QMP_layout_grid (with
 # -qmp-logic-map, with -qmp-geom and a job grid), and communicators: alone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The allocated machine as QMP 2.5 reports it, and the jobs:
  *   SWITCH (a plain run): no allocated dimensions (0, NULL, NULL -- the
  *     allocated communicator has no grid);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory and message memory, by a halo exchange of each kind on a ring (the
  * default communicator as a 1-d logical topology; with 2 processes both
  * neighbours are the same process, alone both are this process).  Every

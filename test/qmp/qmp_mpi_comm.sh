@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # QMP's MPI part (libqmp_mpi): a program that takes the MPI communicator
 # under QMP's default, allocated and split communicators and calls MPI on
 # it gets MPI ranks equal to QMP's and sums equal to QMP's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* QMP's MPI part as a GPU solver library uses it: the MPI communicator
  * under a QMP one, from QMP_get_mpi_comm, then MPI on it unchecked (as QUDA
  * does: MPI_Comm_rank, MPI_Comm_size, MPI_Allreduce, MPI_Comm_split), each

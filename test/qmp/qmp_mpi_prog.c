@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI and Meridian in one process, as lattice codes use them: MPI_Init,
  * QMP_init_msg_passing (which starts Meridian and loads its components), a
  * QMP_sum_double, an MPI_Allreduce, Meridian's carto map through its C API,

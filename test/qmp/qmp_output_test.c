@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Output, timing and version, and QMP_abort.
  *
  *   app-mode=print         QMP_printf / QMP_fprintf / QMP_info / QMP_error lines

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Message memory (halo exchanges of every kind) and channels, alone and under
 # mpirun with 1, 2 and 4 processes, in several logical shapes (an axis of 2
 # has the same neighbour both ways, an axis of 1 is the process itself), and

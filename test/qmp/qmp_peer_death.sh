@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A killed peer gives an error, not a hang; so does a silent one, after
 # msg_base_timeout.  Two processes under mpirun.  Open MPI's mpirun ends the
 # job when a process dies (SIGTERM, then SIGKILL after

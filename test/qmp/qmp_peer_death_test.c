@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A peer that dies or stays silent gives an error, not a hang (2 processes).
  *   app-mode=kill     node 1 SIGKILLs itself while node 0 waits on a receive
  *                     from it; node 0's QMP_wait must fail within

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # QMP started again in the same processes (qmp_reinit_test: init -> sum ->
 # 1 MiB broadcast -> finalize, twice): alone, and 20 runs in a row under
 # mpirun -np 2 (a lost message used to show in most of them), 5 with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* QMP started again in the same processes: app-rounds=N (2 by default)
  * times QMP_init_msg_passing -> QMP_sum_int -> a broadcast from node 0 of
  * app-bytes=B bytes (1 MiB by default: the transport's large-message path)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Logical topologies and QMP_layout_grid.
  *   - before a declaration nothing is declared;
  *   - QMP_declare_logical_topology: dimensions, this node's coordinates, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // QMP in a process started alone (no launcher): QMP_init_msg_passing over
 // the msg transport from the build tree, then the machine (one node,
 // switched unless -qmp-geom says otherwise), the communicators and their

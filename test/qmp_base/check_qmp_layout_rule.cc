@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // QMP's rules as pure functions (mca/qmp/qmp_layout_rule.hpp).  Every
 // expected value below was worked out by hand from QMP 2.5's algorithms
 // (lib/QMP_grid.c, lib/mpi/QMP_topology_mpi.c, lib/QMP_init.c); the steps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // QMP's argv options (meridian::qmp::take_options): -qmp-geom (sizes or
 // native), -qmp-alloc-map, -qmp-logic-map, -qmp-job.  As QMP, an option's
 // values are the arguments after it that start with a digit; good options

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // No exception reaches a C caller: with allocations failing
 // (failing_allocation.hpp), QMP calls in a process started alone return
 // QMP_NOMEM_ERR (or NULL) and say "CALL: out of memory" through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Logical topologies through QMP's C API on communicators of several nodes
 // made here: declaring (with and without a map, -qmp-logic-map for the plain
 // form), coordinates <-> node numbers both ways, periodic neighbours, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The test program's global operator new and delete (failing_allocation.hpp):
 // malloc / posix_memalign underneath, and a failure whenever the mode says.
 #include "test/qmp_base/failing_allocation.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Allocation failure on demand, for tests of what a C caller sees when
 // memory runs out.  failing_allocation.cc replaces every form of the global
 // operator new and delete in the test program; the shared libraries the

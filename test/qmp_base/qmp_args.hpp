@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // An argv that a QMP test owns, NULL-terminated like main's, for the calls
 // that take options out of it (QMP_init_msg_passing, take_options).
 #ifndef MERIDIAN_TEST_QMP_ARGS_HPP

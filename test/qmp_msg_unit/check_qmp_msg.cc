@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The QMP layer's messaging logic that needs no running job
 // (mca/qmp/qmp_msg.hpp): message memory as runs of bytes, QMP's tag
 // rule in the transport tag, the collectives' size classes and schedules

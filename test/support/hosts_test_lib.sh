@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced first by the tests that run jobs on simulated hosts
 # (contrib/cluster/cluster.sh: test/cluster/pnet_hosts.sh, slurm_hosts.sh,
 # test/qmp/qmp_hosts.sh): they skip (exit 77) without root and iproute2,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "test/support/meridian_test.hpp"
 
 #include <sys/stat.h>

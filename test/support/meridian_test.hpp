@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What every Check test program of Meridian needs, whatever it tests:
 // message capture and assertions on it, scratch directories (one per test,
 // also its HOME), an environment free of the caller's MCA settings, and a

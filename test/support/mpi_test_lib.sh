@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the shell tests that run jobs under Open MPI's mpirun
 # (test/injob/*.sh, test/qmp_ofi/ofi_test.sh):
 #

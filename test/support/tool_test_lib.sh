@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the shell tests of Meridian's command-line tools, through each
 # tool's own library (test/info/info_lib.sh, test/carto_tool/carto_tool_lib.sh,
 # test/netmap_tool/netmap_tool_lib.sh), which sets what is particular to it.

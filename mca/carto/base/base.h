@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The carto framework's API for its users (C).  C++ callers have the same in
  * mca/carto/base/base.hpp, over meridian::WeightedGraph.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The carto framework's API for C++ callers: the host's map as a
 // meridian::WeightedGraph (opal/class/weighted_graph.hpp), whose members
 // answer the queries (find, distance_list, shortest_path, subgraph).  C

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The carto framework object.
 #include "mca/carto/base/carto_base_internal.hpp"
 #include "mca/carto/base/static-components.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C API over meridian::WeightedGraph (base.h, and the building calls of
 // carto.h).  Every call catches what C++ may throw (allocation): no exception
 // crosses into C.  Answers are single malloc blocks that carry their own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The host's map: made once per framework open by the selected component,
 // kept here, and handed to every query (base.h, base.hpp).
 #include <string>

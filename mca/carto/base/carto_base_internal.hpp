@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the carto base's files share; not installed.
 #ifndef MERIDIAN_MCA_CARTO_BASE_INTERNAL_HPP
 #define MERIDIAN_MCA_CARTO_BASE_INTERNAL_HPP

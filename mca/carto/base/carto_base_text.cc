@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Type names, the naming rule of the adjacency format, and the carto text
 // writer (base.hpp).
 #include <algorithm>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The coord framework's C API: the same queries as base.hpp.  Every call
  * returns MERIDIAN_SUCCESS or an error code, after reporting the reason.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The coord framework's API for C++ callers (C: mca/coord/base/base.h).
 //
 // The queries are about the current context: a fabric and a job map, set by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C face of the coord queries (base.h): the C++ calls, their errors
 // reported, their results copied into malloc'd arrays the caller frees.
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Placing a fabric: every plane is offered to the selected coord modules in
 // priority order until one places it (coord.h), the tables they fill are
 // checked here, and the finished context replaces the current one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The coordinates-updated event: callbacks registered per plane (by name or
 // CIDR, or for every plane), called by set_context with the planes whose
 // coordinates changed, after the new coordinates are in place; and the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The coord framework object.  Multi-select: each plane goes to the first
 // module, in priority order, that places it (coord.h).
 #include "mca/coord/base/coord_base_internal.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the coord base's files share with each other; not installed.
 #ifndef MERIDIAN_MCA_COORD_BASE_INTERNAL_HPP
 #define MERIDIAN_MCA_COORD_BASE_INTERNAL_HPP

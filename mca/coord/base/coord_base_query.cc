@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The queries on the current context (base.hpp).  Each costs O(the NICs of
 // the processes asked about + the planes), never O(processes) or O(nodes):
 // coordinates are looked up through the context's NIC slots and the

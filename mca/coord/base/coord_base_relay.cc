@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The relay's sockets (coord_base_relay.hpp): a listener that serves many
 // connections from one thread, each bounded in bytes and time, and the
 // sender's side of one connection.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The coordinates-updated event between nodes, by Meridian's own means; not
 // installed.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The relay's wire (coord_base_relay.hpp): greetings, frames, their MAC, the
 // event's encoding and the published address.  Bytes in, verdicts out.
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The msg base in libmeridian: bringing up the selected transport for the
  * QMP layer (libqmp), which is its only caller.

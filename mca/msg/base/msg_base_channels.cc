@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The channel layer's frame: channels (declare, readdress, free, release,
 // start, test), matching for the transports that hand their messages up,
 // early messages, names for messages, and the C entries: the channel

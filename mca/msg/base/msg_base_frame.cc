@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The msg framework object and the base's parameters: the limits every
 // transport's channels share.  Their names before the transports were
 // components (msg_ofi_*) still work, with a warning naming the new one.

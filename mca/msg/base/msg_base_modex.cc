@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The exchange transports publish their addresses through: the datastore
 // (PMIx under a PMIx launcher, this process's own table when alone), with
 // keys scoped to msg so they never meet another framework's.

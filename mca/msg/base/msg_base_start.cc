@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bringing the transports up: open and select every msg component, learn
 // the job (which ranks share a node, their pids) through one exchange, let
 // each transport offer, choose one per peer, then the transports' phases

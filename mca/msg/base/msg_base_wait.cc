@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Waiting: progress until the channels complete, the time limit passes
 // (MERIDIAN_ERR_TIMEOUT) or a peer of one of them is known dead
 // (MERIDIAN_ERR_UNREACH): processes of this node are watched through their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Walking a message's blocks (an iovec list) as one byte stream: the
 // gather/scatter copies that move data straight between a channel's memory
 // and a slot, a socket's buffer or another channel, with no intermediate

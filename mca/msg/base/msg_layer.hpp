@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The msg base's channel layer: channels over the transports chosen per
 // peer, matching per (peer, tag) in start order for the transports that do
 // not match themselves, messages that arrive early, waits that time out,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "mca/msg/base/msg_proc.hpp"
 
 #include <fcntl.h>

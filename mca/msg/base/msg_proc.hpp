@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Processes of this node: whether a peer still lives (its pid, published
 // through the modex: the base watches them) and single-copy transfers from
 // its memory (CMA: the sm transport).  Compiled into libmeridian and into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the base and the transports share, header-only: the modex as they
 // use it (fixed-size values and byte strings under short keys, which the
 // base scopes to msg, per rank), tags, peers and channels as text, errors,

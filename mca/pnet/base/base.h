@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The pnet pipeline for C callers (resource managers, launchers): the same
  * steps as base.hpp -- inventory, fabric, requests, job map, allocation,

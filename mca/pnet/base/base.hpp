@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The pnet framework's base: the job handle components fill, and the
 // pipeline that runs every active module (pnet.h).
 //

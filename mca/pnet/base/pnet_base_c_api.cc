@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C face of the pnet pipeline (base.h): handles over the C++ objects of
 // base.hpp, each call's errors reported once, results copied into malloc'd
 // memory the caller frees.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The job's fabric and map for a process that computed nothing of the job
 // (the launcher's and the node leader's paths): coord answers coordinate
 // and cost queries about any process from them.  They are assembled on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The pnet framework object and its pnet_base_* parameters.
 #include <cstdlib>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // In-job mode: when a launcher that knows nothing of Meridian started the
 // job (Open MPI's mpirun), every process runs the pnet pipeline itself at
 // meridian_init, through the datastore:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the pnet base's files share with each other (and with the runtime,
 // which starts in-job mode); not installed.
 #ifndef MERIDIAN_MCA_PNET_BASE_INTERNAL_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The job handle: Grant/Job accessors, the environment setup_fork builds, and
 // make_job (resolving each request's type against the active modules).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The pipeline split the way a launcher with a daemon on every node runs it
 // (base.h, "for a launcher's daemons"): the launcher reads the job's
 // requests once and draws their security keys (launch_blob); each daemon

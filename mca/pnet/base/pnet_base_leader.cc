@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The node-leader path: under a launcher that sets nothing up before the
 // processes start (Slurm's srun calls no PMIx setup hook), one process per
 // node -- the node's lowest rank, its leader -- makes the node's share of

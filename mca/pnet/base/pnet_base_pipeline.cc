@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The pipeline: every active module in priority order (pnet.h says which
 // return codes carry on), allocation as a transaction, seckeys, coord's
 // context, and the datastore entries of setup_local_network.

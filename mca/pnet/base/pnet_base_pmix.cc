@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The launcher's side of the results (base.h, meridian_pnet_pmix_proc_data):
 // what the processes of a job read with PMIx_Get when their launcher, a
 // PMIx server that ran the pipeline, hands these entries to

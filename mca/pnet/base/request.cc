@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Network allocation requests in their text form, and back.
 #include <meridian/mca/pnet/base/request.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Network allocation requests (the entries of pmix.alloc.net), and the text
 // form users write them in:
 //

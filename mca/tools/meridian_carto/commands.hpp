@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_carto's commands, answered from the host's map.
 #ifndef MERIDIAN_TOOLS_CARTO_COMMANDS_HPP
 #define MERIDIAN_TOOLS_CARTO_COMMANDS_HPP

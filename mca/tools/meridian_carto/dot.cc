@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_carto graph --format dot: a picture of the graph with Graphviz.
 #include <cstdint>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The ways meridian_carto writes a graph besides carto text (which is the
 // base's format_carto_text).  Each appends to a string the caller writes once.
 #ifndef MERIDIAN_TOOLS_CARTO_FORMATS_HPP

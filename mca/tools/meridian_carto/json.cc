@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_carto graph --format json.
 #include <nlohmann/json.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_carto: the host's map (the carto framework's graph of processors,
 // memory nodes and ports) as carto text, DOT or JSON; distance lists and
 // shortest paths in it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_carto's own command line: a command and its arguments, --type,
 // --format, --help, --version (Meridian's --mca / --tune are taken out by the
 // library before these are parsed).

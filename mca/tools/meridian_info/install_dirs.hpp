@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_info --path NAME: one installation directory by the name Open
 // MPI's ompi_info --path gives it, or all of them.
 #ifndef MERIDIAN_TOOLS_INFO_INSTALL_DIRS_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "mca/tools/meridian_info/report.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What meridian_info shows, gathered once from the registered frameworks and
 // the parameter registry and already filtered by the options, so the three
 // output formats print the same facts and never decide anything themselves.

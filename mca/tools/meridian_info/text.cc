@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_info without --parsable or --json: for people.
 #include <sys/stat.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_netmap: the pnet pipeline offline, for resource managers and for
 // tests at scale -- a fabric file, a host list and requests in; each
 // process's ports, NICs (nearest first) and coordinates out.

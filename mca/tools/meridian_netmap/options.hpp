@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_netmap's own command line: --fabric, --hosts, --bind, --request
 // (repeatable), --format, --view, --help, --version (Meridian's --mca / --tune
 // are taken out by the library before these are parsed).

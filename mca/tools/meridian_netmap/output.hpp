@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_netmap's output: an allocated job as a table or as JSON, written
 // as it is made (a million processes never sit in memory as text).
 #ifndef MERIDIAN_TOOLS_NETMAP_OUTPUT_HPP

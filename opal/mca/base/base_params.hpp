@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MCA base's own parameters (mca_base_*), for the pieces of the base.
 #ifndef MERIDIAN_MCA_BASE_BASE_PARAMS_HPP
 #define MERIDIAN_MCA_BASE_BASE_PARAMS_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Meridian's options in a program's command line (cmdline.hpp), read by
 // Boost.Program_options: --mca through a value semantic of two tokens, -mca
 // and -tune as disguised long options, --tune=FILE as an adjacent value, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Meridian's own command-line options, taken out of a program's arguments:
 //   --mca NAME VALUE   (repeatable; also -mca, as Open MPI spells it)
 //   --tune FILE[,FILE] (also --tune=FILE[,FILE]); param files ranked above

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Finding and loading component DSOs.
 //
 // For a framework fw, every directory of the component path is scanned for

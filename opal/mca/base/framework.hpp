@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C++ view of frameworks, for tools that show them (meridian_info) and
 // for the framework lifecycle's own pieces.
 #ifndef MERIDIAN_MCA_BASE_FRAMEWORK_HPP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The MCA base as a whole: its own parameters, the sources it reads, and the
  * command line.

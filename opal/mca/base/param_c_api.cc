@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C API of mca_base_param.h over the C++ registry.
 #include <cstring>
 #include <limits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Param files: "name = value" lines, blank lines and whole-line "#" comments.
 // A value may be wrapped in double quotes to keep leading or trailing blanks.
 // A file with any malformed line is refused whole: none of its settings apply.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include <meridian/opal/mca/base/param_registry.hpp>
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The registry of MCA parameters and of every setting made by any source.
 //
 // Settings (name = value from a file, the environment, the command line, the

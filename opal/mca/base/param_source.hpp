@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Where a parameter's value came from, and how sources rank.
 #ifndef MERIDIAN_MCA_BASE_PARAM_SOURCE_HPP
 #define MERIDIAN_MCA_BASE_PARAM_SOURCE_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Typed parameter values: parsing text from any source and formatting back.
 #ifndef MERIDIAN_MCA_BASE_PARAM_VALUE_HPP
 #define MERIDIAN_MCA_BASE_PARAM_VALUE_HPP

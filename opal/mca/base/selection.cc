@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include <algorithm>
 
 #include <meridian/opal/mca/base/framework.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A program that embeds Meridian (static, environment prefix EMBED_MCA_) and
 // checks, through the C and the C++ API, that it got what it configured.
 //

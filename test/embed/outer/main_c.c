@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A C program that embeds Meridian (static, environment prefix EMBED_MCA_,
  * exported names embed_meridian_*, component directory of this project) and
  * checks through the C API alone that it got what it configured.  Linked by
