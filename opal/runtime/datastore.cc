@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What both datastore backends share: value names and text, and the choice
 // of the process's store (mca_base_datastore).
 #include "config.h"
@@ -9,6 +10,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -67,6 +69,67 @@ std::unique_ptr<Store> make_singleton_store()
 bool launched_by_pmix()
 {
     return std::getenv("PMIX_NAMESPACE") != nullptr && std::getenv("PMIX_RANK") != nullptr;
+}
+
+// A count from the environment, 0 when unset or not a number.
+unsigned long env_count(const char *name)
+{
+    const char *text = std::getenv(name);
+    if (text == nullptr || *text == '\0') {
+        return 0;
+    }
+    char *end = nullptr;
+    const unsigned long value = std::strtoul(text, &end, 10);
+    return *end == '\0' ? value : 0;
+}
+
+std::string env_text(const char *name, const char *otherwise)
+{
+    const char *text = std::getenv(name);
+    return text != nullptr && *text != '\0' ? text : otherwise;
+}
+
+// A process that a launcher started as one of several, without PMIx: its
+// peers are running too, each alone, and a job of one each is not what was
+// asked.  Why, and the fix; nothing when the process was really started
+// alone (or as the only task of a step).
+std::optional<std::string> launched_without_pmix()
+{
+    // srun sets the step's variables in its tasks only (not in the shell of
+    // salloc or sbatch), and SLURM_MPI_TYPE to its --mpi plugin.
+    if (std::getenv("SLURM_STEP_ID") != nullptr) {
+        unsigned long tasks = env_count("SLURM_STEP_NUM_TASKS");
+        if (tasks == 0) {
+            tasks = env_count("SLURM_NTASKS");
+        }
+        if (tasks > 1) {
+            const std::string plugin = env_text("SLURM_MPI_TYPE", "the site's default");
+            return "srun started this process as task " + env_text("SLURM_PROCID", "?") + " of " +
+                   std::to_string(tasks) + " with MPI plugin \"" + plugin +
+                   "\", which gives it no PMIx: every task would run as a job of one. "
+                   "Run it with srun --mpi=pmix (srun --mpi=list shows the plugins this "
+                   "Slurm has; MpiDefault=pmix in slurm.conf makes it the default)";
+        }
+        return std::nullopt;
+    }
+    // PMI-1 and PMI-2 (MPICH's and Intel MPI's mpiexec, srun --mpi=pmi2):
+    // rank and size, and the way back to the launcher.
+    if (const unsigned long size = env_count("PMI_SIZE");
+        size > 1 && std::getenv("PMI_RANK") != nullptr) {
+        return "a PMI-1/PMI-2 launcher (MPICH's or Intel MPI's mpiexec, srun --mpi=pmi2) "
+               "started this process as rank " +
+               env_text("PMI_RANK", "?") + " of " + std::to_string(size) +
+               ", and Meridian needs PMIx: start it with Open MPI's mpirun, prterun, or "
+               "srun --mpi=pmix";
+    }
+    // Another MPI's mpirun that gives a size but no PMIx.
+    if (const unsigned long size = env_count("OMPI_COMM_WORLD_SIZE"); size > 1) {
+        return "Open MPI's mpirun started this process as rank " +
+               env_text("OMPI_COMM_WORLD_RANK", "?") + " of " + std::to_string(size) +
+               " without PMIx (no PMIX_NAMESPACE in its environment): start it with an "
+               "mpirun that runs a PMIx server (Open MPI 2.0 or later)";
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -181,6 +244,14 @@ Result<Store *> store()
         }
         // auto: a PMIx environment we cannot join (e.g. a stale one
         // inherited by a child) leaves the process on its own.
+    } else if (backend == "auto") {
+        // A launcher that started several without PMIx: the job would run as
+        // that many jobs of one, each saying it is node 0 of 1.
+        if (auto why = launched_without_pmix()) {
+            return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
+                              *why + " (or set mca_base_datastore=local to run each process "
+                                     "alone)");
+        }
     }
     instance = make_singleton_store();
     return instance.get();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The key-value datastore: typed values under PMIx key strings
 // ("pmix.net.coord", a request's ID, ...), about a process (namespace, rank)
 // or about a whole job (rank = job_rank).
@@ -11,7 +12,10 @@
 //          values stored with store() stay in this process.
 // The parameter mca_base_datastore picks one: auto (default: pmix when the
 // environment has PMIX_NAMESPACE and PMIX_RANK and PMIx_Init succeeds, local
-// otherwise), local, or pmix (an error when PMIx cannot start).
+// otherwise -- except in a process that a launcher started as one of
+// several without PMIx, srun with another --mpi plugin, a PMI-1/2 mpiexec:
+// an error that names the launcher and the fix), local, or pmix (an error
+// when PMIx cannot start).
 //
 // Thread safety: one thread at a time (calls are not concurrent), except
 // notify_node_from.

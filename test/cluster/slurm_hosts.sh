@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # pnet and coord across hosts under Slurm: srun --mpi=pmix starts
 # cluster_peer on three simulated hosts (contrib/cluster/cluster.sh, with
 # Slurm on them by contrib/cluster/slurm.sh: slurmctld on h1, a slurmd on
@@ -111,6 +112,21 @@ else
     echo "ok: the node-leader path under srun: one process per host set up its host, every process read every rank's results"
 fi
 unsetp pnet_base_verbose
+check_ledger_empty "$ledger"
+
+# A launch mistake: srun without PMIx (--mpi=none here; a site default that
+# is not pmix does the same) starts four tasks that would each be a job of
+# one, "node 0 of 1".  Each stops with the launcher and the fix instead.
+out=$scratch/nopmix.out
+timeout -k 10 120 "$S" srun --mpi=none -N 2 -n 4 --overcommit "$PEER" >"$out" 2>&1 </dev/null
+rc=$?
+said=$(grep -c '^meridian: error: srun started this process as task [0-3] of 4 with MPI plugin "none", which gives it no PMIx: every task would run as a job of one. Run it with srun --mpi=pmix ' "$out")
+if [ $rc -eq 0 ] || [ "$said" -ne 4 ] || grep -q '^rank ' "$out"; then
+    fail "srun --mpi=none: each of the 4 tasks stops, naming srun and --mpi=pmix (exit $rc, said by $said of 4):"
+    sed 's/^/  /' "$out"
+else
+    echo "ok: srun --mpi=none: each of the 4 tasks stopped, naming srun and --mpi=pmix"
+fi
 check_ledger_empty "$ledger"
 
 # In-job under srun (pnet_base_node_leader=no): every process computes the

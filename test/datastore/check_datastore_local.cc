@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The datastore's local backend and what both backends share: every value
 // type round-trips through put/get and store/get, a missing key names the
 // key and the process, store() replaces, values stored here come before
@@ -191,10 +192,19 @@ START_TEST(format_proc_text)
 }
 END_TEST
 
+// No launcher of any kind in this process's environment.
+void started_alone()
+{
+    for (const char *name : {"PMIX_NAMESPACE", "PMIX_RANK", "SLURM_STEP_ID", "SLURM_STEP_NUM_TASKS",
+                             "SLURM_NTASKS", "SLURM_PROCID", "SLURM_MPI_TYPE", "PMI_RANK",
+                             "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}) {
+        unsetenv(name);
+    }
+}
+
 START_TEST(auto_without_pmix_is_a_singleton)
 {
-    unsetenv("PMIX_NAMESPACE");
-    unsetenv("PMIX_RANK");
+    started_alone();
     auto store = datastore::store();
     ck_assert(store.ok());
     ck_assert_text_eq((*store)->backend(), "local");
@@ -209,6 +219,95 @@ START_TEST(auto_without_pmix_is_a_singleton)
     auto fresh = datastore::store();
     ck_assert(!(*fresh)->get((*fresh)->self(), "k").ok());
     shutdown();
+}
+END_TEST
+
+// srun without --mpi=pmix started several tasks: each would be a job of one.
+START_TEST(srun_without_pmix_is_an_error)
+{
+    started_alone();
+    setenv("SLURM_STEP_ID", "3", 1);
+    setenv("SLURM_STEP_NUM_TASKS", "4", 1);
+    setenv("SLURM_NTASKS", "4", 1);
+    setenv("SLURM_PROCID", "2", 1);
+    setenv("SLURM_MPI_TYPE", "none", 1);
+    auto store = datastore::store();
+    ck_assert(!store.ok());
+    ck_assert_int_eq(store.error().status, MERIDIAN_ERR_NOT_AVAILABLE);
+    const std::string expected =
+        "srun started this process as task 2 of 4 with MPI plugin \"none\", which gives it no "
+        "PMIx: every task would run as a job of one. Run it with srun --mpi=pmix (srun "
+        "--mpi=list shows the plugins this Slurm has; MpiDefault=pmix in slurm.conf makes it the "
+        "default) (or set mca_base_datastore=local to run each process alone)";
+    ck_assert_text_eq(store.error().message, expected);
+    // meridian_init stops with it, said once.
+    meridian_test::capture_messages();
+    meridian_test::set_param_env("pnet_base_in_job", "yes");
+    ck_assert_int_eq(meridian_init(nullptr, nullptr), MERIDIAN_ERR_NOT_AVAILABLE);
+    ck_assert_uint_eq(meridian_test::messages().size(), 1);
+    ck_assert_text_eq(meridian_test::messages()[0].text, expected);
+}
+END_TEST
+
+// A step of one task, and a program run in salloc's or sbatch's own shell
+// (no step), are really alone.
+START_TEST(slurm_alone_is_a_singleton)
+{
+    started_alone();
+    setenv("SLURM_STEP_ID", "0", 1);
+    setenv("SLURM_STEP_NUM_TASKS", "1", 1);
+    setenv("SLURM_NTASKS", "8", 1); // the allocation's
+    auto store = datastore::store();
+    ck_assert(store.ok());
+    ck_assert_uint_eq((*store)->job_size(), 1);
+    shutdown();
+    unsetenv("SLURM_STEP_ID");
+    unsetenv("SLURM_STEP_NUM_TASKS");
+    store = datastore::store();
+    ck_assert(store.ok());
+    ck_assert_text_eq((*store)->backend(), "local");
+    shutdown();
+    // And local means local, whatever the launcher.
+    setenv("SLURM_STEP_ID", "3", 1);
+    setenv("SLURM_STEP_NUM_TASKS", "4", 1);
+    meridian_test::set_param_env("mca_base_datastore", "local");
+    ck_assert_int_eq(meridian_init(nullptr, nullptr), MERIDIAN_SUCCESS);
+    store = datastore::store();
+    ck_assert(store.ok());
+    ck_assert_text_eq((*store)->backend(), "local");
+    ck_assert_int_eq(meridian_finalize(), MERIDIAN_SUCCESS);
+}
+END_TEST
+
+// MPICH's or Intel MPI's mpiexec (PMI-1/2), and an mpirun that gives Open
+// MPI's size without PMIx.
+START_TEST(other_launchers_without_pmix_are_errors)
+{
+    started_alone();
+    setenv("PMI_RANK", "1", 1);
+    setenv("PMI_SIZE", "2", 1);
+    auto store = datastore::store();
+    ck_assert(!store.ok());
+    ck_assert_text_eq(store.error().message,
+                      "a PMI-1/PMI-2 launcher (MPICH's or Intel MPI's mpiexec, srun --mpi=pmi2) "
+                      "started this process as rank 1 of 2, and Meridian needs PMIx: start it "
+                      "with Open MPI's mpirun, prterun, or srun --mpi=pmix (or set "
+                      "mca_base_datastore=local to run each process alone)");
+    started_alone();
+    setenv("PMI_RANK", "0", 1);
+    setenv("PMI_SIZE", "1", 1);
+    ck_assert(datastore::store().ok()); // a job of one is one
+    shutdown();
+    started_alone();
+    setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+    setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+    store = datastore::store();
+    ck_assert(!store.ok());
+    ck_assert_text_eq(store.error().message,
+                      "Open MPI's mpirun started this process as rank 3 of 4 without PMIx (no "
+                      "PMIX_NAMESPACE in its environment): start it with an mpirun that runs a "
+                      "PMIx server (Open MPI 2.0 or later) (or set mca_base_datastore=local to "
+                      "run each process alone)");
 }
 END_TEST
 
@@ -288,6 +387,9 @@ int main()
     tcase_add_test(choice, auto_without_pmix_is_a_singleton);
     tcase_add_test(choice, local_is_local_under_a_pmix_launcher);
     tcase_add_test(choice, pmix_without_a_launcher_is_an_error);
+    tcase_add_test(choice, srun_without_pmix_is_an_error);
+    tcase_add_test(choice, slurm_alone_is_a_singleton);
+    tcase_add_test(choice, other_launchers_without_pmix_are_errors);
     suite_add_tcase(suite, choice);
     return meridian_test::run_suite(suite);
 }
