@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "components/msg_ofi/msg_ofi_fabric.hpp"
 #include "components/msg_ofi/msg_ofi_params.hpp"
 
@@ -9,6 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
+
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::msg_ofi
 {
@@ -70,6 +74,33 @@ void prepare_environment()
 namespace
 {
 
+// The providers that offer what HINTS ask for, whichever provider they name:
+// ", offered here: tcp;ofi_rxm, udp;ofi_rxd, shm", or that none is.
+std::string providers_offered(const fi_info *hints, const char *node, const char *service,
+                              std::uint64_t flags)
+{
+    InfoPtr any(libfabric::dupinfo(hints));
+    if (!any) {
+        return {};
+    }
+    std::free(any->fabric_attr->prov_name);
+    any->fabric_attr->prov_name = nullptr;
+    fi_info *list = nullptr;
+    if (libfabric::getinfo(api_version, node, service, flags, any.get(), &list) != 0 ||
+        list == nullptr) {
+        return "; no provider offers them here";
+    }
+    const InfoPtr offered(list);
+    std::vector<std::string> names;
+    for (const fi_info *cur = list; cur != nullptr; cur = cur->next) {
+        const std::string name = cur->fabric_attr->prov_name;
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+            names.push_back(name);
+        }
+    }
+    return "; offered here: " + util::join(names, ", ");
+}
+
 // The providers fi_getinfo offers, and the one to take.
 struct Offer {
     InfoPtr all;
@@ -87,14 +118,17 @@ Offer choose(const fi_info *hints, const std::string &provider, bool single_node
     const char *filter = std::getenv("FI_PROVIDER");
     const std::string asked = "msg_ofi_provider=" + provider +
                               (filter != nullptr ? std::string(", FI_PROVIDER=") + filter : "");
+    const bool automatic = provider.empty() || provider == "auto";
     if (rc != 0 || list == nullptr) {
-        choice.error = make_error(MERIDIAN_ERR_NOT_AVAILABLE,
-                                  "msg ofi: no libfabric provider offers reliable tagged messages "
-                                  "with " +
-                                      asked + " (fi_getinfo: " + libfabric::strerror(-rc) + ")");
+        // A provider named by hand: which ones would do (FI_PROVIDER still
+        // filters them, as libfabric reads it).
+        choice.error = make_error(
+            MERIDIAN_ERR_NOT_AVAILABLE,
+            "msg ofi: no libfabric provider offers reliable tagged messages with " + asked +
+                " (fi_getinfo: " + libfabric::strerror(-rc) + ")" +
+                (automatic ? std::string() : providers_offered(hints, node, service, flags)));
         return choice;
     }
-    const bool automatic = provider.empty() || provider == "auto";
     if (automatic) {
         for (fi_info *cur = list; cur != nullptr && choice.chosen == nullptr; cur = cur->next) {
             if (std::strcmp(cur->fabric_attr->prov_name, "shm") != 0) {
