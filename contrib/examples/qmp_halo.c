@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * qmp_halo: a 4-D lattice halo exchange on QMP, as a lattice-QCD code does
  * it, with a global sum each iteration, checked and timed.
@@ -567,6 +568,8 @@ static void report(const struct halo *h, struct times *times)
            split);
     printf("iterations: %ld timed after %ld warm-up; times are the slowest node's\n", h->iterations,
            h->warmup);
+    printf("(each line its own slowest node: the four parts of one node add up to its total,\n"
+           " but the parts' slowest nodes may differ, so their sum may exceed the total)\n");
     printf("per iteration:    %10.2f us  (the four below)\n", 1e6 * times->total / n);
     printf("  faces update:   %10.2f us  (new values on every face)\n", 1e6 * times->update / n);
     printf("  exchange:       %10.2f us  (QMP_start + QMP_wait of the %d channels)\n",
