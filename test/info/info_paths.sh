@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # --path NAME: one installation directory, or all of them, as configured;
 # and the paths section of --all: the installation directories, the
 # effective component path and the param files that are read.
@@ -92,6 +93,21 @@ expect_status 0
 expect_line "path:component_path:$INSTALL_PKGLIBDIR"
 expect_line "path:component_path:$HOME/.meridian/components"
 expect_line "path:component_path:$HOME/more"
+
+# The keywords for the defaults add a directory in front of them instead of
+# replacing them: SYS_DEFAULT is the installation's component directory,
+# USER_DEFAULT ~/.meridian/components, which need not exist (no warning,
+# unlike a directory named by hand).
+run_info --all --parsable --mca mca_base_component_path "$scratch/components:SYS_DEFAULT:USER_DEFAULT"
+expect_status 0
+expect_err_empty
+expect_out_line "path:component_path:$scratch/components"
+expect_out_line "path:component_path:$INSTALL_PKGLIBDIR"
+expect_out_line "path:component_path:$HOME/.meridian/components"
+expect_no_match '^path:component_path:.*_DEFAULT'
+run_info --all --parsable --mca mca_base_component_path "$scratch/components:$HOME/.meridian/components"
+expect_status 0
+expect_err_match "names $HOME/.meridian/components, which does not exist; no component is loaded from it"
 
 printf 'carto_base_verbose = 1\n' >"$scratch/one.conf"
 printf 'carto_base_verbose = 2\n' >"$HOME/two.conf"

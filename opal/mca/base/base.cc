@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MCA base's own parameters, the sources it reads, and the C entry points
 // for both.
 #include "config.h" // MERIDIAN_MCA_ENV_PREFIX (configure --with-mca-env-prefix)
@@ -35,6 +36,9 @@ namespace meridian::mca
 namespace
 {
 
+// The user's own component directory, which need not exist.
+constexpr std::string_view user_component_dir = "$HOME/.meridian/components";
+
 struct CoreParams {
     const char *component_path = nullptr;
     const char *param_files = nullptr;
@@ -60,7 +64,7 @@ CoreParams &core()
 int register_core_params()
 {
     auto &c = core();
-    const std::string default_path = paths::component_dir() + ":$HOME/.meridian/components";
+    const std::string default_path = paths::component_dir() + ":" + std::string(user_component_dir);
     const std::string default_files =
         paths::sysconf_dir() + "/meridian-mca-params.conf:$HOME/.meridian/mca-params.conf";
     const std::string default_override =
@@ -83,7 +87,10 @@ int register_core_params()
         const mca_base_param_enum_value_t *enumerators = nullptr;
     } table[] = {
         {"component_path",
-         "Directories searched for component DSOs, separated by ':' ($HOME and ~ are expanded)",
+         "Directories searched for component DSOs, separated by ':' ($HOME and ~ are "
+         "expanded); SYS_DEFAULT stands for the installation's component directory and "
+         "USER_DEFAULT for $HOME/.meridian/components, so DIR:SYS_DEFAULT:USER_DEFAULT adds "
+         "DIR to the defaults",
          MCA_BASE_PARAM_TYPE_STRING, MCA_BASE_INFO_DEV_ALL, MCA_BASE_PARAM_FLAG_NONE,
          &c.component_path},
         {"param_files",
@@ -220,27 +227,61 @@ void ensure_base_open()
     }
 }
 
+namespace
+{
+
+// One directory of mca_base_component_path, and whether it came from one of
+// the keywords that stand for the defaults (SYS_DEFAULT: the installation's
+// component directory; USER_DEFAULT: $HOME/.meridian/components), as Open MPI
+// 5's mca_base_component_path takes them: "DIR:SYS_DEFAULT:USER_DEFAULT"
+// adds DIR before the defaults rather than replacing them.
+struct PathEntry {
+    std::string directory;
+    bool keyword;
+};
+
+std::vector<PathEntry> component_path_entries()
+{
+    std::vector<PathEntry> entries;
+    const char *path = core().component_path;
+    if (path == nullptr) {
+        return entries;
+    }
+    for (const auto &item : util::split(path, ':')) {
+        const std::string_view word = util::trim(item);
+        if (word.empty()) {
+            continue;
+        }
+        if (word == "SYS_DEFAULT") {
+            entries.push_back({paths::component_dir(), true});
+            continue;
+        }
+        if (word == "USER_DEFAULT") {
+            entries.push_back({paths::expand_home(std::string(user_component_dir)), true});
+            continue;
+        }
+        // A relative directory is the working directory's, made absolute
+        // here so the loader, the messages and meridian_info show where.
+        std::string directory = paths::expand_home(std::string(word));
+        if (directory.front() != '/') {
+            std::error_code error;
+            const auto absolute = std::filesystem::absolute(directory, error);
+            if (!error) {
+                directory = absolute.lexically_normal().string();
+            }
+        }
+        entries.push_back({std::move(directory), false});
+    }
+    return entries;
+}
+
+} // namespace
+
 std::vector<std::string> component_directories()
 {
     std::vector<std::string> directories;
-    const char *path = core().component_path;
-    if (path == nullptr) {
-        return directories;
-    }
-    for (const auto &item : util::split(path, ':')) {
-        if (!util::trim(item).empty()) {
-            // A relative directory is the working directory's, made absolute
-            // here so the loader, the messages and meridian_info show where.
-            std::string directory = paths::expand_home(std::string(util::trim(item)));
-            if (directory.front() != '/') {
-                std::error_code error;
-                const auto absolute = std::filesystem::absolute(directory, error);
-                if (!error) {
-                    directory = absolute.lexically_normal().string();
-                }
-            }
-            directories.push_back(std::move(directory));
-        }
+    for (auto &entry : component_path_entries()) {
+        directories.push_back(std::move(entry.directory));
     }
     return directories;
 }
@@ -356,14 +397,17 @@ void check_show_load_errors()
 }
 
 // The directories of a mca_base_component_path the user set: each must be a
-// readable directory.  (The default names $HOME/.meridian/components, which
-// need not exist.)
-void check_component_path(const std::vector<std::string> &directories)
+// readable directory.  (The defaults, named or by their keywords, need not
+// exist: $HOME/.meridian/components seldom does.)
+void check_component_path()
 {
     if (is_default("mca_base_component_path")) {
         return;
     }
-    for (const auto &directory : directories) {
+    for (const auto &[directory, keyword] : component_path_entries()) {
+        if (keyword) {
+            continue;
+        }
         struct stat info {
         };
         std::string problem;
@@ -419,9 +463,8 @@ void check_stray_files(const std::vector<std::string> &directories)
 void check_component_discovery()
 {
     check_show_load_errors();
-    const auto directories = component_directories();
-    check_component_path(directories);
-    check_stray_files(directories);
+    check_component_path();
+    check_stray_files(component_directories());
 }
 
 bool strict_params()
