@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Set up everything on a fresh Debian 12 machine and run Meridian's main job:
 # meridian_info (frameworks, components, parameters), the host's map, then the
 # network resources and coordinates of a job on the example fabric, then a QMP
@@ -6,8 +7,14 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 "$top/contrib/scripts/deps.sh"
-"$top/contrib/scripts/build.sh"
-make -C "$top/build" install >/dev/null
+# One progress line for the build (its log in build/build.log), and only
+# what this script runs: not the test tree.
+"$top/contrib/scripts/build.sh" --quiet --no-tests
+if ! make -C "$top/build" install SUBDIRS=. >>"$top/build/build.log" 2>&1; then
+    echo "make install failed; the end of $top/build/build.log:" >&2
+    tail -n 40 "$top/build/build.log" >&2
+    exit 1
+fi
 echo
 echo "== meridian_info =="
 "$top/build/prefix/bin/meridian_info" "$@"
