@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * qmp.h -- Meridian's QMP: the lattice-QCD message-passing API, source
  * compatible with QMP 2.x (as Chroma/QDP++, MILC and QUDA call it), plus the
@@ -31,6 +32,21 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <meridian/meridian_config.h>
+
+/* Meridian's extension: this QMP is Meridian's, of the version below (the
+ * numbers of meridian_config.h), for a program that tests which QMP it
+ * builds against:
+ *   #if defined(QMP_MERIDIAN) && QMP_MERIDIAN_VERSION_NUMERIC >= QMP_MERIDIAN_VERSION_OF(0, 1, 0)
+ * QMP_version_str / QMP_version_int give the QMP API's own release. */
+#define QMP_MERIDIAN 1
+#define QMP_MERIDIAN_VERSION_STRING MERIDIAN_VERSION_STRING
+#define QMP_MERIDIAN_VERSION_MAJOR MERIDIAN_VERSION_MAJOR
+#define QMP_MERIDIAN_VERSION_MINOR MERIDIAN_VERSION_MINOR
+#define QMP_MERIDIAN_VERSION_RELEASE MERIDIAN_VERSION_RELEASE
+#define QMP_MERIDIAN_VERSION_NUMERIC MERIDIAN_VERSION_NUMERIC
+#define QMP_MERIDIAN_VERSION_OF(major, minor, release) MERIDIAN_VERSION_OF(major, minor, release)
 
 /* ------------------------------------------------------------- types */
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Which parameters are shown: --param narrows to frameworks and components,
 # --level N shows levels 1..N (default 1), --all shows everything.
 # Levels used: carto (selection) 2, carto_base_verbose 8,
@@ -25,6 +26,8 @@ expect_no_line "$verbose:level:8"
 run_info --param carto base --level 2 --parsable
 expect_line "$selection:level:2"
 expect_no_line "$verbose:level:8"
+# The selection holds while the framework is open.
+expect_line "$selection:status:read-only-after-open"
 
 run_info --param carto base --level 8 --parsable
 expect_line "$selection:level:2"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Every value shows where it comes from, in the parsable form
 #   mca:FW:COMP:param:NAME:source:SOURCE
 # and --mca / --tune let a user see what a setting resolves to.
@@ -17,6 +18,10 @@ expect_line "mca:mca:base:param:mca_base_strict_params:level:4"
 expect_line "mca:mca:base:param:mca_base_strict_params:type:bool"
 expect_line "mca:mca:base:param:mca_base_strict_params:help:Treat a setting that no component registers as an error instead of a warning"
 expect_line "mca:mca:base:param:mca_base_strict_params:deprecated:no"
+expect_line "mca:mca:base:param:mca_base_strict_params:status:writeable"
+expect_line "mca:mca:base:param:mca_base_strict_params:settable-in-files:yes"
+# The status field says where and when a parameter may be set.
+expect_line "mca:mca:base:param:mca_base_param_files:settable-in-files:no"
 # What the test environment set shows as such.
 expect_line "mca:mca:base:param:mca_base_param_files:value:none"
 expect_line "mca:mca:base:param:mca_base_param_files:source:environment"

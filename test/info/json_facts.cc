@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reads meridian_info --json on standard input and prints the same facts in
 // the --parsable form, so a test can compare the two outputs line by line.
 // Written against the documented formats, not against meridian_info's code:
@@ -74,6 +75,8 @@ void params(const std::string &framework, const std::string &component, const Js
             fact(prefix, "maximum", number(p.at("maximum")));
         }
         fact(prefix, "deprecated", p.at("deprecated").get<bool>() ? "yes" : "no");
+        fact(prefix, "status", p.at("status").get<std::string>());
+        fact(prefix, "settable-in-files", p.at("settable_in_files").get<bool>() ? "yes" : "no");
         for (const auto &s : p.value("synonyms", Json::array())) {
             fact(prefix, "synonym:name", s.at("name").get<std::string>());
             if (s.at("deprecated").get<bool>()) {

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A QMP program built the way applications build against QMP: the build is
 # installed into a scratch DESTDIR, then qmp_config_prog.c is compiled with
 #   cc $(qmp-config --cflags) prog.c $(qmp-config --ldflags) $(qmp-config --libs)
@@ -63,6 +64,44 @@ if ! $CC $SANFLAGS $cflags "$QMP_TEST_SRC/qmp_config_prog.c" $ldflags $libs \
     cat "$work/cc1.log"
     qmp_fail "building with qmp-config's flags"
 fi
+# The version macros, as a program sees them through qmp.h: Meridian's
+# numbers (meridian_config.h, and qmp.h's QMP_MERIDIAN_*) say the version
+# meridian.pc gives, and the numeric form orders releases.
+cat >"$work/version.c" <<'PROG'
+#include <qmp.h>
+#include <stdio.h>
+#if !defined(QMP_MERIDIAN) || QMP_MERIDIAN_VERSION_NUMERIC != MERIDIAN_VERSION_NUMERIC
+#error "qmp.h does not carry Meridian's version"
+#endif
+#if MERIDIAN_VERSION_NUMERIC != MERIDIAN_VERSION_OF(MERIDIAN_VERSION_MAJOR, MERIDIAN_VERSION_MINOR, MERIDIAN_VERSION_RELEASE)
+#error "MERIDIAN_VERSION_NUMERIC is not MERIDIAN_VERSION_OF its parts"
+#endif
+#if MERIDIAN_VERSION_OF(0, 1, 10) <= MERIDIAN_VERSION_OF(0, 1, 9) || MERIDIAN_VERSION_OF(1, 0, 0) <= MERIDIAN_VERSION_OF(0, 255, 255)
+#error "MERIDIAN_VERSION_OF does not order versions"
+#endif
+int main(void)
+{
+    printf("%d.%d.%d %s %s\n", QMP_MERIDIAN_VERSION_MAJOR, QMP_MERIDIAN_VERSION_MINOR,
+           QMP_MERIDIAN_VERSION_RELEASE, QMP_MERIDIAN_VERSION_STRING, MERIDIAN_VERSION_STRING);
+    return 0;
+}
+PROG
+# shellcheck disable=SC2086
+if ! $CC $SANFLAGS $cflags "$work/version.c" -o "$work/prog_version" >"$work/cc0.log" 2>&1; then
+    cat "$work/cc0.log"
+    qmp_fail "building a program that reads Meridian's version macros through qmp.h"
+else
+    meridian_version=$(PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config --modversion meridian) ||
+        qmp_fail "pkg-config --modversion meridian failed"
+    said=$("$work/prog_version")
+    expected="${meridian_version%%[!0-9.]*} $meridian_version $meridian_version"
+    if [ "$said" = "$expected" ]; then
+        echo "ok: qmp.h and meridian_config.h say Meridian $said"
+    else
+        qmp_fail "version macros: expected '$expected' (meridian.pc), the program says '$said'"
+    fi
+fi
+
 # pkg-config's flags have no run path: the linker finds libqmp's own
 # dependency (libmeridian) by libqmp's run path, which names the real libdir,
 # not the DESTDIR -- so, for the staged tree, the library path points there.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The three ways meridian_info prints a report.  Each appends to a string the
 // caller writes once: a single write keeps the tool fast on large outputs.
 #ifndef MERIDIAN_TOOLS_INFO_FORMATS_HPP
@@ -35,6 +36,14 @@ void write_json(const Report &report, std::string &out);
 
 // The escaping write_parsable applies to free text.
 std::string one_line(std::string_view text);
+
+// A parameter's status, as ompi_info's: "writeable" (set from any source at
+// any time), "read-only-after-open" (set before its framework opens; the API
+// cannot change it while the framework is open).
+const char *param_status(const mca::Param &param);
+// Whether a param file may set it ("no": only the environment, the command
+// line and the API).
+bool settable_in_files(const mca::Param &param);
 
 } // namespace meridian::info
 

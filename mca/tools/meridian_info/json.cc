@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_info --json: the facts of --parsable as one JSON document.
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,8 @@ Json param_json(const mca::Param &param)
         out["maximum"] = bound_json(param, *param.rules().max);
     }
     out["deprecated"] = (param.flags() & MCA_BASE_PARAM_FLAG_DEPRECATED) != 0;
+    out["status"] = param_status(param);
+    out["settable_in_files"] = settable_in_files(param);
     if (!param.synonyms().empty()) {
         Json synonyms = Json::array();
         for (const auto &synonym : param.synonyms()) {

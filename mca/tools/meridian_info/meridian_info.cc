@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_info: Meridian's frameworks, components and parameters, and where
 // every parameter's value comes from.
 //
@@ -12,6 +13,7 @@
 #include <string>
 #include <variant>
 
+#include "mca/tools/meridian_info/build_report.hpp"
 #include "mca/tools/meridian_info/formats.hpp"
 #include "mca/tools/meridian_info/install_dirs.hpp"
 #include "mca/tools/meridian_info/options.hpp"
@@ -81,7 +83,13 @@ int main(int argc, char **argv)
         return *status;
     }
     const info::Options &options = std::get<info::Options>(command_line);
-    // The configured directories need no component: nothing is loaded.
+    // The build and the configured directories need no component: nothing
+    // is loaded.
+    if (options.config) {
+        std::string out;
+        info::write_build_report(options.format, out);
+        return write_out(out) ? exit_status() : exit_failure;
+    }
     if (!options.path_names.empty()) {
         std::string out;
         info::write_install_dirs(options.path_names, options.format, out);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "mca/tools/meridian_info/options.hpp"
 
 #include <boost/program_options.hpp>
@@ -33,7 +34,10 @@ po::options_description visible_options()
         "path", po::value<std::vector<std::string>>()->value_name("NAME"),
         ("only installation directory NAME, as \"NAME: DIR\": " + install_dir_choices() +
          "; repeatable")
-            .c_str())("show-failed", "components that could not be loaded, and why")(
+            .c_str())("config,c", "how Meridian was built: the configure command line, "
+                                  "compilers and flags, dependencies and components, and the "
+                                  "libraries it runs with")(
+        "show-failed", "components that could not be loaded, and why")(
         "parsable", "one fact a line (mca:FW:COMP:param:NAME:value:VALUE, ...)")(
         "json", "the same information as a JSON document")("help,h", "this text")(
         "version,V", "Meridian's version");
@@ -69,24 +73,29 @@ std::string what_option_needs(const std::string &name)
     return {};
 }
 
-// --path asks for directories and nothing else, so the options that choose
-// what else to show have nothing to act on.
-Status check_path_alone(const Options &options)
+// --path asks for directories and nothing else, and --config for the
+// build and nothing else, so the options that choose what else to show have
+// nothing to act on.
+Status check_alone(const Options &options)
 {
-    if (options.path_names.empty()) {
+    if (options.path_names.empty() && !options.config) {
         return success();
     }
-    const char *other = !options.scopes.empty() ? "--param"
-                        : options.level         ? "--level"
-                        : options.all           ? "--all"
-                        : options.show_failed   ? "--show-failed"
-                                                : nullptr;
+    const char *other = !options.scopes.empty()                         ? "--param"
+                        : options.level                                 ? "--level"
+                        : options.all                                   ? "--all"
+                        : options.show_failed                           ? "--show-failed"
+                        : options.config && !options.path_names.empty() ? "--path"
+                                                                        : nullptr;
     if (other == nullptr) {
         return success();
     }
-    return bad_usage(std::string("--path shows installation directories only: it "
-                                 "cannot be combined with ") +
-                     other);
+    return bad_usage(options.config ? std::string("--config shows how Meridian was built only: "
+                                                  "it cannot be combined with ") +
+                                          other
+                                    : std::string("--path shows installation directories only: "
+                                                  "it cannot be combined with ") +
+                                          other);
 }
 
 } // namespace
@@ -115,6 +124,7 @@ std::string usage_text()
             "Examples:\n"
             "  meridian_info --param carto all --level 9\n"
             "  meridian_info --path pkglibdir\n"
+            "  meridian_info --config\n"
             "  meridian_info --all --parsable\n"
             "\n"
             "Exit status: 0 on success; 1 when an error was reported on the way (a param\n"
@@ -170,6 +180,8 @@ Result<Options> parse_options(int argc, const char *const *argv)
                 }
                 options.path_names.insert(options.path_names.end(), names->begin(), names->end());
             }
+        } else if (key == "config") {
+            options.config = true;
         } else if (key == "show-failed") {
             options.show_failed = true;
         } else if (key == "parsable" || key == "parseable") {
@@ -186,7 +198,7 @@ Result<Options> parse_options(int argc, const char *const *argv)
         return bad_usage("--parsable and --json cannot be used together");
     }
     options.format = json ? Format::json : parsable ? Format::parsable : Format::text;
-    if (auto alone = check_path_alone(options); !alone) {
+    if (auto alone = check_alone(options); !alone) {
         return alone.error();
     }
     if (options.all) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_info's own command-line options (Meridian's --mca / --tune are
 // taken out by the library before these are parsed).
 #ifndef MERIDIAN_TOOLS_INFO_OPTIONS_HPP
@@ -28,6 +29,7 @@ struct Options {
     bool path = false;                   // the report's paths section (--all)
     std::vector<std::string> path_names; // --path NAME, "all" expanded: only these
     bool show_failed = false;
+    bool config = false; // -c/--config: how Meridian was built, and nothing else
     Format format = Format::text;
     bool help = false;
     bool version = false;

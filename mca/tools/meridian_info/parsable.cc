@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // meridian_info --parsable.
 #include <cstdio>
 
@@ -38,6 +39,17 @@ std::string one_line(std::string_view text)
         }
     }
     return out;
+}
+
+const char *param_status(const mca::Param &param)
+{
+    return (param.flags() & MCA_BASE_PARAM_FLAG_READONLY_AFTER_OPEN) != 0 ? "read-only-after-open"
+                                                                          : "writeable";
+}
+
+bool settable_in_files(const mca::Param &param)
+{
+    return (param.flags() & MCA_BASE_PARAM_FLAG_NOT_IN_FILES) == 0;
 }
 
 namespace
@@ -84,6 +96,8 @@ void write_param(Lines &lines, const std::string &group_prefix, const mca::Param
     }
     const bool deprecated = (param.flags() & MCA_BASE_PARAM_FLAG_DEPRECATED) != 0;
     lines.fact(prefix, "deprecated", deprecated ? "yes" : "no");
+    lines.fact(prefix, "status", param_status(param));
+    lines.fact(prefix, "settable-in-files", settable_in_files(param) ? "yes" : "no");
     for (const auto &synonym : param.synonyms()) {
         lines.fact(prefix, "synonym:name", synonym.full_name);
         if ((synonym.flags & MCA_BASE_PARAM_FLAG_DEPRECATED) != 0) {
