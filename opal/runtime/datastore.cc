@@ -103,12 +103,17 @@ std::optional<std::string> launched_without_pmix()
             tasks = env_count("SLURM_NTASKS");
         }
         if (tasks > 1) {
-            const std::string plugin = env_text("SLURM_MPI_TYPE", "the site's default");
+            // srun names the plugin only when it is one (not for --mpi=none).
+            const char *plugin = std::getenv("SLURM_MPI_TYPE");
             return "srun started this process as task " + env_text("SLURM_PROCID", "?") + " of " +
-                   std::to_string(tasks) + " with MPI plugin \"" + plugin +
-                   "\", which gives it no PMIx: every task would run as a job of one. "
-                   "Run it with srun --mpi=pmix (srun --mpi=list shows the plugins this "
-                   "Slurm has; MpiDefault=pmix in slurm.conf makes it the default)";
+                   std::to_string(tasks) +
+                   (plugin != nullptr && *plugin != '\0'
+                        ? " with MPI plugin \"" + std::string(plugin) + "\", which gives it no PMIx"
+                        : std::string(" without PMIx (its --mpi plugin, or the site's "
+                                      "MpiDefault, is none or not pmix)")) +
+                   ": every task would run as a job of one. Run it with srun --mpi=pmix (srun "
+                   "--mpi=list shows the plugins this Slurm has; MpiDefault=pmix in slurm.conf "
+                   "makes it the default)";
         }
         return std::nullopt;
     }

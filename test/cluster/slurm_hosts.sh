@@ -120,7 +120,7 @@ check_ledger_empty "$ledger"
 out=$scratch/nopmix.out
 timeout -k 10 120 "$S" srun --mpi=none -N 2 -n 4 --overcommit "$PEER" >"$out" 2>&1 </dev/null
 rc=$?
-said=$(grep -c '^meridian: error: srun started this process as task [0-3] of 4 with MPI plugin "none", which gives it no PMIx: every task would run as a job of one. Run it with srun --mpi=pmix ' "$out")
+said=$(grep -c '^meridian: error: srun started this process as task [0-3] of 4 without PMIx (its --mpi plugin, or the site.s MpiDefault, is none or not pmix): every task would run as a job of one. Run it with srun --mpi=pmix ' "$out")
 if [ $rc -eq 0 ] || [ "$said" -ne 4 ] || grep -q '^rank ' "$out"; then
     fail "srun --mpi=none: each of the 4 tasks stops, naming srun and --mpi=pmix (exit $rc, said by $said of 4):"
     sed 's/^/  /' "$out"

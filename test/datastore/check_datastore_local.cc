@@ -246,6 +246,17 @@ START_TEST(srun_without_pmix_is_an_error)
     ck_assert_int_eq(meridian_init(nullptr, nullptr), MERIDIAN_ERR_NOT_AVAILABLE);
     ck_assert_uint_eq(meridian_test::messages().size(), 1);
     ck_assert_text_eq(meridian_test::messages()[0].text, expected);
+    // srun --mpi=none names no plugin.
+    shutdown();
+    unsetenv("SLURM_MPI_TYPE");
+    auto none = datastore::store();
+    ck_assert(!none.ok());
+    ck_assert_text_eq(none.error().message,
+                      "srun started this process as task 2 of 4 without PMIx (its --mpi plugin, "
+                      "or the site's MpiDefault, is none or not pmix): every task would run as a "
+                      "job of one. Run it with srun --mpi=pmix (srun --mpi=list shows the plugins "
+                      "this Slurm has; MpiDefault=pmix in slurm.conf makes it the default) (or "
+                      "set mca_base_datastore=local to run each process alone)");
 }
 END_TEST
 
