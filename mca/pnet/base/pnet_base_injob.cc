@@ -309,18 +309,8 @@ Status publish_results(datastore::Store &store, const mca_pnet_job &job)
 // handful of values, read with one get; nothing here grows with the job.
 Status share_launcher_results(datastore::Store &store, datastore::InfoList results)
 {
-    // None is said too: the other hosts' processes wait for it.
-    const bool endpoints =
-        std::any_of(results.begin(), results.end(), [](const datastore::Info &info) {
-            return info.key == key_published_endpoints;
-        });
-    if (!endpoints) {
-        results.push_back({std::string(key_published_endpoints), std::vector<std::string>{}});
-    }
-    for (auto &[key, value] : results) {
-        if (auto put = store.put(key, std::move(value)); !put) {
-            return put;
-        }
+    if (auto put = detail::put_results_for_other_hosts(store, std::move(results)); !put) {
+        return put;
     }
     // The node's lowest rank publishes the node's inventory (its server has
     // it from the launcher's daemon) for the other nodes' queries.
@@ -436,6 +426,23 @@ Status run(datastore::Store &store)
 
 namespace detail
 {
+Status put_results_for_other_hosts(datastore::Store &store, datastore::InfoList results)
+{
+    const bool endpoints =
+        std::any_of(results.begin(), results.end(), [](const datastore::Info &info) {
+            return info.key == key_published_endpoints;
+        });
+    if (!endpoints) {
+        results.push_back({std::string(key_published_endpoints), std::vector<std::string>{}});
+    }
+    for (auto &[key, value] : results) {
+        if (auto put = store.put(key, std::move(value)); !put) {
+            return put;
+        }
+    }
+    return success();
+}
+
 void defer_in_job(bool deferred)
 {
     state().deferred = deferred;
@@ -471,11 +478,16 @@ Status run_in_job()
                 results = std::move(*list);
             }
         }
+        // Without them: the path says whether the setup failed, or was made
+        // by a daemon that stored them key by key only.
         const datastore::ProcId job{(*store)->self().nspace, datastore::job_rank};
-        auto path = results ? Result<datastore::Value>(std::string("launcher"))
-                            : (*store)->get(job, key_setup_path);
-        const std::string *said = path ? std::get_if<std::string>(&*path) : nullptr;
-        if (said != nullptr && *said == "failed") {
+        std::string said = "launcher";
+        if (!results) {
+            auto path = (*store)->get(job, key_setup_path);
+            const std::string *text = path ? std::get_if<std::string>(&*path) : nullptr;
+            said = text != nullptr ? *text : std::string();
+        }
+        if (said == "failed") {
             auto why = (*store)->get(job, key_setup_error);
             const std::string *text = why ? std::get_if<std::string>(&*why) : nullptr;
             return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
@@ -483,7 +495,7 @@ Status run_in_job()
                                               : std::string("the launcher could not set up the "
                                                             "job's network (its output says why)"));
         }
-        if (said != nullptr && *said == "launcher") {
+        if (said == "launcher") {
             if (!results) {
                 auto by_key = launcher_results_by_key(**store);
                 if (!by_key) {

@@ -93,6 +93,11 @@ void place_job_on_demand();
 // that set nothing up, pnet_base_node_leader): the node's leader sets up
 // the node's share, the others read it.
 Status run_leader(datastore::Store &store);
+
+// Puts (uncommitted) a process's results for the processes of other hosts,
+// as read from its daemon or its leader: each entry as it is, and an empty
+// endpoint list when it has none, since the other hosts wait for that key.
+Status put_results_for_other_hosts(datastore::Store &store, datastore::InfoList results);
 // The job that path made in this process (the leader), given back at
 // forget_in_job; and whether it ran.
 void forget_leader();

@@ -277,18 +277,8 @@ Status run_leader(datastore::Store &store)
         }
         mine = std::move(*list);
     }
-    bool endpoints = false;
-    for (auto &[key, value] : mine) {
-        endpoints = endpoints || key == key_published_endpoints;
-        if (auto done = store.put(key, std::move(value)); !done) {
-            return done;
-        }
-    }
-    // None is said too: the other hosts' processes wait for it.
-    if (!endpoints) {
-        if (auto done = store.put(key_published_endpoints, std::vector<std::string>{}); !done) {
-            return done;
-        }
+    if (auto done = put_results_for_other_hosts(store, std::move(mine)); !done) {
+        return done;
     }
     // For the leader, which hands the node's ports to the processes still
     // running when it ends.
