@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "mca/qmp/qmp_internal.hpp"
+#include "opal/runtime/job_messages.hpp"
 #include "opal/util/no_destructor.hpp"
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/runtime/meridian.h>
@@ -477,6 +478,8 @@ void QMP_finalize_msg_passing(void)
 void QMP_abort(int error_code)
 {
     QMP_error("abort: %i", error_code);
+    // Nothing waits for the node's printer now: the job is ending.
+    qmp_boundary_void(__func__, [] { meridian::job_messages::print_now(); });
     bool launcher_ends_it = false;
     qmp_boundary_void(__func__, [&] { launcher_ends_it = end_the_job(error_code); });
     if (launcher_ends_it) {

@@ -4,6 +4,7 @@
 #include <meridian/mca/runtime/meridian.h>
 
 #include "mca/pnet/base/pnet_base_internal.hpp"
+#include "opal/runtime/job_messages.hpp"
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/mca/pnet/base/base.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
@@ -17,9 +18,11 @@ namespace
 
 int init_count = 0;
 
-// Undo registration and the base's open after a failed init.
+// Undo registration and the base's open after a failed init.  What the
+// processes said about it goes out first, once per node.
 int fail(int rc)
 {
+    meridian::job_messages::end_of_start(true);
     meridian::pnet::forget_in_job();
     meridian::coord::forget_context();
     meridian::datastore::shutdown();
@@ -69,13 +72,18 @@ extern "C" int meridian_init(int *argc, char ***argv)
             ++init_count;
             return MERIDIAN_SUCCESS;
         }
+        // A process of a job names its rank in what it says, and holds it
+        // back until the job can print it once per node.
+        meridian::job_messages::hold();
         if (argc != nullptr && argv != nullptr) {
             if (const int rc = meridian_mca_base_cmdline_apply(argc, argv);
                 rc != MERIDIAN_SUCCESS) {
+                meridian::job_messages::release();
                 return rc;
             }
         }
         if (const int rc = meridian_mca_base_open(); rc != MERIDIAN_SUCCESS) {
+            meridian::job_messages::release();
             return fail(rc);
         }
         // From here a failure, said by a status or thrown (no memory), undoes
@@ -102,6 +110,7 @@ extern "C" int meridian_init(int *argc, char ***argv)
             fail(MERIDIAN_ERROR);
             throw; // to the guard, which says why
         }
+        meridian::job_messages::end_of_start(false);
         init_count = 1;
         return MERIDIAN_SUCCESS;
     });

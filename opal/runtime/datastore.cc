@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "opal/mca/base/base_params.hpp"
+#include "opal/runtime/job_messages.hpp"
 #include <meridian/opal/util/strings.hpp>
 
 namespace meridian::datastore
@@ -241,6 +242,7 @@ Result<Store *> store()
         auto pmix = make_pmix_store();
         if (pmix) {
             instance = std::move(*pmix);
+            job_messages::attach(*instance);
             return instance.get();
         }
         if (backend == "pmix") {
@@ -259,11 +261,15 @@ Result<Store *> store()
         }
     }
     instance = make_singleton_store();
+    job_messages::attach(*instance);
     return instance.get();
 }
 
 void shutdown()
 {
+    // What the job's processes said goes out while they can still tell
+    // each other.
+    job_messages::release();
     current().reset();
 }
 

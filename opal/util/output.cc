@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <meridian/opal/util/output.hpp>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -14,7 +16,10 @@ namespace
 struct SinkState {
     meridian_message_sink_fn sink = nullptr;
     void *context = nullptr;
-    unsigned long errors = 0;
+    std::atomic<unsigned long> errors{0};
+    std::atomic<meridian::MessageRouter> router{nullptr};
+    std::mutex origin_lock; // origin may change while another thread reports
+    std::string origin;
 };
 
 SinkState &state()
@@ -37,6 +42,19 @@ const char *prefix(meridian_severity_t severity)
     }
 }
 
+// One line on standard error: "meridian: warning: [rank 3 on node2] text".
+// One fprintf, so that lines of processes sharing the stream do not mix.
+void print_line(meridian_severity_t severity, std::string_view origin, std::string_view text)
+{
+    if (origin.empty()) {
+        std::fprintf(stderr, "%s%.*s\n", prefix(severity), static_cast<int>(text.size()),
+                     text.data());
+        return;
+    }
+    std::fprintf(stderr, "%s[%.*s] %.*s\n", prefix(severity), static_cast<int>(origin.size()),
+                 origin.data(), static_cast<int>(text.size()), text.data());
+}
+
 void deliver(meridian_severity_t severity, const char *text)
 {
     auto &s = state();
@@ -47,7 +65,20 @@ void deliver(meridian_severity_t severity, const char *text)
         s.sink(severity, text, s.context);
         return;
     }
-    std::fprintf(stderr, "%s%s\n", prefix(severity), text);
+    if (severity != MERIDIAN_SEVERITY_VERBOSE) {
+        if (const auto router = s.router.load();
+            router != nullptr && router(static_cast<meridian::Severity>(severity), text)) {
+            return;
+        }
+    }
+    // Verbose output is each process's own and says which one where it
+    // matters; the origin is for what a user must act on.
+    std::string origin;
+    if (severity != MERIDIAN_SEVERITY_VERBOSE) {
+        const std::lock_guard guard(s.origin_lock);
+        origin = s.origin;
+    }
+    print_line(severity, origin, text);
 }
 
 } // namespace
@@ -59,6 +90,37 @@ void report(Severity severity, std::string_view text)
 {
     const std::string copy(text);
     deliver(static_cast<meridian_severity_t>(severity), copy.c_str());
+}
+
+void set_message_origin(std::string origin)
+{
+    auto &s = state();
+    const std::lock_guard guard(s.origin_lock);
+    s.origin = std::move(origin);
+}
+
+std::string message_origin()
+{
+    auto &s = state();
+    const std::lock_guard guard(s.origin_lock);
+    return s.origin;
+}
+
+void set_message_router(MessageRouter router)
+{
+    state().router.store(router);
+}
+
+void print_message(Severity severity, std::string_view origin, std::string_view text)
+{
+    auto &s = state();
+    const auto level = static_cast<meridian_severity_t>(severity);
+    if (s.sink != nullptr) {
+        const std::string copy(text);
+        s.sink(level, copy.c_str(), s.context);
+        return;
+    }
+    print_line(level, origin, text);
 }
 
 } // namespace meridian

@@ -5,6 +5,7 @@
 
 #include <meridian/opal/util/require_cxx20.hpp>
 
+#include <string>
 #include <string_view>
 
 #include <meridian/opal/util/output.h>
@@ -33,6 +34,24 @@ inline void report_notice(std::string_view text)
 {
     report(Severity::notice, text);
 }
+
+// Where this process's errors, warnings and notices come from, as the
+// default sink shows it after the severity: "rank 3 on node2" gives
+// "meridian: warning: [rank 3 on node2] ...".  Empty (the default):
+// nothing, as for a process alone.  Verbose output goes without it.
+void set_message_origin(std::string origin);
+std::string message_origin();
+
+// Takes an error, warning or notice before the default sink prints it (never
+// a verbose message, never when a sink is set) and returns true when it took
+// it: how a job prints what many of its processes say once.  It may be called
+// from any thread and must not report.  nullptr: none (the default).
+using MessageRouter = bool (*)(Severity severity, std::string_view text);
+void set_message_router(MessageRouter router);
+
+// What the default sink prints, with `origin` for this process's; for the
+// router, which prints what it took.  Goes to the sink if one is set.
+void print_message(Severity severity, std::string_view origin, std::string_view text);
 
 } // namespace meridian
 

@@ -262,6 +262,29 @@ run_event() {
     fi
 }
 
+# One message per node: a misspelt parameter that all six processes give is
+# printed once on each host, with that host's two ranks.
+run_messages() {
+    [ -x "$JOB_MESSAGES_PEER" ] ||
+        fail "no $JOB_MESSAGES_PEER: build test/datastore first (make -C test/datastore job_messages_peer)"
+    setp carto_base_verbos 1
+    "$1" "$JOB_MESSAGES_PEER" >"$scratch/messages.out" 2>&1
+    rc=$?
+    unsetp carto_base_verbos
+    lines=$(grep -c 'carto_base_verbos' "$scratch/messages.out")
+    hosts=0
+    for h in h1 h2 h3; do
+        grep -qE "^meridian: warning: \[ranks [0-5][-,][0-5] on $h\] MCA parameter \"carto_base_verbos\"" \
+            "$scratch/messages.out" && hosts=$((hosts + 1))
+    done
+    if [ $rc -ne 0 ] || [ "$lines" -ne 3 ] || [ $hosts -ne 3 ]; then
+        fail "one message per node through $1 (exit $rc; $lines lines, $hosts of 3 hosts with their ranks):"
+        sed 's/^/  /' "$scratch/messages.out"
+    else
+        echo "ok: one message per node through $1: the six processes' warning printed once on each of h1-h3"
+    fi
+}
+
 # A PMIx client that knows nothing of Meridian, on every host, reads every
 # process's results.
 run_reader() {

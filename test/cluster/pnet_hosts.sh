@@ -51,6 +51,7 @@ cluster_mpirun() {
 run_one_job cluster_mpirun
 run_reader cluster_mpirun -x MERIDIAN_LIBRARY
 run_event cluster_mpirun
+run_messages cluster_mpirun
 
 # Two jobs at once on the same hosts: no port on a host given to both.
 run_two_jobs cluster_mpirun

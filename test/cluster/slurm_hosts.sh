@@ -81,6 +81,7 @@ else
     echo "ok: the coordinates-updated event under srun reached both processes of h1"
 fi
 run_event cluster_srun
+run_messages cluster_srun
 
 # Two jobs at once on the same hosts: no port on a host given to both.
 run_two_jobs cluster_srun

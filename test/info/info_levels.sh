@@ -77,7 +77,7 @@ expect_no_line "$verbose:level:8"
 # For people, the hidden ones are counted, with how to see them.
 run_info --param mca base
 expect_status 0
-expect_line "6 parameters above level 1 not shown: --level 9 or --all shows them."
+expect_line "7 parameters above level 1 not shown: --level 9 or --all shows them."
 run_info --param mca base --level 5
 expect_line "2 parameters above level 5 not shown: --level 9 or --all shows them."
 expect_line '    mca_base_param_files = "none"  [environment]'

@@ -67,9 +67,11 @@ if [ $mpi = yes ]; then
     setp pnet_tcp_static_ports "tcp:32300-32399"
     out=$(INJOB_EXPECT_INIT_FAILURE=1 "$MPIRUN" -np 2 --oversubscribe -x INJOB_EXPECT_INIT_FAILURE "$PEER" 2>&1)
     fails=$(echo "$out" | grep -c 'FAIL: meridian_init')
-    why=$(echo "$out" | grep -c 'meridian: error: request "data": ENDPTS 80 is required but .* has 100 free tcp ports for 2 processes$')
-    where=$(echo "$out" | grep -c 'meridian: error: in-job network setup (process .*:[01], node .*): the pnet component "tcp" failed in allocate')
-    if [ "$fails" -ne 2 ] || [ "$why" -ne 2 ] || [ "$where" -ne 2 ]; then
+    # The reason both give is printed once, with both ranks; where each
+    # failed is each one's own.
+    why=$(echo "$out" | grep -c 'meridian: error: \[ranks 0-1 on [^]]*\] request "data": ENDPTS 80 is required but .* has 100 free tcp ports for 2 processes$')
+    where=$(echo "$out" | grep -c 'meridian: error: \[rank [01] on [^]]*\] in-job network setup (process .*:[01], node .*): the pnet component "tcp" failed in allocate')
+    if [ "$fails" -ne 2 ] || [ "$why" -ne 1 ] || [ "$where" -ne 2 ]; then
         echo "FAIL: an unmet required request must fail meridian_init in both processes, with the reason:"
         echo "$out"
         status=1

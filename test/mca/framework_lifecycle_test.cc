@@ -674,7 +674,8 @@ START_TEST(test_component_setting_loads_at_register)
         MERIDIAN_SUCCESS);
     ck_assert(dso_is_loaded(alpha));
     ck_assert_int_eq(count_events("testfw/alpha register"), 1);
-    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    // The bad value fails the start; the misspelt name only warns.
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_ERR_BAD_PARAM);
     ck_assert_messages(
         ERROR_MSG("bad value \"abc\" for MCA parameter testfw_alpha_priority from environment "
                   "variable " +
@@ -687,8 +688,9 @@ START_TEST(test_component_setting_loads_at_register)
 END_TEST
 
 // A setting for a component that is there waits for it: the start's check
-// passes it over, and loading the components checks it (a bad value, a name
-// no parameter has), an error with mca_base_strict_params.
+// passes it over, and loading the components checks it (a bad value, which
+// the framework does not open with; a name no parameter has, an error with
+// mca_base_strict_params).
 START_TEST(test_component_setting_waits_for_its_component)
 {
     ComponentDir dir("components");
@@ -714,13 +716,23 @@ START_TEST(test_component_setting_waits_for_its_component)
                                  env_name("testfw_alpha_prority") +
                                  ") is not registered by any component; did you mean "
                                  "testfw_alpha_priority?";
-    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_ERR_BAD_PARAM);
     ck_assert(dso_is_loaded(alpha));
     ck_assert_messages(bad_value, WARNING_MSG(misspelt));
+    clear_messages();
+    ck_assert_int_eq(meridian_mca_base_framework_is_open(&testfw), 0);
+    ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_close(), MERIDIAN_SUCCESS);
+
+    // A value that can be used: it opens.
+    set_param_env("testfw_alpha_priority", "7");
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_open(&testfw), MERIDIAN_SUCCESS);
     clear_messages();
     ck_assert_text_eq(selected_name(testfw), "alpha");
     ck_assert_int_eq(meridian_mca_base_framework_close(&testfw), MERIDIAN_SUCCESS);
     ck_assert_int_eq(meridian_mca_base_close(), MERIDIAN_SUCCESS);
+    set_param_env("testfw_alpha_priority", "abc");
 
     set_param_env("mca_base_strict_params", "1");
     ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);

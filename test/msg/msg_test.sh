@@ -21,7 +21,7 @@ fail() {
 }
 # expect NAME COUNT PATTERN: the last output has COUNT lines matching PATTERN.
 expect() {
-    got=$(echo "$out" | grep -c -e "$3")
+    got=$(echo "$out" | untag | grep -c -e "$3")
     if [ "$got" -ne "$2" ]; then
         fail "$1: $got lines match '$3', expected $2"
         return 1

@@ -48,7 +48,7 @@ fail() {
 }
 # expect NAME COUNT PATTERN FILE: FILE has COUNT lines matching PATTERN.
 expect() {
-    got=$(grep -c -e "$3" "$4")
+    got=$(untag <"$4" | grep -c -e "$3")
     if [ "$got" -ne "$2" ]; then
         fail "$1: $got lines of $(basename "$4") match '$3', expected $2"
         return 1
@@ -56,7 +56,7 @@ expect() {
 }
 # expect_some NAME PATTERN FILE: FILE has a line matching PATTERN.
 expect_some() {
-    grep -q -e "$2" "$3" || { fail "$1: no line of $(basename "$3") matches '$2'"; return 1; }
+    untag <"$3" | grep -q -e "$2" || { fail "$1: no line of $(basename "$3") matches '$2'"; return 1; }
 }
 # Each file appears within 60 s.
 wait_for() {

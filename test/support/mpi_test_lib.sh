@@ -7,6 +7,10 @@
 #   setp NAME VALUE    set MCA parameter NAME in the environment
 #                      (${MCA_ENV_PREFIX}NAME, exported)
 #   unsetp NAME        take it out again
+#   untag              a filter: "meridian: warning: [rank 1 on h2] ..."
+#                      as "meridian: warning: ...", for tests that check what
+#                      each process says (with mca_base_message_aggregate=0;
+#                      test/datastore/job_messages.sh checks the tags)
 #
 # As root it also lets mpirun run (Open MPI refuses root without these).
 if [ -z "$MPIRUN" ] || [ "$HAVE_PMIX" != yes ]; then
@@ -20,3 +24,4 @@ if [ "$(id -u)" = 0 ]; then
 fi
 setp() { eval "${MCA_ENV_PREFIX}$1=\$2; export ${MCA_ENV_PREFIX}$1"; }
 unsetp() { unset "${MCA_ENV_PREFIX}$1"; }
+untag() { sed 's/^\(meridian: [a-z]*: \)\[[^]]*\] /\1/'; }

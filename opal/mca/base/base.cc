@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -46,6 +48,8 @@ struct CoreParams {
     const char *show_load_errors = nullptr;
     bool strict = false;
     int datastore = 0; // index into datastore_backends
+    bool message_aggregate = true;
+    int message_window = 1000; // milliseconds
     int open_count = 0;
     bool registered = false;
     std::vector<std::string> files_read; // the list last read, to notice changes
@@ -77,6 +81,8 @@ int register_core_params()
     c.show_load_errors = "all";
     c.strict = false;
     c.datastore = 0;
+    c.message_aggregate = true;
+    c.message_window = 1000;
     const struct {
         const char *name;
         const char *help;
@@ -115,6 +121,17 @@ int register_core_params()
          "otherwise), local, or pmix (an error when PMIx cannot start)",
          MCA_BASE_PARAM_TYPE_ENUM, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
          &c.datastore, datastore_backends},
+        {"message_aggregate",
+         "In a job, each node prints an error, warning or notice that several of its processes "
+         "give once, with their ranks (its lowest rank prints); 0: every process prints its own",
+         MCA_BASE_PARAM_TYPE_BOOL, MCA_BASE_INFO_USER_BASIC, MCA_BASE_PARAM_FLAG_NONE,
+         &c.message_aggregate},
+        {"message_window",
+         "Milliseconds a node's printer waits, from a message's first arrival, for the node's "
+         "other processes to give the same message before it prints it (it prints at once when "
+         "all have); 0 prints at once",
+         MCA_BASE_PARAM_TYPE_INT, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
+         &c.message_window},
     };
     for (const auto &entry : table) {
         const int index = meridian_mca_base_param_register("mca", "base", entry.name, entry.help,
@@ -470,6 +487,16 @@ void check_component_discovery()
 bool strict_params()
 {
     return core().strict;
+}
+
+bool message_aggregate()
+{
+    return core().message_aggregate;
+}
+
+std::chrono::milliseconds message_window()
+{
+    return std::chrono::milliseconds(std::max(core().message_window, 0));
 }
 
 std::string_view datastore_backend()

@@ -3,6 +3,7 @@
 #ifndef MERIDIAN_MCA_BASE_BASE_PARAMS_HPP
 #define MERIDIAN_MCA_BASE_BASE_PARAMS_HPP
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,11 @@ void check_component_discovery();
 
 // mca_base_strict_params: an unknown setting is an error, not a warning.
 bool strict_params();
+
+// mca_base_message_aggregate and mca_base_message_window
+// (opal/runtime/job_messages.hpp).
+bool message_aggregate();
+std::chrono::milliseconds message_window();
 
 // mca_base_datastore: "auto", "local" or "pmix".
 std::string_view datastore_backend();

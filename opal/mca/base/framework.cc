@@ -584,7 +584,13 @@ extern "C" int meridian_mca_base_check_params(void)
         ensure_base_open();
         const auto status = ParamRegistry::instance().check_unknown(strict_params(), undecidable);
         check_component_discovery();
-        return status ? MERIDIAN_SUCCESS : status.error().status;
+        if (!status) {
+            return status.error().status;
+        }
+        // A value that cannot be used stops the start (each was told as it
+        // was refused): running on the default instead would hide it.
+        return ParamRegistry::instance().refused().empty() ? MERIDIAN_SUCCESS
+                                                           : MERIDIAN_ERR_BAD_PARAM;
     });
 }
 
@@ -646,6 +652,11 @@ extern "C" int meridian_mca_base_framework_open(mca_base_framework_t *framework)
         if (state.open_count > 0) {
             ++state.open_count;
             return MERIDIAN_SUCCESS;
+        }
+        // Nor does a framework open with a value of its own or its
+        // components' that cannot be used (told when it was refused).
+        if (!ParamRegistry::instance().refused(framework->name).empty()) {
+            return MERIDIAN_ERR_BAD_PARAM;
         }
         auto selection = current_selection(*framework, state);
         if (!selection) {

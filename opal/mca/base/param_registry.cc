@@ -544,6 +544,26 @@ std::vector<std::string> ParamRegistry::known_names() const
     return names;
 }
 
+std::vector<std::string> ParamRegistry::refused(std::string_view framework) const
+{
+    std::vector<std::string> names;
+    for (const auto &[name, list] : settings_) {
+        const auto it = by_name_.find(name);
+        if (it == by_name_.end()) {
+            continue;
+        }
+        const Param &param = *params_[static_cast<std::size_t>(it->second)];
+        if (!param.registered_ || (!framework.empty() && param.framework_ != framework) ||
+            std::none_of(list.begin(), list.end(), [](const Setting &s) { return s.reported; })) {
+            continue;
+        }
+        names.push_back(param.full_name_);
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+}
+
 bool ParamRegistry::any_setting(const std::function<bool(std::string_view)> &wanted) const
 {
     return std::any_of(settings_.begin(), settings_.end(),

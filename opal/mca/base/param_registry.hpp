@@ -123,6 +123,12 @@ class ParamRegistry
     // not, has a name for which wanted() is true.
     bool any_setting(const std::function<bool(std::string_view)> &wanted) const;
 
+    // The parameters (full names, sorted) of `framework` -- every registered
+    // one when empty -- with a setting that was refused and told: a value that
+    // does not parse, a file line for a parameter files may not set.  What
+    // cannot be used fails the start-up that needs it.
+    std::vector<std::string> refused(std::string_view framework = {}) const;
+
     // Report every setting whose name no parameter has.  Names for which
     // skip() is true are left out (their framework or components are not
     // registered yet, or another check covers them).  With strict, the
