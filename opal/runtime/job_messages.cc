@@ -12,6 +12,7 @@
 #include <new>
 #include <optional>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -117,11 +118,29 @@ std::string origin_of(const std::vector<std::uint32_t> &ranks, const std::string
     return (ranks.size() == 1 ? "rank " : "ranks ") + format_ranks(ranks) + " on " + node;
 }
 
+void work();
+void go_direct(State &s, std::unique_lock<std::mutex> &guard);
+
+// Start the worker of a routed process, if it is not running.  Called
+// locked.  Without a thread for it, all goes out directly.
+void start_worker(State &s, std::unique_lock<std::mutex> &guard)
+{
+    if (s.worker.joinable()) {
+        return;
+    }
+    try {
+        s.worker = std::thread(work);
+    } catch (const std::system_error &) {
+        go_direct(s, guard);
+        guard.lock();
+    }
+}
+
 // Called from the C boundary's own reporting: it never throws.
 bool route(Severity severity, std::string_view text) noexcept
 {
     auto &s = state();
-    const std::lock_guard guard(s.lock);
+    std::unique_lock guard(s.lock);
     if (s.mode == Mode::direct) {
         return false;
     }
@@ -129,6 +148,9 @@ bool route(Severity severity, std::string_view text) noexcept
         s.outbox.push_back(Message{severity, std::string(text), s.next_seq++});
     } catch (const std::bad_alloc &) {
         return false; // printed here and now
+    }
+    if (s.mode == Mode::routed && !s.stopping) {
+        start_worker(s, guard);
     }
     s.changed.notify_all();
     return true;
@@ -287,6 +309,68 @@ void on_closing(std::uint64_t generation)
     print_now_if(generation);
 }
 
+// The worker's first step: it listens to what concerns it (the printer: the
+// others' messages, after it checked that it is the node's lowest rank; the
+// others: what the printer says), and to the launcher's loss.  The printer
+// then says it is ready, so that those who sent before it listened send
+// again.  Called and returns locked; false when nothing can be listened to
+// (all went out directly).
+bool listen(State &s, std::unique_lock<std::mutex> &guard, datastore::Store &store,
+            std::uint64_t generation)
+{
+    const bool printer = s.printer;
+    guard.unlock();
+    bool listening = true;
+    std::size_t local_size = 0;
+    if (printer) {
+        auto peers = store.local_peers();
+        if (peers && !peers->empty() && peers->front() == store.self().rank) {
+            local_size = peers->size();
+            listening = static_cast<bool>(
+                store.on_event(code_said, [generation](const datastore::ProcId &source,
+                                                       const datastore::InfoList &info) {
+                    on_said(generation, source, info);
+                }));
+        } else {
+            listening = false; // PMIx's local rank is not the lowest: nobody prints
+        }
+    } else {
+        listening =
+            store.on_event(
+                code_printed,
+                [generation](const datastore::ProcId &, const datastore::InfoList &info) {
+                    on_printed(generation, info);
+                }) &&
+            store.on_event(code_ready,
+                           [generation](const datastore::ProcId &, const datastore::InfoList &) {
+                               on_ready(generation);
+                           }) &&
+            store.on_event(code_closing,
+                           [generation](const datastore::ProcId &, const datastore::InfoList &) {
+                               on_closing(generation);
+                           });
+    }
+    // Without the launcher, nobody can hand anything on: all goes out now.
+    (void)store.on_launcher_lost([generation] { print_now_if(generation); });
+    if (listening && printer) {
+        (void)store.notify(code_ready, {}, datastore::Store::EventRange::node);
+    }
+    guard.lock();
+    if (!listening) {
+        s.mode = Mode::direct;
+        std::vector<Message> own = std::move(s.outbox);
+        s.outbox.clear();
+        guard.unlock();
+        print_directly(std::move(own), origin_of({s.rank}, s.node));
+        guard.lock();
+        return false;
+    }
+    if (printer) {
+        s.local_size = local_size;
+    }
+    return true;
+}
+
 // The worker of a routed process: sends (or, the printer, gathers) what this
 // process says, prints what is due, and gives up on what the printer does
 // not confirm.  PMIx's calls block, so they are made here, never from the
@@ -296,11 +380,10 @@ void work()
     auto &s = state();
     std::unique_lock guard(s.lock);
     datastore::Store &store = *s.store;
+    const std::uint64_t generation = s.generation;
     const std::string own_origin = origin_of({s.rank}, s.node);
-    if (s.printer) {
-        guard.unlock();
-        (void)store.notify(code_ready, {}, datastore::Store::EventRange::node);
-        guard.lock();
+    if (!listen(s, guard, store, generation)) {
+        return;
     }
     for (;;) {
         const auto now = Clock::now();
@@ -492,23 +575,18 @@ void attach(datastore::Store &store)
         set_message_origin({});
         guard.lock();
     }
-    std::vector<std::uint32_t> peers;
-    if (several && mca::message_aggregate() && store.local_size() > 1) {
-        guard.unlock();
-        if (auto local = store.local_peers(); local && local->size() > 1) {
-            peers = std::move(*local);
-        }
-        guard.lock();
-    }
-    if (peers.empty()) {
+    if (!several || !mca::message_aggregate() || store.local_size() <= 1) {
         // Nobody to print for: this process says its own.
         go_direct(s, guard);
         return;
     }
-    const std::uint64_t generation = ++s.generation;
+    // Nothing more here, where every process of a job passes: the node's
+    // printer (its local rank 0) starts its worker now, to listen; any other
+    // process only when it has something to say.
+    ++s.generation;
     s.store = &store;
-    s.printer = peers.front() == s.rank;
-    s.local_size = peers.size();
+    s.printer = store.local_rank() == 0;
+    s.local_size = store.local_size();
     s.window = mca::message_window();
     s.stopping = false;
     s.resend = false;
@@ -516,42 +594,10 @@ void attach(datastore::Store &store)
     s.printed.clear();
     s.confirm_again.clear();
     s.unconfirmed.clear();
-    guard.unlock();
-    // Listening before anything is sent: the printer's "ready" tells those
-    // who sent before it listened to send again.
-    bool listening = true;
-    if (s.printer) {
-        listening = static_cast<bool>(
-            store.on_event(code_said, [generation](const datastore::ProcId &source,
-                                                   const datastore::InfoList &info) {
-                on_said(generation, source, info);
-            }));
-    } else {
-        listening =
-            store.on_event(
-                code_printed,
-                [generation](const datastore::ProcId &, const datastore::InfoList &info) {
-                    on_printed(generation, info);
-                }) &&
-            store.on_event(code_ready,
-                           [generation](const datastore::ProcId &, const datastore::InfoList &) {
-                               on_ready(generation);
-                           }) &&
-            store.on_event(code_closing,
-                           [generation](const datastore::ProcId &, const datastore::InfoList &) {
-                               on_closing(generation);
-                           });
-    }
-    guard.lock();
-    if (!listening) {
-        go_direct(s, guard);
-        return;
-    }
     s.mode = Mode::routed;
-    s.worker = std::thread(work);
-    guard.unlock();
-    // Without the launcher, nobody can hand anything on: all goes out now.
-    (void)store.on_launcher_lost([generation] { print_now_if(generation); });
+    if (s.printer || !s.outbox.empty()) {
+        start_worker(s, guard);
+    }
 }
 
 void end_of_start(bool failed)

@@ -22,6 +22,7 @@
 #include "mca/msg/base/msg_layer.hpp"
 #include "mca/msg/base/msg_proc.hpp"
 #include "mca/msg/base/msg_util.hpp"
+#include "opal/runtime/job_messages.hpp"
 #include "opal/util/no_destructor.hpp"
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/msg/msg.h>
@@ -67,6 +68,9 @@ int fail(int rc, const std::string &what)
 void launcher_lost(const std::string &who)
 {
     meridian::msg::launcher_gone.store(true);
+    // Nothing reaches the node's printer now, and this process may end in
+    // a moment: what it says goes out at once.
+    meridian::job_messages::print_now();
     const int after_s = meridian::msg::current_params().launcher_loss_s;
     const std::string what =
         who + ": the launcher is gone (the connection to its PMIx server was lost: mpirun, "
