@@ -73,10 +73,16 @@ void deliver(meridian_severity_t severity, const char *text)
     }
     // Verbose output is each process's own and says which one where it
     // matters; the origin is for what a user must act on.
+    // (Without memory for the copy, the line goes without its origin:
+    // meridian_report, which the C-boundary guard uses, never throws.)
     std::string origin;
     if (severity != MERIDIAN_SEVERITY_VERBOSE) {
         const std::lock_guard guard(s.origin_lock);
-        origin = s.origin;
+        try {
+            origin = s.origin;
+        } catch (const std::bad_alloc &) {
+            origin.clear();
+        }
     }
     print_line(severity, origin, text);
 }
