@@ -51,6 +51,14 @@ awk 'function hex(s,    i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
 # The functions holding them, every alias of each (nm's fixed-width
 # decimal sorts as text).
 nm -t d -S --defined-only "$(readlink -f "$library")" | awk 'NF == 4 && $3 ~ /^[tTwW]$/' | sort >"$work/symbols"
+# What the link cannot place: functions libc_nonshared.a links into the
+# library (atexit), from an archive built without a section per function.
+nonshared=$("${CC:-cc}" -print-file-name=libc_nonshared.a 2>/dev/null || true)
+: >"$work/unplaceable"
+if [ -f "$nonshared" ]; then
+    nm --defined-only "$nonshared" 2>/dev/null | awk '$2 ~ /^[tTwW]$/ { print $3 }' >"$work/unplaceable"
+fi
+echo "startup-order.sh: never-listed" >>"$work/unplaceable" # grep -f needs a line
 out=$top/config/startup_functions.txt
 {
     echo "# libmeridian's start-up functions (meridian_init to a first answered query),"
@@ -62,7 +70,8 @@ out=$top/config/startup_functions.txt
          { a = $1 + 0
            while (j < n && end[j] <= a) ++j
            for (k = j; k < n && start[k] <= a; ++k) if (a < end[k]) print name[k] }' \
-        "$work/symbols" "$work/addresses" | LC_ALL=C sort -u | sed "/^$/d"
+        "$work/symbols" "$work/addresses" | LC_ALL=C sort -u | sed "/^$/d" |
+        grep -vxF -f "$work/unplaceable"
 } >"$out.new"
 mv "$out.new" "$out"
 echo "$out: $(grep -vc '^#' "$out") functions"
