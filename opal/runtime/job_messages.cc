@@ -75,8 +75,9 @@ struct State {
     std::mutex lock;
     std::condition_variable changed;
     Mode mode = Mode::direct;
-    bool client = false; // a PMIx launcher started this process
-    bool at_exit = false;
+    bool client = false;         // a PMIx launcher started this process
+    bool at_exit = false;        // release_at_exit registered by hold
+    bool at_exit_routed = false; // and by attach, to run before the store goes
     std::uint32_t rank = 0;
     std::uint32_t next_seq = 0;
     std::vector<Message> outbox; // said here, not handed on yet
@@ -120,6 +121,7 @@ std::string origin_of(const std::vector<std::uint32_t> &ranks, const std::string
 
 void work();
 void go_direct(State &s, std::unique_lock<std::mutex> &guard);
+void release_at_exit();
 
 // Start the worker of a routed process, if it is not running.  Called
 // locked.  Without a thread for it, all goes out directly.
@@ -541,14 +543,7 @@ void hold()
         s.mode = Mode::holding;
         if (!s.at_exit) {
             s.at_exit = true;
-            // A process that exits without meridian_finalize says what it
-            // holds too (exit runs no C++ boundary: nothing may escape).
-            std::atexit([] {
-                try {
-                    release();
-                } catch (...) {
-                }
-            });
+            std::atexit(release_at_exit);
         }
     }
     set_message_origin(origin_of({s.rank}, host_name()));
@@ -594,6 +589,14 @@ void attach(datastore::Store &store)
     s.printed.clear();
     s.confirm_again.clear();
     s.unconfirmed.clear();
+    // A process that exits without meridian_finalize releases too.  This
+    // handler is registered after the datastore's own static came to be, so
+    // it runs before that static's destructor ends PMIx: the worker never
+    // outlives the store.
+    if (!s.at_exit_routed) {
+        s.at_exit_routed = true;
+        std::atexit(release_at_exit);
+    }
     s.mode = Mode::routed;
     if (s.printer || !s.outbox.empty()) {
         start_worker(s, guard);
@@ -616,15 +619,19 @@ void end_of_start(bool failed)
             open_store = true;
         }
     }
-    if (open_store && !datastore::store()) {
-        // No datastore to hand them on with: they are this process's.
+    if (open_store) {
+        // A datastore opened before this start (by a tool) was not attached.
+        if (auto opened = datastore::store(); opened) {
+            attach(**opened);
+        }
+        bool held = false;
         {
             const std::lock_guard guard(s.lock);
-            if (s.mode == Mode::holding) {
-                s.mode = Mode::direct;
-            }
+            held = s.mode == Mode::holding;
         }
-        release();
+        if (held) {
+            release(); // no datastore to hand them on with: they are this process's
+        }
     }
     if (failed) {
         release();
@@ -692,6 +699,15 @@ void print_now()
 
 namespace
 {
+
+// exit runs no C++ boundary: nothing may escape.
+void release_at_exit()
+{
+    try {
+        release();
+    } catch (...) {
+    }
+}
 
 void print_now_if(std::uint64_t generation)
 {

@@ -3,10 +3,9 @@
 # One message per job (opal/runtime/job_messages.hpp): what the processes of
 # an `mpirun -np 4` job on one node say alike is printed once, with their
 # ranks (and how often, when one says it again); mca_base_message_aggregate=0
-# gives each process's own line; a value
-# that cannot be used fails start-up with its message; a process alone names
-# no rank.  job_messages_peer.c says what it is told to.  Skipped (77) without
-# mpirun or PMIx.
+# gives each process's own line; a value that cannot be used fails start-up
+# with its message; a process alone names no rank.  job_messages_peer.c says
+# what it is told to.  Skipped (77) without mpirun or PMIx.
 if [ -z "$MPIRUN" ]; then
     echo "SKIP: configure found no mpirun (Open MPI's launcher is needed for a PMIx job)"
     exit 77
