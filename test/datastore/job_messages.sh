@@ -6,17 +6,12 @@
 # gives each process's own line; a value that cannot be used fails start-up
 # with its message; a process alone names no rank.  job_messages_peer.c says
 # what it is told to.  Skipped (77) without mpirun or PMIx.
-if [ -z "$MPIRUN" ]; then
-    echo "SKIP: configure found no mpirun (Open MPI's launcher is needed for a PMIx job)"
+# shellcheck disable=SC2154 # srcdir comes from the environment (make check)
+# shellcheck source=test/support/mpi_test_lib.sh
+. "$srcdir/../support/mpi_test_lib.sh"
+if [ $mpi != yes ]; then
+    echo "SKIP: needs mpirun and Meridian built with PMIx"
     exit 77
-fi
-if [ "$HAVE_PMIX" != yes ]; then
-    echo "SKIP: Meridian was built without PMIx"
-    exit 77
-fi
-if [ "$(id -u)" = 0 ]; then
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 fi
 failures=0
 fail() {
