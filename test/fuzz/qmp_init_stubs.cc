@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "mca/qmp/qmp_internal.hpp"
+#include "opal/runtime/job_messages.hpp"
 #include <meridian/mca/msg/base/base.h>
 #include <meridian/mca/runtime/meridian.h>
 #include <meridian/opal/mca/base/mca_base.h>
@@ -83,6 +84,16 @@ Result<Store *> store()
 }
 
 } // namespace meridian::datastore
+
+namespace meridian::job_messages
+{
+
+void print_now()
+{
+    not_here("job_messages::print_now");
+}
+
+} // namespace meridian::job_messages
 
 namespace meridian::qmp
 {
