@@ -73,6 +73,7 @@ AC_DEFUN([MERIDIAN_COMPONENT], [
         [MCA_$1_CONFIG([mca_ok=yes], [mca_ok=no])])
     AM_CONDITIONAL([MCA_BUILD_$1], [test "$mca_ok" = yes])
     AS_IF([test "$mca_ok" = yes], [
+        meridian_built_components="$meridian_built_components${meridian_built_components:+ }MCA_$1_FRAMEWORK/MCA_$1_NAME"
         AS_IF([test "$meridian_enable_dlopen" = no], [
             MERIDIAN_STATIC_LTLIBS="$MERIDIAN_STATIC_LTLIBS components/$1/libmca_$1.la"
             eval "mca_static_[]MCA_$1_FRAMEWORK=\"\$mca_static_[]MCA_$1_FRAMEWORK MCA_$1_NAME\""
@@ -81,6 +82,7 @@ AC_DEFUN([MERIDIAN_COMPONENT], [
             MERIDIAN_SUMMARY(MCA_$1_FRAMEWORK/MCA_$1_NAME ($1), [yes, as mca_[]MCA_$1_FRAMEWORK[]_[]MCA_$1_NAME.so])
         ])
     ], [
+        meridian_missing_components="$meridian_missing_components${meridian_missing_components:+ }MCA_$1_FRAMEWORK/MCA_$1_NAME"
         MERIDIAN_SUMMARY(MCA_$1_FRAMEWORK/MCA_$1_NAME ($1), [no: ${mca_reason:-its dependencies were not found}])
     ])
 ])

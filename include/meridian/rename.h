@@ -18,6 +18,30 @@
 
 #include <meridian/meridian_config.h>
 
+/* Around the declarations of every public C header: C linkage from C++, and
+ * the names' visibility.  An embedded build compiles Meridian's code hidden
+ * (-fvisibility=hidden): the C API alone leaves the library that embeds it,
+ * and the C++ code and the standard library's and Boost's template instances
+ * stay inside. */
+#if defined(__GNUC__)
+#define MERIDIAN_VISIBLE_BEGIN_ _Pragma("GCC visibility push(default)")
+#define MERIDIAN_VISIBLE_END_ _Pragma("GCC visibility pop")
+#else
+#define MERIDIAN_VISIBLE_BEGIN_
+#define MERIDIAN_VISIBLE_END_
+#endif
+#ifdef __cplusplus
+#define MERIDIAN_C_API_BEGIN                                                                       \
+    extern "C" {                                                                                   \
+    MERIDIAN_VISIBLE_BEGIN_
+#define MERIDIAN_C_API_END                                                                         \
+    MERIDIAN_VISIBLE_END_                                                                          \
+    }
+#else
+#define MERIDIAN_C_API_BEGIN MERIDIAN_VISIBLE_BEGIN_
+#define MERIDIAN_C_API_END MERIDIAN_VISIBLE_END_
+#endif
+
 #if MERIDIAN_SYMBOL_PREFIX_IS_DEFAULT == 0
 
 #define MERIDIAN_NAME_PASTE_(prefix, name) prefix##name

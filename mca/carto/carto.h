@@ -28,9 +28,7 @@
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/mca.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* 2.0: components map the host (map_host); the base answers queries. */
 #define MCA_CARTO_BASE_VERSION_MAJOR 2
@@ -85,8 +83,6 @@ typedef struct mca_carto_base_component {
 
 extern mca_base_framework_t meridian_carto_base_framework;
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

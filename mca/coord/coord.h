@@ -38,9 +38,7 @@
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/mca.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* 2.0: components place planes; the base answers queries. */
 #define MCA_COORD_BASE_VERSION_MAJOR 2
@@ -87,8 +85,6 @@ typedef struct mca_coord_base_component {
 
 extern mca_base_framework_t meridian_coord_base_framework;
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

@@ -60,9 +60,7 @@
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/mca.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* 3.0: transports chosen per peer under a channel layer in the base. */
 #define MCA_MSG_BASE_VERSION_MAJOR 3
@@ -351,8 +349,6 @@ int meridian_mca_msg_base_oversubscribed(void);
 
 extern mca_base_framework_t meridian_msg_base_framework;
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

@@ -46,9 +46,7 @@
 #include <meridian/opal/mca/base/mca_base_framework.h>
 #include <meridian/opal/mca/mca.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* 2.0: the pipeline works on a fabric model and a job handle. */
 #define MCA_PNET_BASE_VERSION_MAJOR 2
@@ -108,8 +106,6 @@ typedef struct mca_pnet_base_component {
 
 extern mca_base_framework_t meridian_pnet_base_framework;
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

@@ -148,6 +148,10 @@ typedef int (*ERRFUNCPTR_t)(QMP_status_t status, const char *message);
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Visible even where the library is compiled hidden (embedded builds). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 
 /* ------------------------------------------------------------- init */
 
@@ -385,6 +389,9 @@ double QMP_get_total_qmp_time(void);
 const char *QMP_version_str(void);
 int QMP_version_int(void);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -26,9 +26,7 @@
 
 #include <stddef.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 #define MERIDIAN_QMP_MPI_VERSION 1
 
@@ -54,8 +52,6 @@ typedef struct meridian_qmp_mpi_ops {
     void (*stop)(void);
 } meridian_qmp_mpi_t;
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

@@ -11,9 +11,7 @@
 
 #include <meridian/opal/mca/base/mca_base_framework.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* Take --mca / --tune out of the arguments (argc and argv may be NULL), read
  * every parameter source, register Meridian's frameworks and report settings
@@ -34,8 +32,6 @@ mca_base_framework_t *const *meridian_builtin_frameworks(void);
 /* Meridian's version, "MAJOR.MINOR.RELEASE". */
 const char *meridian_version(void);
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

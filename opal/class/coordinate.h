@@ -19,9 +19,7 @@
 
 #include <meridian/opal/util/error.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* Views, with PMIx's values.  Not an enum: a launcher may define its own
  * views, and values other than these are passed through untouched. */
@@ -56,8 +54,6 @@ int meridian_coord_copy(meridian_coord_t *dst, const meridian_coord_t *src);
 #define MERIDIAN_COORD_CREATE(m, n) ((m) = meridian_coord_create(n))
 #define MERIDIAN_COORD_FREE(m, n) meridian_coord_free((m), (n))
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

@@ -24,9 +24,7 @@
 
 #include <meridian/rename.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 #define MCA_BASE_ABI_MAJOR 1
 #define MCA_BASE_ABI_MINOR 0
@@ -83,8 +81,6 @@ struct mca_base_component {
 /* Symbol a DSO named mca_<fw>_<comp>.so must export (C linkage). */
 #define MCA_BASE_COMPONENT_SYMBOL_FORMAT "mca_%s_%s_component"
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

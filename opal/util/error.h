@@ -8,9 +8,7 @@
 
 #include <meridian/rename.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 enum {
     MERIDIAN_SUCCESS = 0,
@@ -34,8 +32,6 @@ enum {
 /* A static, human-readable description of a status code; never NULL. */
 const char *meridian_strerror(int status);
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

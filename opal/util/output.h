@@ -9,9 +9,7 @@
 
 #include <meridian/rename.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 typedef enum meridian_severity {
     MERIDIAN_SEVERITY_ERROR = 1,
@@ -37,8 +35,6 @@ void meridian_report(meridian_severity_t severity, const char *format, ...)
  * it has shown everything. */
 unsigned long meridian_error_count(void);
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

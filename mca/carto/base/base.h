@@ -30,9 +30,7 @@
 
 #include <meridian/mca/carto/carto.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* ------------------------------------------------------------ the host map */
 
@@ -116,8 +114,6 @@ const char *meridian_mca_carto_type_name(unsigned int types);
 /* The inverse, in any case; 0 for a name that is none of them. */
 unsigned int meridian_mca_carto_type_from_name(const char *name);
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

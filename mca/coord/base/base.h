@@ -16,9 +16,7 @@
 
 #include <meridian/mca/coord/coord.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 #define MERIDIAN_NETWORK_COORDINATE "pmix.net.coord"
 #define MERIDIAN_NETWORK_VIEW "pmix.net.view"
@@ -114,8 +112,6 @@ int meridian_coord_register_updated(const char *plane, meridian_coord_updated_fn
                                     int *handle);
 int meridian_coord_deregister_updated(int handle);
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

@@ -10,9 +10,7 @@
 
 #include <meridian/mca/msg/msg.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* Open the msg framework (meridian_init must have run), select the
  * transport, learn the job through the datastore (PMIx when a PMIx launcher
@@ -33,8 +31,6 @@ int meridian_mca_msg_base_can_release(void);
  * every wait fails from then on, and the process ends soon), else 0. */
 int meridian_mca_msg_base_launcher_gone(void);
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

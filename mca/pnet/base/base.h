@@ -58,9 +58,7 @@
 
 #include <meridian/mca/pnet/pnet.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* ------------------------------------------------------------ the pipeline */
 
@@ -356,8 +354,6 @@ int meridian_pnet_node_job_new(const char *nspace, const char *node, const int32
  * none or several ("SK0-1"), or `locality` is NULL. */
 int32_t meridian_pnet_package_of_locality(const char *locality);
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <ltdl.h>
 #include <map>
 #include <memory>
@@ -111,6 +114,88 @@ std::string file_problem(const std::string &path)
                    ")";
         }
     }
+    return {};
+}
+
+// The libraries a shared object names as needed (DT_NEEDED), read from its
+// section headers without loading it; empty when it names none or is not
+// an ELF file of this machine's class.  (Used by embedded copies only.)
+[[maybe_unused]] std::vector<std::string> needed_libraries(const std::string &path)
+{
+    std::vector<std::string> needed;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return needed;
+    }
+    const auto read_at = [fd](void *into, std::size_t size, std::uint64_t offset) {
+        return ::pread(fd, into, size, static_cast<off_t>(offset)) == static_cast<ssize_t>(size);
+    };
+    ElfW(Ehdr) header{};
+    if (read_at(&header, sizeof header, 0) && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
+        header.e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) &&
+        header.e_shentsize == sizeof(ElfW(Shdr)) && header.e_shnum > 0 && header.e_shnum < 4096) {
+        std::vector<ElfW(Shdr)> sections(header.e_shnum);
+        if (read_at(sections.data(), sections.size() * sizeof(ElfW(Shdr)), header.e_shoff)) {
+            for (const auto &section : sections) {
+                if (section.sh_type != SHT_DYNAMIC || section.sh_link >= sections.size() ||
+                    section.sh_size > (1U << 20)) {
+                    continue;
+                }
+                const auto &strings = sections[section.sh_link];
+                std::vector<ElfW(Dyn)> entries(section.sh_size / sizeof(ElfW(Dyn)));
+                if (!read_at(entries.data(), entries.size() * sizeof(ElfW(Dyn)),
+                             section.sh_offset)) {
+                    break;
+                }
+                for (const auto &entry : entries) {
+                    if (entry.d_tag == DT_NULL) {
+                        break;
+                    }
+                    if (entry.d_tag != DT_NEEDED || entry.d_un.d_val >= strings.sh_size) {
+                        continue;
+                    }
+                    char name[256] = {};
+                    const std::uint64_t left = strings.sh_size - entry.d_un.d_val;
+                    const std::size_t size =
+                        static_cast<std::size_t>(std::min<std::uint64_t>(sizeof name - 1, left));
+                    if (read_at(name, size, strings.sh_offset + entry.d_un.d_val)) {
+                        needed.emplace_back(name);
+                    }
+                }
+            }
+        }
+    }
+    ::close(fd);
+    return needed;
+}
+
+// A copy of Meridian embedded in another library is linked into it and has
+// no soname: a component that needs a libmeridian shared library was built
+// against the standalone Meridian, and loading it would bring that second
+// Meridian into the process beside this copy, the component registering its
+// parameters and calling its base there.  Such a component is refused before
+// it is loaded.  (The standalone library takes any: the libmeridian a
+// component of its own needs is itself.)
+#define MERIDIAN_QUOTE_(text) #text
+#define MERIDIAN_QUOTE(text) MERIDIAN_QUOTE_(text)
+std::string embedded_problem(const std::string &path)
+{
+#if defined(MERIDIAN_EMBEDDED_COPY)
+    for (const auto &library : needed_libraries(path)) {
+        if (util::starts_with(library, "libmeridian.so")) {
+            return "needs " + library +
+                   ", the standalone Meridian: this copy of Meridian is embedded in another "
+                   "library (its C names begin with " MERIDIAN_QUOTE(
+                       MERIDIAN_SYMBOL_PREFIX) "), and loading the component would bring a second "
+                                               "Meridian into the "
+                                               "process; a component of an embedded copy is built "
+                                               "into it (its directory "
+                                               "in the embedded sources' components/)";
+        }
+    }
+#else
+    (void)path;
+#endif
     return {};
 }
 
@@ -250,6 +335,9 @@ Result<LoadedComponent> load_component(const mca_base_framework_t &framework,
         return make_error(MERIDIAN_ERR_NOT_AVAILABLE, std::move(reason));
     };
     if (auto problem = file_problem(candidate.path); !problem.empty()) {
+        return refuse(problem);
+    }
+    if (auto problem = embedded_problem(candidate.path); !problem.empty()) {
         return refuse(problem);
     }
 

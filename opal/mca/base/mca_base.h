@@ -8,9 +8,7 @@
 
 #include <meridian/rename.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 /* Register the core parameters (mca_base_*) and read the environment and the
  * param files.  Reference-counted: each call needs an meridian_mca_base_close.  Returns
@@ -34,8 +32,6 @@ int meridian_mca_base_check_params(void);
  * unless configured --with-mca-env-prefix). */
 const char *meridian_mca_base_env_prefix(void);
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

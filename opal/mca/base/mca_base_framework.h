@@ -41,9 +41,7 @@
 
 #include <meridian/opal/mca/mca.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 enum { MCA_BASE_FRAMEWORK_FLAG_NONE = 0, MCA_BASE_FRAMEWORK_FLAG_MULTI_SELECT = 1 << 0 };
 
@@ -151,8 +149,6 @@ void meridian_mca_base_framework_verbose(const mca_base_framework_t *framework, 
                                          const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif

@@ -25,9 +25,7 @@
 
 #include <meridian/opal/mca/mca.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+MERIDIAN_C_API_BEGIN
 
 typedef enum mca_base_param_type {
     MCA_BASE_PARAM_TYPE_BOOL,     /* storage: bool *     values: 1/0, true/false, yes/no, on/off */
@@ -118,8 +116,6 @@ int meridian_mca_base_param_set_value(int index, const char *value);
  * the full length, like snprintf, or a negative status. */
 int meridian_mca_base_param_value_string(int index, char *buf, size_t size);
 
-#ifdef __cplusplus
-}
-#endif
+MERIDIAN_C_API_END
 
 #endif
