@@ -153,3 +153,114 @@ AC_DEFUN([MERIDIAN_SETUP_EMBEDDED], [
         m4_default([$7], [AC_MSG_ERROR([Meridian embedding: $meridian_embedded_why])])
     ])
 ])
+
+dnl MERIDIAN_SETUP(DIR, [ENV-PREFIX], [SYMBOL-PREFIX], [COMPONENT-DIR],
+dnl                [MORE-OPTIONS], [ACTION-IF-HAPPY], [ACTION-IF-NOT-HAPPY])
+dnl The choice Open MPI offers for its PMIx and hwloc, as the outer
+dnl configure's option --with-meridian:
+dnl   internal (the default, or --with-meridian alone)  the copy in DIR,
+dnl             set up by MERIDIAN_SETUP_EMBEDDED with the other arguments;
+dnl   external  an installed Meridian that pkg-config finds (meridian.pc);
+dnl   PREFIX    a Meridian installed under PREFIX (PREFIX/lib/pkgconfig or
+dnl             PREFIX/lib64/pkgconfig), run from there (an rpath);
+dnl   no        none: ACTION-IF-NOT-HAPPY.
+dnl An installed Meridian is the standalone one: its C names begin with
+dnl meridian_ and its environment prefix is its own, whatever ENV-PREFIX and
+dnl SYMBOL-PREFIX say.  Sets what MERIDIAN_SETUP_EMBEDDED sets (from
+dnl pkg-config for an installed one; MERIDIAN_EMBEDDED_QMP_LDADD from qmp.pc,
+dnl with its rpath for PREFIX), and:
+dnl   MERIDIAN_EMBEDDED_MODE    internal or external
+dnl   MERIDIAN_EMBEDDED_SUBDIR  DIR for internal, empty otherwise: the outer
+dnl                             Makefile.am's SUBDIRS = $(MERIDIAN_EMBEDDED_SUBDIR) .
+AC_DEFUN([MERIDIAN_SETUP], [
+    AC_ARG_WITH([meridian],
+        [AS_HELP_STRING([--with-meridian=internal|external|PREFIX],
+            [the Meridian to use: the copy in this tree's $1 (internal, the default), an installed one pkg-config finds (external), or one installed under PREFIX])])
+    meridian_setup_mode=
+    MERIDIAN_EMBEDDED_SUBDIR=
+    AS_CASE([${with_meridian:-internal}],
+        [internal|yes], [meridian_setup_mode=internal],
+        [external], [meridian_setup_mode=external],
+        [no], [meridian_setup_mode=no],
+        [/*], [meridian_setup_mode=external],
+        [AC_MSG_ERROR([--with-meridian=$with_meridian: expected internal, external, no or an absolute PREFIX])])
+    AS_CASE([$meridian_setup_mode],
+    [internal], [
+        MERIDIAN_SETUP_EMBEDDED([$1], [$2], [$3], [$4], [$5],
+            [MERIDIAN_EMBEDDED_MODE=internal
+             MERIDIAN_EMBEDDED_SUBDIR=$1
+             $6],
+            [m4_default([$7], [AC_MSG_ERROR([Meridian embedding: $meridian_embedded_why])])])
+    ],
+    [external], [
+        meridian_embedded_happy=yes
+        meridian_embedded_why=
+        AC_PATH_TOOL([MERIDIAN_PKG_CONFIG], [pkg-config], [no])
+        meridian_setup_pc="$MERIDIAN_PKG_CONFIG"
+        meridian_setup_rpath=
+        AS_CASE([$with_meridian], [/*], [
+            meridian_setup_pcpath=
+            for meridian_setup_dir in "$with_meridian/lib/pkgconfig" "$with_meridian/lib64/pkgconfig"; do
+                AS_IF([test -f "$meridian_setup_dir/meridian.pc"], [meridian_setup_pcpath=$meridian_setup_dir; break])
+            done
+            AS_IF([test -z "$meridian_setup_pcpath"],
+                [meridian_embedded_happy=no
+                 meridian_embedded_why="--with-meridian=$with_meridian: no meridian.pc in $with_meridian/lib/pkgconfig or $with_meridian/lib64/pkgconfig"])
+            dnl The prefix where the .pc file is, not the one it was made for.
+            meridian_setup_pc="env PKG_CONFIG_PATH=$meridian_setup_pcpath${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} $MERIDIAN_PKG_CONFIG --define-prefix"
+        ])
+        AS_IF([test "$meridian_embedded_happy" = yes && test "$MERIDIAN_PKG_CONFIG" = no],
+            [meridian_embedded_happy=no
+             meridian_embedded_why="--with-meridian=$with_meridian needs pkg-config, which is not installed"])
+        AC_MSG_CHECKING([for an installed Meridian])
+        AS_IF([test "$meridian_embedded_happy" = yes], [
+            AS_IF([$meridian_setup_pc --exists meridian], [
+                meridian_embedded_version=$($meridian_setup_pc --modversion meridian)
+                MERIDIAN_EMBEDDED_CPPFLAGS=$($meridian_setup_pc --cflags meridian)
+                MERIDIAN_EMBEDDED_LDADD=$($meridian_setup_pc --libs meridian)
+                meridian_embedded_symbol_prefix=$($meridian_setup_pc --variable=symbolprefix meridian)
+                meridian_embedded_env_prefix=$($meridian_setup_pc --variable=envprefix meridian)
+                meridian_embedded_components=$($meridian_setup_pc --variable=components meridian)
+                meridian_embedded_missing=$($meridian_setup_pc --variable=missing meridian)
+                meridian_embedded_qmp=no
+                MERIDIAN_EMBEDDED_QMP_LDADD=
+                AS_IF([$meridian_setup_pc --exists qmp], [
+                    meridian_embedded_qmp=yes
+                    MERIDIAN_EMBEDDED_QMP_LDADD=$($meridian_setup_pc --libs qmp)
+                ])
+                AS_CASE([$with_meridian], [/*], [
+                    meridian_setup_libdir=$($meridian_setup_pc --variable=libdir meridian)
+                    MERIDIAN_EMBEDDED_LDADD="$MERIDIAN_EMBEDDED_LDADD -Wl,-rpath,$meridian_setup_libdir"
+                    AS_IF([test -n "$MERIDIAN_EMBEDDED_QMP_LDADD"],
+                        [MERIDIAN_EMBEDDED_QMP_LDADD="$MERIDIAN_EMBEDDED_QMP_LDADD -Wl,-rpath,$meridian_setup_libdir"])
+                ])
+                AC_MSG_RESULT([$meridian_embedded_version])
+            ], [
+                AC_MSG_RESULT([no])
+                meridian_embedded_happy=no
+                meridian_embedded_why="--with-meridian=$with_meridian: pkg-config does not find meridian (add the directory holding meridian.pc to PKG_CONFIG_PATH, or give --with-meridian=PREFIX)"
+            ])
+        ], [AC_MSG_RESULT([no])])
+        AS_IF([test "$meridian_embedded_happy" = yes], [
+            MERIDIAN_EMBEDDED_MODE=external
+            AC_SUBST([MERIDIAN_EMBEDDED_CPPFLAGS])
+            AC_SUBST([MERIDIAN_EMBEDDED_LDADD])
+            AC_SUBST([MERIDIAN_EMBEDDED_QMP_LDADD])
+            AC_SUBST([MERIDIAN_EMBEDDED_QMP], [$meridian_embedded_qmp])
+            AC_SUBST([MERIDIAN_EMBEDDED_VERSION], [$meridian_embedded_version])
+            AC_SUBST([MERIDIAN_EMBEDDED_SYMBOL_PREFIX], [$meridian_embedded_symbol_prefix])
+            AC_SUBST([MERIDIAN_EMBEDDED_ENV_PREFIX], [$meridian_embedded_env_prefix])
+            AC_SUBST([MERIDIAN_EMBEDDED_COMPONENTS], [$meridian_embedded_components])
+            AC_SUBST([MERIDIAN_EMBEDDED_MISSING], [$meridian_embedded_missing])
+            $6
+        ], [
+            m4_default([$7], [AC_MSG_ERROR([$meridian_embedded_why])])
+        ])
+    ],
+    [
+        meridian_embedded_why="--without-meridian"
+        $7
+    ])
+    AC_SUBST([MERIDIAN_EMBEDDED_MODE])
+    AC_SUBST([MERIDIAN_EMBEDDED_SUBDIR])
+])
