@@ -224,10 +224,16 @@ Status Store::store(const ProcId &proc, std::string_view key, Value value)
 
 Result<Value> Store::get(const ProcId &proc, std::string_view key) const
 {
-    if (const auto it = stored_.find(slot(proc, key)); it != stored_.end()) {
-        return it->second;
+    if (const Value *value = kept(proc, key)) {
+        return *value;
     }
     return fetch(proc, key);
+}
+
+const Value *Store::kept(const ProcId &proc, std::string_view key) const
+{
+    const auto it = stored_.find(slot(proc, key));
+    return it != stored_.end() ? &it->second : nullptr;
 }
 
 Result<Store *> store()

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -60,6 +61,15 @@ struct Info {
 std::string_view value_type_name(const Value &value);
 // For messages and tools: 42, "text", [1,2], {pmix.alloc.netid="32000-32001", ...}
 std::string format_value(const Value &value);
+
+// A value as one byte string, and back: for Meridian's own hand-offs
+// between its processes, where the value is not one PMIx programs read.  A
+// PMIx server hands a process all of a peer's data at once, and its client
+// unpacks and copies an info list entry by entry; bytes, in one copy.
+// decode refuses, with the reason, bytes encode did not make.  (A string or
+// an array of 2^32 items or more does not encode: std::length_error.)
+Bytes encode(const Value &value);
+Result<Value> decode(std::span<const std::uint8_t> bytes);
 
 inline constexpr std::uint32_t job_rank = UINT32_MAX; // values about the job
 
@@ -184,6 +194,8 @@ class Store
   protected:
     // What the launcher or the peers published (and this process put).
     virtual Result<Value> fetch(const ProcId &proc, std::string_view key) const = 0;
+    // A value store() keeps here, or null.
+    const Value *kept(const ProcId &proc, std::string_view key) const;
 
   private:
     // Keyed by "nspace\x1frank\x1fkey": a tool storing values for 10^6

@@ -2,13 +2,16 @@
 // The datastore's local backend and what both backends share: every value
 // type round-trips through put/get and store/get, a missing key names the
 // key and the process, store() replaces, values stored here come before
-// published ones, format_value's text for every type, and store() picking a
-// backend by mca_base_datastore.
+// published ones, format_value's text for every type, a value's bytes
+// (encode, decode) and what decode refuses, and store() picking a backend by
+// mca_base_datastore.
 #include "config.h" // MERIDIAN_HAVE_PMIX
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "test/support/meridian_test.hpp"
@@ -189,6 +192,93 @@ START_TEST(format_proc_text)
 {
     ck_assert_text_eq(format_proc(ProcId{"ns", 0}), "ns:0");
     ck_assert_text_eq(format_proc(ProcId{"ns", job_rank}), "job ns");
+}
+END_TEST
+
+// ------------------------------------------------------------ bytes
+
+// Every type, alone and together in a nested list, comes back from its
+// bytes as it went in; so do the empty values and a NaN's bits.
+START_TEST(every_type_round_trips_through_bytes)
+{
+    for (const auto &info : every_type()) {
+        auto back = decode(encode(info.value));
+        ck_assert_msg(back.ok(), "%s: %s", info.key.c_str(), back.error().message.c_str());
+        ck_assert_msg(*back == info.value, "%s: %s", info.key.c_str(), format_value(*back).c_str());
+    }
+    const Value all = InfoList{{"every", every_type()}, {"again", every_type()}};
+    auto back = decode(encode(all));
+    ck_assert(back.ok());
+    ck_assert(*back == all);
+    for (const Value &empty : {Value{std::string()}, Value{Bytes{}}, Value{InfoList{}},
+                               Value{std::vector<std::string>{}}, Value{std::vector<Coordinate>{}},
+                               Value{std::vector<std::uint32_t>{}}, Value{false}}) {
+        auto again = decode(encode(empty));
+        ck_assert(again.ok());
+        ck_assert(*again == empty);
+    }
+    auto nan = decode(encode(std::numeric_limits<double>::quiet_NaN()));
+    ck_assert(nan.ok() && std::isnan(std::get<double>(*nan)));
+}
+END_TEST
+
+// The layout is fixed (it crosses processes): a version byte, the type's
+// byte, little-endian numbers, lengths before strings.
+START_TEST(bytes_layout)
+{
+    ck_assert(encode(true) == (Bytes{1, 0, 1}));
+    ck_assert(encode(std::uint64_t{0x0102}) == (Bytes{1, 2, 0x02, 0x01, 0, 0, 0, 0, 0, 0}));
+    ck_assert(encode(std::string("ab")) == (Bytes{1, 4, 2, 0, 0, 0, 'a', 'b'}));
+    ck_assert(encode(InfoList{{"k", std::vector<std::uint32_t>{7}}}) ==
+              (Bytes{1, 9, 1, 0, 0, 0, 1, 0, 0, 0, 'k', 7, 1, 0, 0, 0, 7, 0, 0, 0}));
+}
+END_TEST
+
+// Bytes that end early fail at every length, with where; none is read past
+// its end (the ASan build runs this too).
+START_TEST(every_truncation_is_refused)
+{
+    const Bytes whole = encode(InfoList{{"every", every_type()}});
+    ck_assert_text_eq(decode(Bytes{}).error().message, "no value: the bytes are empty");
+    for (std::size_t size = 1; size < whole.size(); ++size) {
+        const Bytes part(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(size));
+        auto back = decode(part);
+        ck_assert_msg(!back.ok(), "%zu of %zu bytes decoded", size, whole.size());
+        ck_assert_int_eq(back.error().status, MERIDIAN_ERR_BAD_PARAM);
+        const std::string &why = back.error().message;
+        ck_assert_msg(why.find("the bytes end inside") != std::string::npos ||
+                          why.find("bytes left can hold") != std::string::npos,
+                      "%zu bytes: %s", size, why.c_str());
+    }
+    ck_assert_text_eq(decode(Bytes{1, 4, 2, 0, 0}).error().message,
+                      "the bytes end inside a string (at byte 2 of 5)");
+}
+END_TEST
+
+// What encode never makes is refused with the reason.
+START_TEST(foreign_bytes_are_refused)
+{
+    ck_assert_text_eq(decode(Bytes{2, 0, 1}).error().message,
+                      "the bytes are of layout version 2, this library reads version 1");
+    ck_assert_text_eq(decode(Bytes{1, 10}).error().message, "unknown value type 10 at byte 1");
+    ck_assert_text_eq(decode(Bytes{1, 0, 2}).error().message, "a bool is 2, not 0 or 1");
+    ck_assert_text_eq(decode(Bytes{1, 0, 1, 0}).error().message, "1 bytes follow the value");
+    // A count no bytes back: refused before anything is allocated for it.
+    ck_assert_text_eq(decode(Bytes{1, 7, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}).error().message,
+                      "a uint32 array counts 4294967295 items, more than the 4 bytes left can "
+                      "hold");
+    // An entry's failure names the entry.
+    ck_assert_text_eq(decode(Bytes{1, 9, 1, 0, 0, 0, 1, 0, 0, 0, 'k', 0, 5}).error().message,
+                      "entry \"k\": a bool is 5, not 0 or 1");
+    // Lists in lists deeper than any value has: refused, not a deep recursion.
+    Bytes deep{1};
+    for (int i = 0; i < 10000; ++i) {
+        deep.insert(deep.end(), {9, 1, 0, 0, 0, 0, 0, 0, 0});
+    }
+    ck_assert_text_eq(decode(deep).error().message,
+                      std::string("entry \"\": ") + "entry \"\": entry \"\": entry \"\": " +
+                          "entry \"\": entry \"\": entry \"\": entry \"\": info lists nest " +
+                          "deeper than 8 levels");
 }
 END_TEST
 
@@ -392,6 +482,13 @@ int main()
     tcase_add_test(text, format_every_type);
     tcase_add_test(text, format_proc_text);
     suite_add_tcase(suite, text);
+
+    TCase *bytes = tcase_create("bytes");
+    tcase_add_test(bytes, every_type_round_trips_through_bytes);
+    tcase_add_test(bytes, bytes_layout);
+    tcase_add_test(bytes, every_truncation_is_refused);
+    tcase_add_test(bytes, foreign_bytes_are_refused);
+    suite_add_tcase(suite, bytes);
 
     TCase *choice = tcase_create("choice");
     tcase_add_checked_fixture(choice, isolate, nullptr);
