@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -407,8 +408,15 @@ class PmixStore final : public Store
                 local_rank_ = static_cast<std::uint32_t>(*n);
             }
         }
-        // The job's processes on this node (job-level); unknown: job_size().
-        if (auto local = get_native(ProcId{self_.nspace, job_rank}, PMIX_LOCAL_SIZE); local) {
+        // The job's processes on this node (job-level): their list, which
+        // local_peers() answers with, and whose length is PMIX_LOCAL_SIZE --
+        // one get for both.  A launcher that gives no list is asked for the
+        // number; unknown: job_size().
+        local_peers_ = read_local_peers();
+        if (*local_peers_ && !(*local_peers_)->empty()) {
+            local_size_ = static_cast<std::uint32_t>((*local_peers_)->size());
+        } else if (auto local = get_native(ProcId{self_.nspace, job_rank}, PMIX_LOCAL_SIZE);
+                   local) {
             if (const auto *n = std::get_if<std::uint64_t>(&*local); n != nullptr && *n > 0) {
                 local_size_ = static_cast<std::uint32_t>(*n);
             }
@@ -574,8 +582,16 @@ class PmixStore final : public Store
     Result<Value> wait_for(const ProcId &proc, std::string_view key,
                            std::chrono::milliseconds timeout) const override
     {
-        if (auto kept = Store::get(proc, key); kept) {
-            return kept;
+        // What this process keeps or put itself; not what it has of a peer
+        // (fetch): the blocking get below looks there before it asks the
+        // server, and a look of its own costs a trip through PMIx's thread.
+        if (const Value *value = kept(proc, key)) {
+            return *value;
+        }
+        if (proc == self_) {
+            if (const auto it = own_.find(key); it != own_.end()) {
+                return it->second;
+            }
         }
         if (key.empty() || key.size() > PMIX_MAX_KEYLEN) {
             return missing(proc, key);
@@ -670,29 +686,7 @@ class PmixStore final : public Store
 
     Result<std::vector<std::uint32_t>> local_peers() const override
     {
-        auto peers = get_native(ProcId{self_.nspace, job_rank}, PMIX_LOCAL_PEERS);
-        if (!peers) {
-            return peers.error();
-        }
-        const auto *text = std::get_if<std::string>(&*peers);
-        if (text == nullptr) {
-            return make_error(MERIDIAN_ERROR, "datastore: PMIx gave no list of this node's "
-                                              "processes (PMIX_LOCAL_PEERS is " +
-                                                  std::string(value_type_name(*peers)) + ")");
-        }
-        std::vector<std::uint32_t> ranks;
-        for (const auto &piece : util::split(*text, ',')) {
-            char *end = nullptr;
-            const unsigned long rank = std::strtoul(piece.c_str(), &end, 10);
-            if (piece.empty() || end == nullptr || *end != '\0' || rank >= job_size_) {
-                return make_error(MERIDIAN_ERROR, "datastore: PMIX_LOCAL_PEERS is " +
-                                                      util::quoted(*text) +
-                                                      ", expected ranks of the job");
-            }
-            ranks.push_back(static_cast<std::uint32_t>(rank));
-        }
-        std::sort(ranks.begin(), ranks.end());
-        return ranks;
+        return local_peers_ ? *local_peers_ : read_local_peers();
     }
 
   protected:
@@ -755,13 +749,42 @@ class PmixStore final : public Store
         return from_pmix(*value, key);
     }
 
+    // PMIX_LOCAL_PEERS, ascending.
+    Result<std::vector<std::uint32_t>> read_local_peers() const
+    {
+        auto peers = get_native(ProcId{self_.nspace, job_rank}, PMIX_LOCAL_PEERS);
+        if (!peers) {
+            return peers.error();
+        }
+        const auto *text = std::get_if<std::string>(&*peers);
+        if (text == nullptr) {
+            return make_error(MERIDIAN_ERROR, "datastore: PMIx gave no list of this node's "
+                                              "processes (PMIX_LOCAL_PEERS is " +
+                                                  std::string(value_type_name(*peers)) + ")");
+        }
+        std::vector<std::uint32_t> ranks;
+        for (const auto &piece : util::split(*text, ',')) {
+            char *end = nullptr;
+            const unsigned long rank = std::strtoul(piece.c_str(), &end, 10);
+            if (piece.empty() || end == nullptr || *end != '\0' || rank >= job_size_) {
+                return make_error(MERIDIAN_ERROR, "datastore: PMIX_LOCAL_PEERS is " +
+                                                      util::quoted(*text) +
+                                                      ", expected ranks of the job");
+            }
+            ranks.push_back(static_cast<std::uint32_t>(rank));
+        }
+        std::sort(ranks.begin(), ranks.end());
+        return ranks;
+    }
+
     pmix_proc_t me_;
     ProcId self_;
     std::uint32_t job_size_ = 1;
     std::uint32_t local_rank_ = 0;
     std::uint32_t local_size_ = 0; // 0: PMIx did not say
     std::string node_name_;
-    std::map<std::string, Value, std::less<>> own_; // what this process put
+    std::map<std::string, Value, std::less<>> own_;                 // what this process put
+    std::optional<Result<std::vector<std::uint32_t>>> local_peers_; // read at the start
 };
 
 } // namespace

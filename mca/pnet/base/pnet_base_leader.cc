@@ -55,8 +55,8 @@ namespace
 // Where PMIx says a process is bound (PMIx 4's locality string).
 constexpr std::string_view key_locality = "pmix.locstr";
 constexpr std::string_view key_seckeys = "meridian.leader.seckeys"; // rank 0's
-// The leader's, one per local process: meridian.leader.results.RANK.
-constexpr std::string_view key_results = "meridian.leader.results.";
+// The leader's: every other local process's results, or why there are none.
+constexpr std::string_view key_node_results = "meridian.leader.results";
 constexpr std::string_view key_pid = "meridian.leader.pid"; // each other's
 // How long a process waits for its leader, and a leader for its peers and
 // rank 0: they all start together, so this is only ever reached when one
@@ -95,24 +95,68 @@ bool wants_seckeys(const std::vector<Request> &requests)
     return false;
 }
 
-std::string results_key(std::uint32_t rank)
+// A leader that cannot set its node up says why instead, so that none of
+// the node's processes waits for results that will not come.
+void put_failure(datastore::Store &store, const std::string &why)
 {
-    return std::string(key_results) + std::to_string(rank);
-}
-
-// A leader that cannot set its node up says why under every local process's
-// key, so that none of them waits for results that will not come.
-void put_failure(datastore::Store &store, const std::vector<std::uint32_t> &peers,
-                 const std::string &why)
-{
-    for (const std::uint32_t peer : peers) {
-        (void)store.put(results_key(peer), why);
-    }
+    (void)store.put(key_node_results, why);
     (void)store.commit();
 }
 
 // Each local process's results, by its rank.
 using NodeResults = std::vector<std::pair<std::uint32_t, datastore::InfoList>>;
+
+// The node's results as the leader puts them: one byte string of an info
+// list of byte strings, each a local process's results under its rank.  A
+// reader that waits for them gets everything the leader committed by then,
+// and PMIx unpacks and copies an info list entry by entry (the node's lists
+// of lists took more instructions than all the rest of a reader's start):
+// a byte string is one copy, and the reader decodes its own part only.
+datastore::Bytes handed_out(const NodeResults &all, std::uint32_t leader)
+{
+    datastore::InfoList node;
+    for (const auto &[rank, results] : all) {
+        if (rank != leader) {
+            node.push_back({std::to_string(rank), datastore::encode(results)});
+        }
+    }
+    return datastore::encode(node);
+}
+
+Result<datastore::InfoList> results_of(const datastore::Value &node, std::uint32_t rank)
+{
+    const auto *bytes = std::get_if<datastore::Bytes>(&node);
+    if (bytes == nullptr) {
+        return make_error(MERIDIAN_ERROR,
+                          "they are " + std::string(value_type_name(node)) + ", not bytes");
+    }
+    auto all = datastore::decode(*bytes);
+    if (!all) {
+        return all.error();
+    }
+    const auto *entries = std::get_if<datastore::InfoList>(&*all);
+    if (entries == nullptr) {
+        return make_error(MERIDIAN_ERROR, "they are not a list");
+    }
+    const std::string name = std::to_string(rank);
+    const auto entry = std::find_if(entries->begin(), entries->end(),
+                                    [&](const datastore::Info &info) { return info.key == name; });
+    if (entry == entries->end()) {
+        return make_error(MERIDIAN_ERROR, "they hold none for rank " + name);
+    }
+    const auto *own = std::get_if<datastore::Bytes>(&entry->value);
+    auto results = own != nullptr ? datastore::decode(*own)
+                                  : Result<datastore::Value>(make_error(
+                                        MERIDIAN_ERROR, "rank " + name + "'s are not bytes"));
+    if (!results) {
+        return results.error();
+    }
+    auto *list = std::get_if<datastore::InfoList>(&*results);
+    if (list == nullptr) {
+        return make_error(MERIDIAN_ERROR, "rank " + name + "'s are not a list");
+    }
+    return std::move(*list);
+}
 
 // The leader's part: every local process's results, by rank.
 Result<NodeResults> lead(datastore::Store &store, const std::vector<Request> &requests,
@@ -209,7 +253,7 @@ Status run_leader(datastore::Store &store)
         auto parsed = requests_from_params();
         if (!parsed) {
             if (self.rank == leader) {
-                put_failure(store, *peers, parsed.error().message);
+                put_failure(store, parsed.error().message);
             }
             return parsed.error();
         }
@@ -238,14 +282,15 @@ Status run_leader(datastore::Store &store)
         if (!made) {
             // The node's other processes wait for their results: they get
             // the reason instead of waiting for ever.
-            put_failure(store, *peers, made.error().message);
+            put_failure(store, made.error().message);
             return made.error();
+        }
+        if (auto done = store.put(key_node_results, handed_out(*made, self.rank)); !done) {
+            return done;
         }
         for (auto &[rank, results] : *made) {
             if (rank == self.rank) {
                 mine = std::move(results);
-            } else if (auto done = store.put(results_key(rank), std::move(results)); !done) {
-                return done;
             }
         }
         // The node's inventory, for the processes of other nodes that ask
@@ -258,24 +303,25 @@ Status run_leader(datastore::Store &store)
             return done;
         }
     } else {
-        auto results = store.wait_for({self.nspace, leader}, results_key(self.rank), leader_wait);
-        if (!results) {
-            return make_error(results.error().status, "waiting for the node's leader (rank " +
-                                                          std::to_string(leader) +
-                                                          "): " + results.error().message);
+        auto node = store.wait_for({self.nspace, leader}, key_node_results, leader_wait);
+        if (!node) {
+            return make_error(node.error().status, "waiting for the node's leader (rank " +
+                                                       std::to_string(leader) +
+                                                       "): " + node.error().message);
         }
-        if (const auto *why = std::get_if<std::string>(&*results)) {
+        if (const auto *why = std::get_if<std::string>(&*node)) {
             return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
                               "the node's leader (rank " + std::to_string(leader) +
                                   ") could not set up its network: " + *why);
         }
-        auto *list = std::get_if<datastore::InfoList>(&*results);
-        if (list == nullptr) {
-            return make_error(MERIDIAN_ERROR, "this process's results from its node's leader "
-                                              "(rank " +
-                                                  std::to_string(leader) + ") are not a list");
+        auto results = results_of(*node, self.rank);
+        if (!results) {
+            return make_error(MERIDIAN_ERROR,
+                              "this process's results from its node's leader (rank " +
+                                  std::to_string(leader) +
+                                  ") cannot be read: " + results.error().message);
         }
-        mine = std::move(*list);
+        mine = std::move(*results);
     }
     if (auto done = put_results_for_other_hosts(store, std::move(mine)); !done) {
         return done;
