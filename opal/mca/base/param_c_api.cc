@@ -2,6 +2,7 @@
 // The C API of mca_base_param.h over the C++ registry.
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "opal/mca/base/base_params.hpp"
 #include <meridian/opal/mca/base/mca_base_param.h>
@@ -35,7 +36,7 @@ extern "C" int meridian_mca_base_param_register(const char *framework, const cha
         spec.level = level;
         spec.flags = flags;
         spec.storage = storage;
-        auto index = ParamRegistry::instance().register_param(spec);
+        auto index = ParamRegistry::instance().register_param(std::move(spec));
         return index ? *index : index.error().status;
     });
 }

@@ -2,7 +2,6 @@
 #include <meridian/opal/mca/base/param_registry.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cstddef>
 
 #include <meridian/opal/util/output.hpp>
@@ -14,11 +13,24 @@ namespace meridian::mca
 namespace
 {
 
+// ASCII letters, digits and '_', whatever the program's locale: a name is
+// also part of an environment variable's.
 bool valid_name_part(std::string_view part)
 {
     return std::all_of(part.begin(), part.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_';
     });
+}
+
+// Room for one more item, so that the push_back after it cannot throw;
+// grown by doubling, as push_back grows (reserve(size() + 1) would move the
+// whole vector at every registration).
+template <typename T> void reserve_one(std::vector<T> &items)
+{
+    if (items.size() == items.capacity()) {
+        items.reserve(std::max<std::size_t>(8, 2 * items.size()));
+    }
 }
 
 // The storage's current contents, which registration takes as the default.
@@ -123,7 +135,7 @@ ParamRegistry &ParamRegistry::instance()
     return registry;
 }
 
-Result<int> ParamRegistry::register_param(const ParamSpec &spec)
+Result<int> ParamRegistry::register_param(ParamSpec spec)
 {
     settle();
     std::string full = full_param_name(spec.framework, spec.component, spec.name);
@@ -165,10 +177,10 @@ Result<int> ParamRegistry::register_param(const ParamSpec &spec)
     if (!initial) {
         return refuse(initial.error().message);
     }
-    ValueRules rules{spec.type, spec.enumerators, std::nullopt, std::nullopt};
+    ValueRules rules{spec.type, std::move(spec.enumerators), std::nullopt, std::nullopt};
     if (spec.type == ParamType::enumeration) {
         const auto number = std::get<long long>(*initial);
-        const bool listed = std::any_of(spec.enumerators.begin(), spec.enumerators.end(),
+        const bool listed = std::any_of(rules.enumerators.begin(), rules.enumerators.end(),
                                         [&](const EnumValue &e) { return e.value == number; });
         if (!listed) {
             return refuse("the default " + std::to_string(number) +
@@ -179,18 +191,15 @@ Result<int> ParamRegistry::register_param(const ParamSpec &spec)
     // Everything that allocates is made before the registry changes, so a
     // registration that runs out of memory leaves the registry as it was
     // (and the next one finds no half-made parameter under the name).
-    std::string framework = spec.framework;
-    std::string component = spec.component;
-    std::string help = spec.help;
     ParamValue default_value = *initial;
     ParamValue value = std::move(*initial);
     std::vector<int> &members = by_component_[spec.framework + "/" + spec.component];
-    members.reserve(members.size() + 1);
+    reserve_one(members);
     Param *param = existing;
     if (param == nullptr) {
         auto fresh = std::make_unique<Param>();
         fresh->index_ = static_cast<int>(params_.size());
-        params_.reserve(params_.size() + 1);
+        reserve_one(params_);
         by_name_.emplace(full, fresh->index_);
         // Nothing below allocates: the capacity is there.
         members.push_back(fresh->index_);
@@ -205,10 +214,10 @@ Result<int> ParamRegistry::register_param(const ParamSpec &spec)
         members.push_back(param->index_);
     }
 
-    param->framework_ = std::move(framework);
-    param->component_ = std::move(component);
+    param->framework_ = std::move(spec.framework);
+    param->component_ = std::move(spec.component);
     param->full_name_ = std::move(full);
-    param->help_ = std::move(help);
+    param->help_ = std::move(spec.help);
     param->rules_ = std::move(rules);
     param->level_ = spec.level;
     param->flags_ = spec.flags;
@@ -294,7 +303,7 @@ Status ParamRegistry::add_synonym(int index, const std::string &full_name, int f
         return make_error(MERIDIAN_ERR_EXISTS, full_name + " already names another parameter");
     }
     Synonym synonym{full_name, flags};
-    param.synonyms_.reserve(param.synonyms_.size() + 1);
+    reserve_one(param.synonyms_);
     by_name_.emplace(full_name, index);
     param.synonyms_.push_back(std::move(synonym)); // cannot throw: the capacity is there
     resolve(param);

@@ -96,7 +96,7 @@ class ParamRegistry
   public:
     static ParamRegistry &instance();
 
-    Result<int> register_param(const ParamSpec &spec);
+    Result<int> register_param(ParamSpec spec);
     Status set_bounds(int index, std::optional<double> min, std::optional<double> max);
     Status add_synonym(int index, const std::string &full_name, int flags);
 
