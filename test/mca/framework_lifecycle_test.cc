@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The framework lifecycle: register -> open (the selection parameter) ->
-// select (single and multi) -> close, reference-counted and idempotent.
+// select (single and multi) -> close, reference-counted and idempotent; on
+// demand, what registration and the start's check read of the directories.
+#include "config.h" // MERIDIAN_BUILT_COMPONENTS
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "test/mca/mca_test_support.hpp"
+#include <meridian/mca/pnet/pnet.h>
+#include <meridian/opal/mca/base/component_repository.hpp>
 #include <meridian/opal/mca/base/framework.hpp>
 #include <meridian/opal/mca/base/mca_base.h>
 #include <meridian/opal/mca/base/mca_base_param.h>
@@ -632,6 +637,66 @@ START_TEST(test_components_on_demand)
 }
 END_TEST
 
+// On demand, with nothing set for a component, no directory is read: not at
+// registration, nor by the start's check of the component path, which looks
+// at the directories a framework searched (and tells their stray files once
+// one has).
+START_TEST(test_on_demand_reads_no_directory)
+{
+    ComponentDir dir("components");
+    dir.add("mca_testfw_alpha.so");
+    const std::string stray = dir.add("mca_testfw_beta.so", "mca_testfw_.so");
+    use_component_path({dir.path()});
+    ck_assert_int_eq(
+        meridian_mca_base_framework_register_flags(&testfw, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+        MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_no_messages();
+    ck_assert(!meridian::mca::component_directory_searched(dir.path()));
+
+    ck_assert_int_eq(meridian_mca_base_framework_register(&testfw), MERIDIAN_SUCCESS);
+    ck_assert(meridian::mca::component_directory_searched(dir.path()));
+    ck_assert_int_eq(meridian_mca_base_check_params(), MERIDIAN_SUCCESS);
+    ck_assert_messages(WARNING_MSG("cannot load component " + stray +
+                                   ": the file name has no component name (mca_testfw_NAME.so)"));
+}
+END_TEST
+
+// A setting for a component this library was built with (configure's list)
+// needs no look into the directories at registration on demand; a name no
+// such component has (a misspelt one) does, and loads the components.
+START_TEST(test_setting_for_a_built_component_reads_no_directory)
+{
+    std::string built;
+    const std::string list = MERIDIAN_BUILT_COMPONENTS;
+    if (const auto at = (" " + list).find(" pnet/"); at != std::string::npos) {
+        built = list.substr(at + 5, list.find(' ', at) - at - 5);
+    }
+    if (built.empty()) {
+        std::printf("skipped: this build made no pnet component\n");
+        return;
+    }
+    ComponentDir dir("components");
+    use_component_path({dir.path()});
+    // The environment is read when the base opens: afresh.
+    set_param_env("pnet_" + built + "_priority", "5");
+    ck_assert_int_eq(meridian_mca_base_close(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register_flags(
+                         &meridian_pnet_base_framework, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+                     MERIDIAN_SUCCESS);
+    ck_assert(!meridian::mca::component_directory_searched(dir.path()));
+
+    set_param_env("pnet_x" + built + "_priority", "5");
+    ck_assert_int_eq(meridian_mca_base_close(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_open(), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(meridian_mca_base_framework_register_flags(
+                         &meridian_pnet_base_framework, MCA_BASE_REGISTER_COMPONENTS_ON_DEMAND),
+                     MERIDIAN_SUCCESS);
+    ck_assert(meridian::mca::component_directory_searched(dir.path()));
+}
+END_TEST
+
 // Listing the components (meridian_info) loads them.
 START_TEST(test_components_on_demand_listed)
 {
@@ -929,6 +994,8 @@ int main()
     tcase_add_test(lifecycle, test_reopen_reloads);
     tcase_add_test(lifecycle, test_components_on_demand);
     tcase_add_test(lifecycle, test_components_on_demand_listed);
+    tcase_add_test(lifecycle, test_on_demand_reads_no_directory);
+    tcase_add_test(lifecycle, test_setting_for_a_built_component_reads_no_directory);
     tcase_add_test(lifecycle, test_component_setting_loads_at_register);
     tcase_add_test(lifecycle, test_component_setting_waits_for_its_component);
     tcase_add_test(lifecycle, test_register_flags_refused);

@@ -415,14 +415,15 @@ void check_show_load_errors()
 
 // The directories of a mca_base_component_path the user set: each must be a
 // readable directory.  (The defaults, named or by their keywords, need not
-// exist: $HOME/.meridian/components seldom does.)
+// exist: $HOME/.meridian/components seldom does.)  Only those a framework
+// searched, as every check of the directories.
 void check_component_path()
 {
     if (is_default("mca_base_component_path")) {
         return;
     }
     for (const auto &[directory, keyword] : component_path_entries()) {
-        if (keyword) {
+        if (keyword || !component_directory_searched(directory)) {
             continue;
         }
         struct stat info {
@@ -451,6 +452,9 @@ void check_stray_files(const std::vector<std::string> &directories)
 {
     const std::string suffix = ".so";
     for (const auto &directory : directories) {
+        if (!component_directory_searched(directory)) {
+            continue;
+        }
         const std::vector<std::string> names = component_file_names(directory);
         for (const auto &name : names) {
             const std::string stem = name.substr(4, name.size() - 4 - suffix.size());

@@ -266,17 +266,36 @@ struct Listing {
 
 } // namespace
 
+namespace
+{
+
+std::mutex listings_lock;
+
+// By directory, whether it could be read or not (searched only).
+std::map<std::string, Listing, std::less<>> &listings()
+{
+    static util::NoDestructor<std::map<std::string, Listing, std::less<>>> all;
+    return all.get();
+}
+
+} // namespace
+
+bool component_directory_searched(const std::string &directory)
+{
+    const std::lock_guard<std::mutex> held(listings_lock);
+    return listings().contains(directory);
+}
+
 std::vector<std::string> component_file_names(const std::string &directory)
 {
+    const std::lock_guard<std::mutex> held(listings_lock);
+    Listing &listing = listings()[directory];
     struct stat info {
     };
     if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+        listing = Listing{};
         return {};
     }
-    static std::mutex lock;
-    static util::NoDestructor<std::map<std::string, Listing, std::less<>>> listings;
-    const std::lock_guard<std::mutex> held(lock);
-    Listing &listing = listings.get()[directory];
     if (!listing.settled || listing.device != info.st_dev || listing.inode != info.st_ino ||
         listing.changed.tv_sec != info.st_mtim.tv_sec ||
         listing.changed.tv_nsec != info.st_mtim.tv_nsec) {

@@ -64,6 +64,11 @@ struct Candidate {
 // none when it cannot be read.  Read again only when the directory changed
 // since the last call (its mtime): each framework asks for the same ones.
 std::vector<std::string> component_file_names(const std::string &directory);
+// Whether component_file_names was asked about the directory in this
+// process: the checks of the component path look only at the directories a
+// framework searched, so that a process that loads no component (one whose
+// launcher or node leader set its network up) touches no directory.
+bool component_directory_searched(const std::string &directory);
 
 // The DSO files of a framework in a search path (directories in order, names
 // sorted within a directory).  Directories that do not exist are skipped.

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "config.h" // MERIDIAN_BUILT_COMPONENTS
+
 #include <meridian/opal/mca/base/framework.hpp>
 
 #include <algorithm>
@@ -474,27 +476,61 @@ std::vector<std::string> present_components(const mca_base_framework_t &framewor
     return names;
 }
 
+// Whether `rest` ("<component>" or "<component>_<param>", after "<fw>_")
+// is for one of `components`.
+template <typename Names> bool names_one_of(std::string_view rest, const Names &components)
+{
+    return std::any_of(components.begin(), components.end(), [&](std::string_view component) {
+        return rest == component ||
+               (util::starts_with(rest, component) && rest.size() > component.size() &&
+                rest[component.size()] == '_');
+    });
+}
+
+// The framework's components this library was built with (configure's
+// list), whether or not they are built in.
+std::vector<std::string_view> built_components(std::string_view framework)
+{
+    std::vector<std::string_view> names;
+    for (std::string_view list = MERIDIAN_BUILT_COMPONENTS; !list.empty();) {
+        const auto end = list.find(' ');
+        const std::string_view item = list.substr(0, end);
+        list = end == std::string_view::npos ? std::string_view() : list.substr(end + 1);
+        if (item.size() > framework.size() && util::starts_with(item, framework) &&
+            item[framework.size()] == '/') {
+            names.push_back(item.substr(framework.size() + 1));
+        }
+    }
+    return names;
+}
+
 // Whether something is set under the framework's name for a component it
 // does not have ("<fw>_<name>..." naming none): its components load at
 // registration even on demand, so that the misspelt name is told at the
 // start with the parameter it was meant for.  A setting for a component
-// that is there waits for the component to load, and is checked then.
+// that is there waits for the component to load, and is checked then.  A
+// component this library was built with counts as there without a look
+// into the component directories, which a process that loads no component
+// then never reads (if its file is gone, the process that loads it says so).
 bool unknown_component_is_set(const mca_base_framework_t &framework)
 {
+    std::optional<std::vector<std::string_view>> built;
     std::optional<std::vector<std::string>> present;
     return ParamRegistry::instance().any_setting([&](std::string_view name) {
         if (!for_components(name, framework.name)) {
             return false;
         }
+        const std::string_view rest = name.substr(std::strlen(framework.name) + 1);
+        if (!built) {
+            built = built_components(framework.name);
+        }
+        if (names_one_of(rest, *built)) {
+            return false;
+        }
         if (!present) {
             present = present_components(framework);
         }
-        const std::string_view rest = name.substr(std::strlen(framework.name) + 1);
-        return std::none_of(present->begin(), present->end(), [&](const std::string &component) {
-            return rest == component ||
-                   (util::starts_with(rest, component) && rest.size() > component.size() &&
-                    rest[component.size()] == '_');
-        });
+        return !names_one_of(rest, *present);
     });
 }
 
