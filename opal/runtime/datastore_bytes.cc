@@ -6,7 +6,7 @@
 // 8 bytes, least significant first; a double as its 8 bytes of IEEE 754,
 // the same way; a string or bytes as a 4-byte length and the bytes; an
 // array as a 4-byte count and its items; a coordinate as its fabric, its
-// plane, its view (4 bytes) and its numbers; an info list as a count and,
+// plane, its view (1 byte) and its numbers; an info list as a count and,
 // for each entry, its key and its value.
 #include <meridian/opal/runtime/datastore.hpp>
 
@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include <meridian/opal/util/error.h>
@@ -33,6 +34,7 @@ constexpr std::uint8_t layout_version = 1;
 constexpr int max_depth = 8;
 
 static_assert(std::variant_size_v<Value> == 10, "a new value type needs a byte here");
+static_assert(std::is_same_v<meridian_coord_view_t, std::uint8_t>, "a view is one byte here");
 
 class Writer
 {
@@ -104,7 +106,7 @@ class Writer
         for (const auto &item : held) {
             text(item.fabric);
             text(item.plane);
-            u32(static_cast<std::uint32_t>(item.view));
+            u8(item.view);
             body(item.coord);
         }
     }
@@ -297,7 +299,7 @@ class Reader
 
     Result<Value> coordinates()
     {
-        auto n = count(16, "a coordinate array");
+        auto n = count(13, "a coordinate array");
         if (!n) {
             return n.error();
         }
@@ -313,7 +315,7 @@ class Reader
             if (!plane) {
                 return plane.error();
             }
-            auto view = u32("a coordinate's view");
+            auto view = u8("a coordinate's view");
             if (!view) {
                 return view.error();
             }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What the fuzz targets share: how a target stops when the code under test
-// breaks one of its promises, and a small reader for numbers in the input.
+// breaks one of its promises, a small reader for numbers in the input, and
+// what a refusal's text must be.
 #ifndef MERIDIAN_TEST_FUZZ_SUPPORT_HPP
 #define MERIDIAN_TEST_FUZZ_SUPPORT_HPP
 
@@ -9,6 +10,8 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+
+#include <meridian/opal/util/strings.hpp>
 
 namespace meridian::fuzz
 {
@@ -33,6 +36,29 @@ inline std::size_t read_number(std::string_view text, std::size_t &pos)
         ++pos;
     }
     return pos == start ? 0 : value;
+}
+
+// Non-empty, printable ASCII or well-formed UTF-8, and no control character
+// (so no line break).
+inline bool one_printable_line(std::string_view text)
+{
+    if (text.empty()) {
+        return false;
+    }
+    for (std::size_t at = 0; at < text.size();) {
+        const auto c = static_cast<unsigned char>(text[at]);
+        if (c < 0x20 || c == 0x7f) {
+            return false;
+        }
+        if (c < 0x80) {
+            ++at;
+        } else if (const std::size_t length = meridian::util::utf8_length(text, at); length > 0) {
+            at += length;
+        } else {
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace meridian::fuzz

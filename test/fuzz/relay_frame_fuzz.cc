@@ -62,32 +62,9 @@ relay::Nonce greeting_nonce()
     return nonce;
 }
 
-// Non-empty, printable ASCII or well-formed UTF-8, and no control character
-// (so no line break).
-bool one_printable_line(std::string_view text)
-{
-    if (text.empty()) {
-        return false;
-    }
-    for (std::size_t at = 0; at < text.size();) {
-        const auto c = static_cast<unsigned char>(text[at]);
-        if (c < 0x20 || c == 0x7f) {
-            return false;
-        }
-        if (c < 0x80) {
-            ++at;
-        } else if (const std::size_t length = meridian::util::utf8_length(text, at); length > 0) {
-            at += length;
-        } else {
-            return false;
-        }
-    }
-    return true;
-}
-
 void refusal_is_one_line(const std::string &what, const std::string &why)
 {
-    if (!one_printable_line(why)) {
+    if (!meridian::fuzz::one_printable_line(why)) {
         broken(what + ": a refusal is one printable line: " + why);
     }
 }
