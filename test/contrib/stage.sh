@@ -15,25 +15,14 @@
 
 set -eu
 
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+# fail, run_logged
+# shellcheck source=test/support/build_test_lib.sh
+. "$srcdir/../support/build_test_lib.sh"
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/meridian-contrib.XXXXXX")
 # Kept when the test fails, so its logs can be read.
 trap 'rc=$?; if [ $rc -eq 0 ]; then rm -rf "$stage"; else echo "work files kept in $stage" >&2; fi' EXIT
 root=$stage/root
-
-# Runs a command with its output in a log file; shows the log's end on failure.
-run_logged() {
-    log=$1
-    shift
-    if ! "$@" >"$log" 2>&1; then
-        tail -n 30 "$log" >&2
-        fail "$* (log: $log)"
-    fi
-}
 
 # expect_line FILE LINE: FILE holds exactly this line.
 expect_line() {

@@ -22,27 +22,18 @@
 # Needs from the environment (Makefile.am): MAKE, CC, CXX, top_builddir, srcdir.
 # shellcheck disable=SC2154 # lower-case names come from the environment
 set -eu
+# Absolute: the test works in other directories (a VPATH build's srcdir is
+# relative to the test's).
+srcdir=$(cd "$srcdir" && pwd)
 
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+# fail, run_logged
+# shellcheck source=test/support/build_test_lib.sh
+. "$srcdir/../support/build_test_lib.sh"
+# This test is the slow one of the suite: each step says how long it took.
+RUN_LOGGED_TIMES=yes
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-embed.XXXXXX")
 trap 'rc=$?; if [ $rc -eq 0 ]; then rm -rf "$work"; else echo "work files kept in $work" >&2; fi' EXIT
-
-# Runs a command with its output in a log file; shows the log's end on
-# failure, and how long it took (this test is the slow one of the suite).
-run_logged() {
-    log=$1
-    shift
-    start=$(date +%s)
-    if ! "$@" >"$log" 2>&1; then
-        tail -n 40 "$log" >&2
-        fail "$* (log: $log)"
-    fi
-    echo "$(basename "$log" .log): $(($(date +%s) - start)) s"
-}
 
 # The embedding does not depend on how this tree was configured, so CI runs it
 # in one build only and sets MERIDIAN_TEST_EMBED=no in the others.

@@ -14,10 +14,9 @@
 # shellcheck disable=SC2154 # lower-case names come from the environment
 set -eu
 
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+# fail, run_logged
+# shellcheck source=test/support/build_test_lib.sh
+. "$srcdir/../support/build_test_lib.sh"
 
 if [ "${MERIDIAN_TEST_EMBED:-yes}" = no ]; then
     echo "SKIP: MERIDIAN_TEST_EMBED=no (the embedding is tested in another build)"
@@ -31,15 +30,6 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/meridian-external.XXXXXX")
 trap 'rc=$?; if [ $rc -eq 0 ]; then rm -rf "$work"; else echo "work files kept in $work" >&2; fi' EXIT
-
-run_logged() {
-    log=$1
-    shift
-    if ! "$@" >"$log" 2>&1; then
-        tail -n 40 "$log" >&2
-        fail "$* (log: $log)"
-    fi
-}
 
 # Meridian installed as a package would be, under a temporary root.
 run_logged "$work/install.log" "$MAKE" -C "$top_builddir" install DESTDIR="$work/root"
