@@ -66,6 +66,23 @@ dnl   MERIDIAN_EMBEDDED_COMPONENTS     the components built in, framework/name
 dnl   MERIDIAN_EMBEDDED_MISSING        the components not built, framework/name
 dnl   MERIDIAN_EMBEDDED_QMP            yes when libqmp is built
 dnl   MERIDIAN_EMBEDDED_TOOLS          yes when the tools are built
+dnl _MERIDIAN_EMBEDDED_SUBST: what both macros give the outer Makefiles:
+dnl MERIDIAN_EMBEDDED_CPPFLAGS, _LDADD and _QMP_LDADD as the caller set them,
+dnl and what Meridian's configure (or meridian.pc) said, from the shell
+dnl variables meridian_embedded_*.
+m4_define([_MERIDIAN_EMBEDDED_SUBST], [
+    AC_SUBST([MERIDIAN_EMBEDDED_CPPFLAGS])
+    AC_SUBST([MERIDIAN_EMBEDDED_LDADD])
+    AC_SUBST([MERIDIAN_EMBEDDED_QMP_LDADD])
+    AC_SUBST([MERIDIAN_EMBEDDED_VERSION], [$meridian_embedded_version])
+    AC_SUBST([MERIDIAN_EMBEDDED_SYMBOL_PREFIX], [$meridian_embedded_symbol_prefix])
+    AC_SUBST([MERIDIAN_EMBEDDED_ENV_PREFIX], [$meridian_embedded_env_prefix])
+    AC_SUBST([MERIDIAN_EMBEDDED_COMPONENTS], [$meridian_embedded_components])
+    AC_SUBST([MERIDIAN_EMBEDDED_MISSING], [$meridian_embedded_missing])
+    AC_SUBST([MERIDIAN_EMBEDDED_QMP], [$meridian_embedded_qmp])
+    AC_SUBST([MERIDIAN_EMBEDDED_TOOLS], [$meridian_embedded_tools])
+])
+
 AC_DEFUN([MERIDIAN_SETUP_EMBEDDED], [
     AC_REQUIRE([AC_PROG_CC])
     AC_REQUIRE([AC_PROG_CXX])
@@ -137,16 +154,10 @@ AC_DEFUN([MERIDIAN_SETUP_EMBEDDED], [
              meridian_embedded_why="Meridian's configure in $1 left no meridian-embedded.sh"])
     ])
     AS_IF([test "$meridian_embedded_happy" = yes], [
-        AC_SUBST([MERIDIAN_EMBEDDED_CPPFLAGS], ['-I$(top_builddir)/$1/include -I$(top_srcdir)/$1/include'])
-        AC_SUBST([MERIDIAN_EMBEDDED_LDADD], ['$(top_builddir)/$1/libmeridian.la'])
-        AC_SUBST([MERIDIAN_EMBEDDED_QMP_LDADD], ['$(top_builddir)/$1/libqmp.la $(top_builddir)/$1/libmeridian.la'])
-        AC_SUBST([MERIDIAN_EMBEDDED_VERSION], [$meridian_embedded_version])
-        AC_SUBST([MERIDIAN_EMBEDDED_SYMBOL_PREFIX], [$meridian_embedded_symbol_prefix])
-        AC_SUBST([MERIDIAN_EMBEDDED_ENV_PREFIX], [$meridian_embedded_env_prefix])
-        AC_SUBST([MERIDIAN_EMBEDDED_COMPONENTS], [$meridian_embedded_components])
-        AC_SUBST([MERIDIAN_EMBEDDED_MISSING], [$meridian_embedded_missing])
-        AC_SUBST([MERIDIAN_EMBEDDED_QMP], [$meridian_embedded_qmp])
-        AC_SUBST([MERIDIAN_EMBEDDED_TOOLS], [$meridian_embedded_tools])
+        MERIDIAN_EMBEDDED_CPPFLAGS='-I$(top_builddir)/$1/include -I$(top_srcdir)/$1/include'
+        MERIDIAN_EMBEDDED_LDADD='$(top_builddir)/$1/libmeridian.la'
+        MERIDIAN_EMBEDDED_QMP_LDADD='$(top_builddir)/$1/libqmp.la $(top_builddir)/$1/libmeridian.la'
+        _MERIDIAN_EMBEDDED_SUBST
         AC_MSG_NOTICE([Meridian $meridian_embedded_version in $1: components $meridian_embedded_components])
         $6
     ], [
@@ -243,15 +254,7 @@ AC_DEFUN([MERIDIAN_SETUP], [
         ], [AC_MSG_RESULT([no])])
         AS_IF([test "$meridian_embedded_happy" = yes], [
             MERIDIAN_EMBEDDED_MODE=external
-            AC_SUBST([MERIDIAN_EMBEDDED_CPPFLAGS])
-            AC_SUBST([MERIDIAN_EMBEDDED_LDADD])
-            AC_SUBST([MERIDIAN_EMBEDDED_QMP_LDADD])
-            AC_SUBST([MERIDIAN_EMBEDDED_QMP], [$meridian_embedded_qmp])
-            AC_SUBST([MERIDIAN_EMBEDDED_VERSION], [$meridian_embedded_version])
-            AC_SUBST([MERIDIAN_EMBEDDED_SYMBOL_PREFIX], [$meridian_embedded_symbol_prefix])
-            AC_SUBST([MERIDIAN_EMBEDDED_ENV_PREFIX], [$meridian_embedded_env_prefix])
-            AC_SUBST([MERIDIAN_EMBEDDED_COMPONENTS], [$meridian_embedded_components])
-            AC_SUBST([MERIDIAN_EMBEDDED_MISSING], [$meridian_embedded_missing])
+            _MERIDIAN_EMBEDDED_SUBST
             $6
         ], [
             m4_default([$7], [AC_MSG_ERROR([$meridian_embedded_why])])
