@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -178,6 +179,11 @@ std::string file_problem(const std::string &path)
 // component of its own needs is itself.)
 #define MERIDIAN_QUOTE_(text) #text
 #define MERIDIAN_QUOTE(text) MERIDIAN_QUOTE_(text)
+#if defined(MERIDIAN_EMBEDDED_COPY)
+// The C names of this embedded copy begin with it.
+constexpr std::string_view embedded_prefix = MERIDIAN_QUOTE(MERIDIAN_SYMBOL_PREFIX);
+#endif
+
 std::string embedded_problem(const std::string &path)
 {
 #if defined(MERIDIAN_EMBEDDED_COPY)
@@ -185,12 +191,11 @@ std::string embedded_problem(const std::string &path)
         if (util::starts_with(library, "libmeridian.so")) {
             return "needs " + library +
                    ", the standalone Meridian: this copy of Meridian is embedded in another "
-                   "library (its C names begin with " MERIDIAN_QUOTE(
-                       MERIDIAN_SYMBOL_PREFIX) "), and loading the component would bring a second "
-                                               "Meridian into the "
-                                               "process; a component of an embedded copy is built "
-                                               "into it (its directory "
-                                               "in the embedded sources' components/)";
+                   "library (its C names begin with " +
+                   std::string(embedded_prefix) +
+                   "), and loading the component would bring a second Meridian into the "
+                   "process; a component of an embedded copy is built into it (its directory "
+                   "in the embedded sources' components/)";
         }
     }
 #else
