@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     }
     const Bytes again = encode(*value);
     if (!std::equal(again.begin(), again.end(), input.begin(), input.end())) {
-        broken("accepted bytes encode back to themselves (" + std::to_string(size) +
-               " bytes in, " + std::to_string(again.size()) + " out)");
+        broken("accepted bytes encode back to themselves (" + std::to_string(size) + " bytes in, " +
+               std::to_string(again.size()) + " out)");
     }
     if (auto back = decode(again); !back) {
         broken("an encoding decodes: " + back.error().message);
