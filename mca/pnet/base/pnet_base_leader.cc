@@ -10,12 +10,11 @@
 //                    launcher gave (pmix.locstr), and rank 0's keys; makes
 //                    the node's share (node_share: its inventory, its
 //                    processes, allocate, setup; the port ledger holds the
-//                    node's ports for the leader) and puts each local
-//                    process's results under a key of that process's
-//                    (rank 0, a leader, puts the job's keys with them)
-//   the others       wait for their own key (PMIx holds a get until the
-//                    leader has committed): each reads its own results
-//                    only, whatever the node's size
+//                    node's ports for the leader) and puts the node's
+//                    results under one key, as one byte string (rank 0, a
+//                    leader, puts the job's keys with them)
+//   the others       wait for that key (PMIx holds a get until the leader
+//                    has committed): each decodes its own results only
 //   each process     puts its own results as in-job processes do, for the
 //                    processes of other hosts to read; the others put their
 //                    pid too
@@ -31,6 +30,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -123,6 +123,7 @@ datastore::Bytes handed_out(const NodeResults &all, std::uint32_t leader)
     return datastore::encode(node);
 }
 
+// A reader's own results in what its leader handed out.
 Result<datastore::InfoList> results_of(const datastore::Value &node, std::uint32_t rank)
 {
     const auto *bytes = std::get_if<datastore::Bytes>(&node);

@@ -269,14 +269,9 @@ struct Listing {
     std::vector<std::string> names;
 };
 
-} // namespace
-
-namespace
-{
-
 std::mutex listings_lock;
 
-// By directory, whether it could be read or not (searched only).
+// Every directory searched, with its listing (empty when it cannot be read).
 std::map<std::string, Listing, std::less<>> &listings()
 {
     static util::NoDestructor<std::map<std::string, Listing, std::less<>>> all;
