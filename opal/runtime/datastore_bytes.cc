@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "opal/util/byte_io.hpp"
 #include <meridian/opal/util/error.h>
 #include <meridian/opal/util/strings.hpp>
 
@@ -42,17 +43,8 @@ class Writer
     Bytes take() { return std::move(out_); }
 
     void u8(std::uint8_t value) { out_.push_back(value); }
-
-    // An unsigned number in `size` bytes, least significant first.
-    void number(std::uint64_t value, int size)
-    {
-        for (int i = 0; i < size; ++i) {
-            out_.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
-        }
-    }
-
-    void u32(std::uint32_t value) { number(value, 4); }
-    void u64(std::uint64_t value) { number(value, 8); }
+    void u32(std::uint32_t value) { util::put32(out_, value); }
+    void u64(std::uint64_t value) { util::put_le(out_, value, 8); }
 
     // A length or a count; 2^32 and more is no value Meridian hands on.
     void size(std::size_t value)
@@ -122,47 +114,38 @@ class Writer
     Bytes out_;
 };
 
-// Reads front to back; every read is checked against what is left, and a
-// count against the least its items can take, so bytes that lie end in an
-// error, never in a read past the end or an allocation they did not pay for.
+// util::ByteReader's checked reads, each refusal saying what was being read
+// and where.
 class Reader
 {
   public:
-    explicit Reader(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+    explicit Reader(std::span<const std::uint8_t> bytes) : in_(bytes) {}
 
-    std::size_t left() const { return bytes_.size() - at_; }
+    std::size_t left() const { return in_.left(); }
 
-    Status take(std::size_t count, const char *what)
+    Error ended(const char *what) const
     {
-        if (count > left()) {
-            return make_error(MERIDIAN_ERR_BAD_PARAM, "the bytes end inside " + std::string(what) +
-                                                          " (at byte " + std::to_string(at_) +
-                                                          " of " + std::to_string(bytes_.size()) +
-                                                          ")");
+        return make_error(MERIDIAN_ERR_BAD_PARAM, "the bytes end inside " + std::string(what) +
+                                                      " (at byte " + std::to_string(in_.at()) +
+                                                      " of " + std::to_string(in_.size()) + ")");
+    }
+
+    Result<std::uint64_t> number(std::size_t size, const char *what)
+    {
+        std::uint64_t value = 0;
+        if (!in_.number(size, &value)) {
+            return ended(what);
         }
-        return success();
+        return value;
     }
 
     Result<std::uint8_t> u8(const char *what)
     {
-        if (auto ok = take(1, what); !ok) {
-            return ok.error();
+        auto value = number(1, what);
+        if (!value) {
+            return value.error();
         }
-        return bytes_[at_++];
-    }
-
-    // An unsigned number of `size` bytes, least significant first.
-    Result<std::uint64_t> number(std::size_t size, const char *what)
-    {
-        if (auto ok = take(size, what); !ok) {
-            return ok.error();
-        }
-        std::uint64_t value = 0;
-        for (std::size_t i = size; i-- > 0;) {
-            value = (value << 8) | bytes_[at_ + i];
-        }
-        at_ += size;
-        return value;
+        return static_cast<std::uint8_t>(*value);
     }
 
     Result<std::uint32_t> u32(const char *what)
@@ -179,37 +162,48 @@ class Reader
     // A count of items of at least `least` bytes each.
     Result<std::uint32_t> count(std::size_t least, const char *what)
     {
-        auto n = u32(what);
-        if (n && static_cast<std::uint64_t>(*n) * least > left()) {
-            return make_error(MERIDIAN_ERR_BAD_PARAM,
-                              std::string(what) + " counts " + std::to_string(*n) +
-                                  " items, more than the " + std::to_string(left()) +
-                                  " bytes left can hold");
+        const bool room = in_.left() >= 4;
+        std::uint32_t n = 0;
+        if (in_.count(&n, least)) {
+            return n;
         }
-        return n;
+        if (!room) {
+            return ended(what);
+        }
+        return make_error(MERIDIAN_ERR_BAD_PARAM, std::string(what) + " counts " +
+                                                      std::to_string(n) + " items, more than the " +
+                                                      std::to_string(in_.left()) +
+                                                      " bytes left can hold");
+    }
+
+    // A length and that many bytes.
+    Result<std::span<const std::uint8_t>> held(const char *what)
+    {
+        auto size = count(1, what);
+        if (!size) {
+            return size.error();
+        }
+        std::span<const std::uint8_t> out;
+        (void)in_.take(*size, &out); // the count said the bytes are there
+        return out;
     }
 
     Result<std::string> text(const char *what)
     {
-        auto size = count(1, what);
-        if (!size) {
-            return size.error();
+        auto bytes = held(what);
+        if (!bytes) {
+            return bytes.error();
         }
-        std::string out(reinterpret_cast<const char *>(bytes_.data() + at_), *size);
-        at_ += *size;
-        return out;
+        return std::string(bytes->begin(), bytes->end());
     }
 
     Result<Bytes> raw(const char *what)
     {
-        auto size = count(1, what);
-        if (!size) {
-            return size.error();
+        auto bytes = held(what);
+        if (!bytes) {
+            return bytes.error();
         }
-        const auto begin = bytes_.begin() + static_cast<std::ptrdiff_t>(at_);
-        Bytes out(begin, begin + *size);
-        at_ += *size;
-        return out;
+        return Bytes(bytes->begin(), bytes->end());
     }
 
     Result<Value> value(int depth)
@@ -260,7 +254,7 @@ class Reader
         default:
             return make_error(MERIDIAN_ERR_BAD_PARAM, "unknown value type " +
                                                           std::to_string(*type) + " at byte " +
-                                                          std::to_string(at_ - 1));
+                                                          std::to_string(in_.at() - 1));
         }
     }
 
@@ -359,8 +353,7 @@ class Reader
         return Value{std::move(out)};
     }
 
-    std::span<const std::uint8_t> bytes_;
-    std::size_t at_ = 0;
+    util::ByteReader in_;
 };
 
 } // namespace

@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "mca/coord/base/coord_base_relay.hpp"
+#include "opal/util/byte_io.hpp"
 #include <meridian/mca/coord/base/base.h>
 #include <meridian/mca/coord/base/base.hpp>
 #include <meridian/opal/util/error.h>
@@ -23,73 +24,17 @@ namespace meridian::coord::detail::relay
 namespace
 {
 
+using util::get32;
+using util::put32;
+using util::put_string;
+
 constexpr std::string_view mac_label = "meridian coord relay frame v1";
-
-void put32(Bytes &out, std::uint32_t value)
-{
-    for (int i = 0; i < 4; ++i) {
-        out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
-    }
-}
-
-std::uint32_t get32(const std::uint8_t *at)
-{
-    std::uint32_t value = 0;
-    for (int i = 3; i >= 0; --i) {
-        value = (value << 8) | at[i];
-    }
-    return value;
-}
-
-void put_string(Bytes &out, std::string_view text)
-{
-    put32(out, static_cast<std::uint32_t>(text.size()));
-    out.insert(out.end(), text.begin(), text.end());
-}
 
 bool sodium_ready()
 {
     static const bool ready = ::sodium_init() >= 0;
     return ready;
 }
-
-// Reads the payload front to back; every read is checked against what is
-// left, so a short or lying payload ends in an error, never a wild read.
-class Reader
-{
-  public:
-    explicit Reader(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
-    bool u32(std::uint32_t *value)
-    {
-        if (bytes_.size() - at_ < 4) {
-            return false;
-        }
-        *value = get32(bytes_.data() + at_);
-        at_ += 4;
-        return true;
-    }
-    bool string(std::string *text)
-    {
-        std::uint32_t size = 0;
-        if (!u32(&size) || bytes_.size() - at_ < size) {
-            return false;
-        }
-        text->assign(reinterpret_cast<const char *>(bytes_.data() + at_), size);
-        at_ += size;
-        return true;
-    }
-    // A count of items of at least `min_item` bytes each: no more than the
-    // bytes left could hold (so no huge reservation on a lie).
-    bool count(std::uint32_t *n, std::size_t min_item)
-    {
-        return u32(n) && *n <= (bytes_.size() - at_) / min_item;
-    }
-    bool done() const { return at_ == bytes_.size(); }
-
-  private:
-    std::span<const std::uint8_t> bytes_;
-    std::size_t at_ = 0;
-};
 
 void mac_of(const Key &key, std::uint64_t job, const Nonce &nonce,
             std::span<const std::uint8_t> signed_bytes, std::uint8_t *mac)
@@ -258,7 +203,7 @@ Bytes encode_event(const Event &event)
 
 Result<Event> decode_event(std::span<const std::uint8_t> payload)
 {
-    Reader in(payload);
+    util::ByteReader in(payload);
     Event event;
     std::uint32_t planes = 0;
     bool ok = in.count(&planes, 4);
