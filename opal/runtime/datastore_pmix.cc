@@ -588,10 +588,8 @@ class PmixStore final : public Store
         if (const Value *value = kept(proc, key)) {
             return *value;
         }
-        if (proc == self_) {
-            if (const auto it = own_.find(key); it != own_.end()) {
-                return it->second;
-            }
+        if (const Value *value = put_here(proc, key)) {
+            return *value;
         }
         if (key.empty() || key.size() > PMIX_MAX_KEYLEN) {
             return missing(proc, key);
@@ -695,10 +693,8 @@ class PmixStore final : public Store
         if (key.empty() || key.size() > PMIX_MAX_KEYLEN) {
             return missing(proc, key);
         }
-        if (proc == self_) {
-            if (const auto it = own_.find(key); it != own_.end()) {
-                return it->second;
-            }
+        if (const Value *value = put_here(proc, key)) {
+            return *value;
         }
         // Look only at what this process already has: after a fence that is
         // every peer's data, and a key nobody put must not wait for a server.
@@ -747,6 +743,16 @@ class PmixStore final : public Store
                                                   " failed: " + pmix_reason(rc));
         }
         return from_pmix(*value, key);
+    }
+
+    // What this process put under `key`, when `proc` is this process.
+    const Value *put_here(const ProcId &proc, std::string_view key) const
+    {
+        if (proc != self_) {
+            return nullptr;
+        }
+        const auto it = own_.find(key);
+        return it != own_.end() ? &it->second : nullptr;
     }
 
     // PMIX_LOCAL_PEERS, ascending.
