@@ -133,6 +133,7 @@ mca_msg_transport_t transport = {
     .peer_died = nullptr,
     .progress = nullptr, // nothing moves on its own
     .path_name = path_name,
+    .start_direct = nullptr,
 };
 
 int register_params(const mca_base_component_t *self)

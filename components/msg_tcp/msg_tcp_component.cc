@@ -213,6 +213,7 @@ mca_msg_transport_t module = {
     .peer_died = nullptr,
     .progress = progress,
     .path_name = path_name,
+    .start_direct = nullptr,
 };
 
 int query(const mca_base_component_t *, mca_base_module_t **selected, int *priority)

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "mca/msg/base/msg_util.hpp"
+#include <meridian/opal/util/c_boundary.hpp>
 #include <meridian/opal/util/output.hpp>
 
 namespace meridian::msg_ucx
@@ -205,6 +206,7 @@ void Transport::end_arrived(void *request, ucs_status_t status, const ucp_tag_re
     p.end_request = nullptr;
     if (status == UCS_OK) {
         self.ended_.push_back(p.rank);
+        self.maybe_noted_ = true;
     }
 }
 
@@ -372,6 +374,8 @@ int Transport::prepare(mca_msg_channel_t &channel)
 {
     auto owned = std::make_unique<ChannelState>();
     ChannelState &s = *owned;
+    s.transport = this;
+    s.peer = &peer(channel.peer);
     const unsigned bits = 64 - rank_bits_;
     std::uint64_t wire = channel.tag;
     if (channel.tag >> bits != 0) {
@@ -428,10 +432,12 @@ void Transport::cleanup(mca_msg_channel_t &channel)
 }
 
 // The first start's operation, or the next after one was abandoned.
-void Transport::new_op(ChannelState &s)
+void Transport::new_op(ChannelState &s, const mca_msg_channel_t &channel)
 {
     auto op = std::make_unique<Op>();
     op->transport = this;
+    op->peer = s.peer;
+    op->recv = channel.direction == MCA_MSG_RECV;
     op->space = std::make_unique<std::byte[]>(request_size_);
     op->request_at = op->space.get() + request_size_;
     s.param.user_data = op.get();
@@ -441,38 +447,87 @@ void Transport::new_op(ChannelState &s)
 
 void Transport::start(mca_msg_channel_t &channel)
 {
+    start_one(channel);
+}
+
+// The common start: nothing but the operation is kept across UCX's call,
+// and anything unusual (the first start, a peer that ended or broke) goes
+// to start_slow with all of it.
+void Transport::start_one(mca_msg_channel_t &channel)
+{
     ChannelState &s = state(channel);
-    if (!s.op) [[unlikely]] {
-        new_op(s);
+    Op *op = s.op.get();
+    Peer &p = *s.peer;
+    if (op == nullptr || p.ended || p.ep == nullptr) [[unlikely]] {
+        start_slow(channel);
+        return;
+    }
+    op->channel = &channel;
+    op->request = nullptr;
+    post(s, op, p);
+}
+
+void Transport::start_slow(mca_msg_channel_t &channel)
+{
+    ChannelState &s = state(channel);
+    if (!s.op) {
+        new_op(s, channel);
     }
     Op *op = s.op.get();
     op->channel = &channel;
     op->request = nullptr;
-    Peer &p = peer(channel.peer);
-    if (p.ended || p.ep == nullptr) [[unlikely]] {
-        if (!start_unusual(channel, p)) {
-            return;
-        }
+    Peer &p = *s.peer;
+    if ((p.ended || p.ep == nullptr) && !start_unusual(channel, p)) {
+        return;
     }
-    if (channel.direction == MCA_MSG_SEND) {
+    post(s, op, p);
+}
+
+void Transport::post(ChannelState &s, Op *op, Peer &p)
+{
+    ucs_status_ptr_t request;
+    if (!op->recv) {
         p.sent_to = true;
+        request = ucp_->ucp_tag_send_nbx(p.ep, s.buffer, s.count, s.tag, &s.param);
+    } else {
+        request =
+            ucp_->ucp_tag_recv_nbx(worker_, s.buffer, s.count, s.tag, ~ucp_tag_t{0}, &s.param);
     }
-    const ucs_status_ptr_t request =
-        channel.direction == MCA_MSG_SEND
-            ? ucp_->ucp_tag_send_nbx(p.ep, s.buffer, s.count, s.tag, &s.param)
-            : ucp_->ucp_tag_recv_nbx(worker_, s.buffer, s.count, s.tag, ~ucp_tag_t{0}, &s.param);
+    posted(op, request);
+}
+
+void Transport::posted(Op *op, ucs_status_ptr_t request)
+{
     if (request == nullptr) {
         // Done at once: a longer message would have been an error status,
         // so it fits (UCX 1.13 does not say its size then).
-        succeeded(*op, 0);
-    } else if (UCS_PTR_IS_ERR(request)) {
-        finish(op, UCS_PTR_STATUS(request), 0);
+        op->transport->succeeded(*op, 0);
+    } else if (UCS_PTR_IS_ERR(request)) [[unlikely]] {
+        op->transport->finish(op, UCS_PTR_STATUS(request), 0);
     } else {
         op->request = request;
-        if (channel.direction == MCA_MSG_RECV) {
-            ++p.receives;
+        if (op->recv) {
+            ++op->peer->receives;
         }
     }
+}
+
+[[gnu::cold, gnu::noinline]] static int start_not_idle(mca_msg_channel_t *channel)
+{
+    return meridian_mca_msg_base_start_channel(channel); // it says what is wrong
+}
+
+int Transport::start_direct(mca_msg_channel_t *channel)
+{
+    return meridian::c_boundary("msg_ucx start_direct", [channel]() -> int {
+        if (channel->phase != MCA_MSG_CHANNEL_IDLE) [[unlikely]] {
+            return start_not_idle(channel);
+        }
+        channel->phase = MCA_MSG_CHANNEL_ACTIVE;
+        channel->status = MERIDIAN_SUCCESS;
+        state(*channel).transport->start_one(*channel);
+        return MERIDIAN_SUCCESS;
+    });
 }
 
 // A start to a peer that ended its session or whose endpoint broke: false
@@ -500,6 +555,7 @@ bool Transport::start_unusual(mca_msg_channel_t &channel, Peer &p)
         // being put together from pieces) have completed: the peer's death
         // ends every receive from it still under way.
         doomed_.push_back(&channel);
+        maybe_noted_ = true;
         return false;
     }
     return true;
@@ -518,6 +574,7 @@ void Transport::send_done(void *, ucs_status_t status, void *user_data)
         return;
     }
     self.done_.push_back({op, status, 0});
+    self.maybe_noted_ = true;
 }
 
 void Transport::recv_done(void *, ucs_status_t status, const ucp_tag_recv_info_t *info,
@@ -531,12 +588,14 @@ void Transport::recv_done(void *, ucs_status_t status, const ucp_tag_recv_info_t
         return;
     }
     self.done_.push_back({op, status, length});
+    self.maybe_noted_ = true;
 }
 
 void Transport::ep_failed(void *arg, ucp_ep_h, ucs_status_t status)
 {
     auto *p = static_cast<Peer *>(arg);
     p->transport->failed_.emplace_back(p->rank, status);
+    p->transport->maybe_noted_ = true;
 }
 
 int Transport::progress()
@@ -547,13 +606,14 @@ int Transport::progress()
     // completion goes to its waiter at once, without one more round over
     // UCX's interfaces.
     completions_ = 0;
-    while (ucp_->ucp_worker_progress(worker_) != 0 && completions_ == 0 && !noted()) {
+    while (ucp_->ucp_worker_progress(worker_) != 0 && completions_ == 0 && !maybe_noted_) {
     }
     const int completed = static_cast<int>(completions_);
     completions_ = 0;
-    if (!noted()) [[likely]] {
+    if (!maybe_noted_) [[likely]] {
         return completed;
     }
+    maybe_noted_ = false;
     return completed + handle_events();
 }
 
@@ -601,15 +661,17 @@ void Transport::succeeded(Op &op, std::size_t length)
 {
     mca_msg_channel_t &channel = *op.channel;
     ++completions_;
-    const bool recv = channel.direction == MCA_MSG_RECV;
-    if (recv && op.request != nullptr) {
-        --peer(channel.peer).receives;
+    if (op.recv) {
+        if (op.request != nullptr) {
+            --op.peer->receives;
+        }
+        if (length > channel.nbytes) [[unlikely]] {
+            op.request = nullptr;
+            meridian_mca_msg_base_fits(&channel, length, nullptr); // completes it with the error
+            return;
+        }
     }
     op.request = nullptr;
-    if (recv && length > channel.nbytes) [[unlikely]] {
-        meridian_mca_msg_base_fits(&channel, length, nullptr); // completes it with the error
-        return;
-    }
     meridian_mca_msg_base_complete(&channel, MERIDIAN_SUCCESS);
 }
 

@@ -37,6 +37,8 @@ struct Params {
 // request_size bytes of `space` end where `request_at` points.
 struct Op {
     class Transport *transport = nullptr;
+    struct Peer *peer = nullptr;          // the channel's
+    bool recv = false;                    // the channel receives
     mca_msg_channel_t *channel = nullptr; // nullptr once abandoned
     void *request = nullptr;              // UCP's request while it is pending
     std::unique_ptr<std::byte[]> space;   // UCP's request header
@@ -45,6 +47,8 @@ struct Op {
 
 // What the transport keeps per channel (its transport_data).
 struct ChannelState {
+    class Transport *transport = nullptr;
+    struct Peer *peer = nullptr;   // the channel's (peers_ does not move after init)
     ucp_tag_t tag = 0;             // on the wire: (tag << rank_bits) | sender
     std::vector<ucp_dt_iov_t> iov; // the channel's non-empty blocks
     void *buffer = nullptr;        // what UCX is given: one block, or iov
@@ -83,6 +87,9 @@ class Transport
     int prepare(mca_msg_channel_t &channel);
     void cleanup(mca_msg_channel_t &channel);
     void start(mca_msg_channel_t &channel);
+    // The channel's start without the base (msg.h's start_direct): a C
+    // boundary, in this file so that start is inlined into it.
+    static int start_direct(mca_msg_channel_t *channel);
     void cancel(mca_msg_channel_t &channel, bool peer_alive);
     int progress();
     const char *path_name(int peer) const;
@@ -106,16 +113,23 @@ class Transport
                             void *user_data);
 
     Peer &peer(int rank) { return peers_[static_cast<std::size_t>(rank)]; }
+    // What start and start_direct do, in one body inlined into both.
+    [[gnu::always_inline]] inline void start_one(mca_msg_channel_t &channel);
     int handle_events();
-    // Something UCX's callbacks noted waits for handle_events.
+    // Something UCX's callbacks (or a start) noted waits for handle_events.
     bool noted() const
     {
         return !done_.empty() || !failed_.empty() || !ended_.empty() || !doomed_.empty();
     }
     void finish(Op *op, ucs_status_t status, std::size_t length);
-    void succeeded(Op &op, std::size_t length);
+    [[gnu::always_inline]] inline void succeeded(Op &op, std::size_t length);
     [[gnu::cold, gnu::noinline]] bool start_unusual(mca_msg_channel_t &channel, Peer &p);
-    [[gnu::cold, gnu::noinline]] void new_op(ChannelState &s);
+    [[gnu::cold, gnu::noinline]] void new_op(ChannelState &s, const mca_msg_channel_t &channel);
+    [[gnu::noinline]] void start_slow(mca_msg_channel_t &channel);
+    // The operation handed to UCX, and what UCX answered: done at once,
+    // failed, or under way.
+    [[gnu::always_inline]] inline void post(ChannelState &s, Op *op, Peer &p);
+    [[gnu::always_inline]] static inline void posted(Op *op, ucs_status_ptr_t request);
     void peer_failed(int rank, ucs_status_t status);
     void close_endpoints(bool force);
     void close_by_force(Peer &p);
@@ -132,7 +146,11 @@ class Transport
     unsigned rank_bits_ = 1;  // low bits of a wire tag: the sender
     ucp_context_h context_ = nullptr;
     ucp_worker_h worker_ = nullptr;
-    std::size_t request_size_ = 0;  // UCP's request header (ucp_context_query), rounded up
+    std::size_t request_size_ = 0; // UCP's request header (ucp_context_query), rounded up
+    // Set with every note (done_, failed_, ended_, doomed_), cleared before
+    // handle_events: progress looks at one flag, not at four lists.  A hint
+    // (a cancel may take a note back), never trusted as the lists are.
+    bool maybe_noted_ = false;
     std::vector<Done> done_;        // completions UCX reported, handled after its progress
     std::vector<Done> done_spare_;  // the list being handled
     std::uint32_t completions_ = 0; // transfers completed in UCX's callbacks during a progress

@@ -142,6 +142,7 @@
 #define meridian_mca_msg_base_modex_get MERIDIAN_NAME(mca_msg_base_modex_get)
 #define meridian_mca_msg_base_modex_put MERIDIAN_NAME(mca_msg_base_modex_put)
 #define meridian_mca_msg_base_start MERIDIAN_NAME(mca_msg_base_start)
+#define meridian_mca_msg_base_start_channel MERIDIAN_NAME(mca_msg_base_start_channel)
 #define meridian_mca_msg_base_stop MERIDIAN_NAME(mca_msg_base_stop)
 #define meridian_mca_msg_base_transport_name MERIDIAN_NAME(mca_msg_base_transport_name)
 #define meridian_mca_msg_base_can_release MERIDIAN_NAME(mca_msg_base_can_release)

@@ -62,9 +62,11 @@
 
 MERIDIAN_C_API_BEGIN
 
-/* 3.0: transports chosen per peer under a channel layer in the base. */
+/* 3.0: transports chosen per peer under a channel layer in the base.
+ * 3.1: a channel shows its transfer's phase and status and has its own
+ *      start, which a transport that matches may take over (start_direct). */
 #define MCA_MSG_BASE_VERSION_MAJOR 3
-#define MCA_MSG_BASE_VERSION_MINOR 0
+#define MCA_MSG_BASE_VERSION_MINOR 1
 #define MCA_MSG_BASE_VERSION_RELEASE 0
 #define MCA_MSG_BASE_VERSION                                                                       \
     {                                                                                              \
@@ -103,10 +105,17 @@ typedef struct mca_msg_channel_spec {
     int priority;  /* QMP's priority: 0 is highest; a hint */
 } mca_msg_channel_spec_t;
 
-/* A channel as the base keeps it.  The QMP layer treats it as opaque;
- * transports read these fields (never write them) and keep their own state
- * for it in transport_data. */
-typedef struct mca_msg_channel {
+/* A channel's transfer: idle (never started, or its completion taken),
+ * active (started), done (over; its status not yet taken). */
+enum { MCA_MSG_CHANNEL_IDLE = 0, MCA_MSG_CHANNEL_ACTIVE = 1, MCA_MSG_CHANNEL_DONE = 2 };
+
+typedef struct mca_msg_channel mca_msg_channel_t;
+
+/* A channel as the base keeps it.  Transports read these fields and keep
+ * their own state for it in transport_data; they write only what a direct
+ * start and a completion write (below).  The QMP layer reads phase and
+ * status, and calls start. */
+struct mca_msg_channel {
     mca_msg_direction_t direction;
     int peer;
     uint64_t tag;
@@ -114,7 +123,31 @@ typedef struct mca_msg_channel {
     size_t iovcnt;
     size_t nbytes;
     void *transport_data; /* the transport's (prepare sets it, cleanup frees it) */
-} mca_msg_channel_t;
+    /* MCA_MSG_CHANNEL_*: the base sets ACTIVE at a start and DONE at the
+     * completion (meridian_mca_msg_base_complete, with status); whoever
+     * takes a done channel's status sets it IDLE again: the base's wait and
+     * test, or the QMP layer, which may take it without calling them
+     * (mca_msg_channel_take). */
+    int phase;
+    int status; /* a done transfer's result: MERIDIAN_SUCCESS or why not */
+    /* Starts the idle channel, as the module's start does (same results):
+     * the shortest way there, which the base chooses and may change at any
+     * of its calls -- its own start, or the transport's start_direct while
+     * the channel is prepared and its peer alive.  Never NULL. */
+    int (*start)(mca_msg_channel_t *channel);
+};
+
+/* Takes a done channel's status (and makes it idle): 1 and *status, or 0
+ * when the channel is not done (then wait or test). */
+static inline int mca_msg_channel_take(mca_msg_channel_t *channel, int *status)
+{
+    if (channel->phase != MCA_MSG_CHANNEL_DONE) {
+        return 0;
+    }
+    channel->phase = MCA_MSG_CHANNEL_IDLE;
+    *status = channel->status;
+    return 1;
+}
 
 /* ------------------------------------------------------------------------
  * The channel interface: what the QMP layer calls.  The base implements it
@@ -256,6 +289,13 @@ struct mca_msg_transport {
     int (*progress)(mca_msg_transport_t *self);
     /* The path to a peer it carries ("sm+cma", "ofi:tcp;ofi_rxm"). */
     const char *(*path_name)(mca_msg_transport_t *self, int peer);
+    /* MATCHES only, may be NULL: a channel's start without the base (the
+     * base makes it the channel's start while the channel is prepared and
+     * its peer alive).  On an idle channel it does what the base's start
+     * would: phase ACTIVE and status MERIDIAN_SUCCESS, then as send or
+     * recv; on any other it returns meridian_mca_msg_base_start_channel(channel),
+     * which says what is wrong. */
+    int (*start_direct)(mca_msg_channel_t *channel);
 };
 
 /* The component's query offers an mca_msg_transport_t (as its module) and a
@@ -283,6 +323,9 @@ int meridian_mca_msg_base_modex_get(int rank, const char *key, void *data, size_
 /* A started channel's transfer is over (status MERIDIAN_SUCCESS, or why
  * not).  Once per start. */
 void meridian_mca_msg_base_complete(mca_msg_channel_t *channel, int status);
+/* The base's start of a channel (the module's start, for one channel):
+ * what a start_direct hands on a channel it does not start itself. */
+int meridian_mca_msg_base_start_channel(mca_msg_channel_t *channel);
 
 /* Messages to the base's matching (transports without MATCHES).  Per peer,
  * one message arrives at a time: begin, then more until `total` bytes. */

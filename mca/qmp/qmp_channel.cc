@@ -109,6 +109,7 @@ QMP_msghandle_t declare(const char *call, QMP_comm_t comm, QMP_msgmem_t mm,
     h->kind = direction == MCA_MSG_SEND ? Kind::send : Kind::receive;
     h->transport = s.transport;
     h->lock = transport_lock();
+    h->fast = h->lock == nullptr;
     h->session = current_session();
     h->comm = comm;
     h->peer = peer;
@@ -235,6 +236,7 @@ QMP_msghandle_t declare_multiple(const char *call, QMP_msghandle_t msgh[], int n
     m->started.reserve(total);
     auto adopt = [&m](std::unique_ptr<QMP_msghandle_struct> member) {
         member->parent = m.get();
+        member->fast = false;
         m->channels.push_back(member->channel);
         m->members.push_back(std::move(member));
     };

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The hot path of message handles: QMP_start and QMP_wait are one
-// transport call each (a multiple: a start per member, one wait for all),
-// with nothing to look up, allocate or lock below QMP_THREAD_MULTIPLE.
+// The hot path of message handles: QMP_start is one call, the channel's own
+// start (its transport's, where the base allows); QMP_wait takes a done
+// channel's status itself and calls the base's wait otherwise (a multiple:
+// a start per member, one wait for all); nothing to look up, allocate or
+// lock below QMP_THREAD_MULTIPLE.
 #include <thread>
 
 #include "mca/qmp/qmp_internal.hpp"
@@ -160,7 +162,6 @@ std::string settle(QMP_msghandle_struct &h)
             ++h->active;
         }
     }
-    ++h->uses;
     if (h->clear_to_send == QMP_CTS_READY) {
         h->clear_to_send = QMP_CTS_NOT_READY;
     }
@@ -169,17 +170,12 @@ std::string settle(QMP_msghandle_struct &h)
 
 inline QMP_status_t start_handle(QMP_msghandle_t h)
 {
-    if (h != nullptr && session_alive(h->session) && h->active == 0 && h->kind != Kind::multiple &&
-        h->lock == nullptr) [[likely]] {
-        mca_msg_base_module_t *t = h->transport;
-        if (const int rc = t->start(t, h->channel); rc != MERIDIAN_SUCCESS) [[unlikely]] {
+    if (h != nullptr && h->fast && session_alive(h->session) && h->active == 0) [[likely]] {
+        mca_msg_channel_t *channel = h->channel;
+        if (const int rc = channel->start(channel); rc != MERIDIAN_SUCCESS) [[unlikely]] {
             return start_failed(*h, *h, rc);
         }
         h->active = 1;
-        if (h->parent != nullptr) {
-            ++h->parent->active;
-        }
-        ++h->uses;
         if (h->clear_to_send == QMP_CTS_READY) {
             h->clear_to_send = QMP_CTS_NOT_READY;
         }
@@ -234,16 +230,21 @@ inline QMP_status_t start_handle(QMP_msghandle_t h)
 
 inline QMP_status_t wait_handle(QMP_msghandle_t h)
 {
-    if (h != nullptr && session_alive(h->session) && h->kind != Kind::multiple &&
-        h->lock == nullptr && profile_level <= 0) [[likely]] {
+    if (h != nullptr && h->fast && session_alive(h->session) && profile_level <= 0) [[likely]] {
         if (h->active == 0) {
             return QMP_SUCCESS;
         }
-        mca_msg_base_module_t *t = h->transport;
-        if (const int rc = t->wait(t, &h->channel, 1, -1); rc != MERIDIAN_SUCCESS) [[unlikely]] {
+        // Done already (an eager send, a message that was there): its status
+        // is taken here, without a call.
+        int rc;
+        if (mca_msg_channel_take(h->channel, &rc) == 0) {
+            mca_msg_base_module_t *t = h->transport;
+            rc = t->wait(t, &h->channel, 1, -1);
+        }
+        if (rc != MERIDIAN_SUCCESS) [[unlikely]] {
             return wait_failed(*h, "QMP_wait", rc);
         }
-        set_inactive(*h);
+        h->active = 0; // no multiple's member
         return QMP_SUCCESS;
     }
     return wait_handle_general(h);
@@ -297,12 +298,12 @@ extern "C" {
 
 QMP_status_t QMP_start(QMP_msghandle_t h)
 {
-    return qmp_boundary(__func__, [&] { return start_handle(h); });
+    return qmp_boundary(__func__, [h] { return start_handle(h); });
 }
 
 QMP_status_t QMP_wait(QMP_msghandle_t h)
 {
-    return qmp_boundary(__func__, [&] { return wait_handle(h); });
+    return qmp_boundary(__func__, [h] { return wait_handle(h); });
 }
 
 // As QMP: each handle in turn, the error returned; after a timeout the rest

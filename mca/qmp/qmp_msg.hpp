@@ -275,8 +275,10 @@ struct QMP_msghandle_struct {
     const char *error_message = nullptr; // interned; nullptr: QMP_error_string(error)
     mca_msg_base_module_t *transport = nullptr;
     std::recursive_mutex *lock = nullptr; // transport_lock() at declare time
+    // A send or receive of its own (no multiple's member) without a lock:
+    // QMP_start and QMP_wait take their short path.
+    bool fast = false;
     double session = 0.0;
-    std::uint64_t uses = 0;
 
     // send / receive
     QMP_comm_t comm = nullptr;

@@ -7,7 +7,8 @@
 // byte in place and nothing written between the blocks; a longer message
 // fails its receive through the base's fits; a cancelled receive is never
 // completed; after a peer's end, a receive for a message it never sent
-// fails at once while those it sent before its end still arrive.
+// fails at once while those it sent before its end still arrive;
+// start_direct starts a channel as the base's start would.
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -464,6 +465,61 @@ START_TEST(a_peer_that_ended_fails_only_what_it_never_sent)
 }
 END_TEST
 
+// start_direct, the channel's start without the base (msg.h), does what
+// the base's start does before the transport's: the channel is active with
+// status success (whatever its last transfer left), and its message goes as
+// with start.  A channel that is not idle goes to the base's start, which
+// says what is wrong, and nothing more is posted for it: one completion
+// each.  A done channel's status is taken once, leaving it idle.
+START_TEST(start_direct_starts_as_the_base_would)
+{
+    auto transports = bring_up(_i, 2);
+    ucx::Transport &t0 = *transports[0];
+    ucx::Transport &t1 = *transports[1];
+    Message send(MCA_MSG_SEND, 1, 0x77, 9, 1, 64, 64);
+    Message recv(MCA_MSG_RECV, 0, 0x77, 9, 4, 16, 24);
+    prepare(0, t0, send);
+    prepare(1, t1, recv);
+
+    stub::set_current(1);
+    stub::started(*recv.channel);
+    recv.channel->status = MERIDIAN_ERR_UNREACH; // as a failed transfer before it left it
+    ck_assert_int_eq(ucx::Transport::start_direct(recv.channel.get()), MERIDIAN_SUCCESS);
+    ck_assert_int_eq(recv.channel->phase, MCA_MSG_CHANNEL_ACTIVE);
+    ck_assert_int_eq(recv.channel->status, MERIDIAN_SUCCESS);
+    ck_assert_int_eq(ucx::Transport::start_direct(recv.channel.get()), MERIDIAN_ERR_BAD_PARAM);
+    ck_assert_uint_eq(stub::rank(1).base_starts.size(), 1);
+    ck_assert_ptr_eq(stub::rank(1).base_starts[0], recv.channel.get());
+    ck_assert_int_eq(recv.channel->phase, MCA_MSG_CHANNEL_ACTIVE);
+
+    stub::set_current(0);
+    stub::started(*send.channel);
+    ck_assert_int_eq(ucx::Transport::start_direct(send.channel.get()), MERIDIAN_SUCCESS);
+    ck_assert_msg(stub::drive([&] { return done(0, send) && done(1, recv); }),
+                  "UCX_TLS=%s: after 20 s, the send %s and the receive %s", transports_of_ucx[_i],
+                  done(0, send) ? "completed" : "did not complete",
+                  done(1, recv) ? "completed" : "did not complete");
+    check_received(send, recv, "start_direct");
+    ck_assert_uint_eq(stub::rank(1).completions.size(), 1);
+    ck_assert_uint_eq(stub::rank(0).base_starts.size(), 0);
+
+    int status = -1;
+    ck_assert_int_eq(recv.channel->phase, MCA_MSG_CHANNEL_DONE);
+    ck_assert_int_eq(mca_msg_channel_take(recv.channel.get(), &status), 1);
+    ck_assert_int_eq(status, MERIDIAN_SUCCESS);
+    ck_assert_int_eq(recv.channel->phase, MCA_MSG_CHANNEL_IDLE);
+    status = -1;
+    ck_assert_int_eq(mca_msg_channel_take(recv.channel.get(), &status), 0);
+    ck_assert_int_eq(status, -1);
+
+    cleanup(0, t0, send);
+    cleanup(1, t1, recv);
+    ck_assert_text_eq(stub::breaches(), "");
+    finalize_all(transports, 5s);
+    ck_assert_no_messages();
+}
+END_TEST
+
 } // namespace
 
 int main()
@@ -477,6 +533,7 @@ int main()
     tcase_add_loop_test(tcase, a_longer_message_fails_its_receive_through_fits, 0, loops);
     tcase_add_loop_test(tcase, a_cancelled_receive_is_never_completed, 0, loops);
     tcase_add_loop_test(tcase, a_peer_that_ended_fails_only_what_it_never_sent, 0, 2 * loops);
+    tcase_add_loop_test(tcase, start_direct_starts_as_the_base_would, 0, loops);
     suite_add_tcase(suite, tcase);
     return meridian_test::run_suite(suite);
 }

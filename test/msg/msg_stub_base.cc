@@ -89,6 +89,9 @@ void record_completion(Rank &r, mca_msg_channel_t *channel, int status)
     }
     r.started.erase(it);
     r.completions.push_back({channel, status});
+    // As the base: the channel is done, with its status, until taken.
+    channel->phase = MCA_MSG_CHANNEL_DONE;
+    channel->status = status;
     if (Arrival *a = owner_of(r, channel); a != nullptr) {
         a->completed = true;
         a->status = status;
@@ -465,6 +468,12 @@ int meridian_mca_msg_base_modex_get(int rank, const char *key, void *data, size_
 void meridian_mca_msg_base_complete(mca_msg_channel_t *channel, int status)
 {
     msg_stub::record_completion(msg_stub::here(), channel, status);
+}
+
+int meridian_mca_msg_base_start_channel(mca_msg_channel_t *channel)
+{
+    msg_stub::here().base_starts.push_back(channel);
+    return MERIDIAN_ERR_BAD_PARAM;
 }
 
 int meridian_mca_msg_base_may_arrive(int, uint64_t, uint64_t total)

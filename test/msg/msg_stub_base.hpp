@@ -135,6 +135,10 @@ struct Rank {
     std::vector<Death> deaths;
     std::vector<char> dead; // per peer
     std::vector<mca_msg_channel_t *> started;
+    // Channels a transport's start_direct handed to the base's start
+    // (meridian_mca_msg_base_start_channel), which answers as the base does
+    // for a channel that is not idle: MERIDIAN_ERR_BAD_PARAM.
+    std::vector<mca_msg_channel_t *> base_starts;
     // Sends abandoned while started: their receiver's transport may
     // withdraw their announced message, once each (a withdraw with no such
     // send is a breach).

@@ -59,9 +59,11 @@ Layer::Layer(const mca_msg_job_t &job, Params params) : params_(params)
 // (drop_all) while they were there.
 Layer::~Layer() = default;
 
-void Layer::set_transport(int rank, mca_msg_transport_t *transport)
+void Layer::set_transport(int rank, mca_msg_transport_t *transport,
+                          int (*start_direct)(mca_msg_channel_t *))
 {
     peer(rank).transport = transport;
+    peer(rank).start_direct = start_direct;
 }
 
 void Layer::watch_pid(int rank, pid_t pid, std::uint64_t start_time)
@@ -144,6 +146,7 @@ int Layer::channel_create(const mca_msg_channel_spec_t &spec, Channel **out)
             return rc;
         }
     }
+    choose_start(*raw);
     *out = raw;
     return MERIDIAN_SUCCESS;
 }
@@ -159,6 +162,7 @@ int Layer::channel_readdress(Channel &channel, const iovec *iov, std::size_t iov
     }
     channel.transport_data = nullptr;
     channel.prepared = false;
+    choose_start(channel);
     channel.blocks.assign(iov, iov + iovcnt);
     channel.iov = channel.blocks.data();
     channel.iovcnt = channel.blocks.size();
@@ -169,6 +173,7 @@ int Layer::channel_readdress(Channel &channel, const iovec *iov, std::size_t iov
         }
     }
     channel.prepared = true;
+    choose_start(channel);
     return MERIDIAN_SUCCESS;
 }
 
@@ -838,6 +843,11 @@ void meridian_mca_msg_base_complete(mca_msg_channel_t *channel, int status)
             layer()->complete(channel_of(channel), status);
         }
     });
+}
+
+int meridian_mca_msg_base_start_channel(mca_msg_channel_t *channel)
+{
+    return module_start(nullptr, channel);
 }
 
 int meridian_mca_msg_base_may_arrive(int peer, uint64_t tag, uint64_t total)

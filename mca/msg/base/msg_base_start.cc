@@ -250,6 +250,9 @@ class CloseOnThrow
 struct Selected {
     std::string name;
     mca_msg_transport_t *module = nullptr;
+    // Its start_direct: only a component built for interface 3.1 or later
+    // has the field (an older one's module ends before it).
+    int (*start_direct)(mca_msg_channel_t *) = nullptr;
     int offer[3] = {}; // self, this node, other nodes
     std::vector<unsigned char> peers;
     std::size_t count = 0; // of peers
@@ -399,6 +402,10 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
         Selected t;
         t.name = selected[i].component->component_name;
         t.module = static_cast<mca_msg_transport_t *>(selected[i].module);
+        if (selected[i].component->framework_version.minor >= 1 &&
+            (t.module->flags & MCA_MSG_TRANSPORT_MATCHES) != 0) {
+            t.start_direct = t.module->start_direct;
+        }
         transports.push_back(std::move(t));
     }
     // Alphabetical: ties between offers go to the name first in this order,
@@ -446,7 +453,7 @@ int start(mca_msg_base_module_t **module, const mca_msg_job_t **job)
         ++t.count;
         t.best = std::max(t.best, t.offer[c]);
         chosen[static_cast<std::size_t>(r)] = pick;
-        s.layer->set_transport(r, t.module);
+        s.layer->set_transport(r, t.module, t.start_direct);
     }
     // Transports given no peer go now; the rest are progressed best first.
     std::vector<Selected *> active;

@@ -66,8 +66,11 @@ void Layer::peer_died(int rank, const std::string &why)
     p.dead = true;
     p.death = why;
     for (auto &[raw, channel] : channels_) {
-        if (channel->peer == rank && channel->phase == Phase::active) {
-            end_with_dead_peer(*channel);
+        if (channel->peer == rank) {
+            choose_start(*channel); // the base's own, from now on
+            if (channel->phase == Phase::active) {
+                end_with_dead_peer(*channel);
+            }
         }
     }
 }

@@ -27,16 +27,20 @@
 namespace meridian::msg
 {
 
-enum class Phase : std::uint8_t { idle, active, done };
+// A channel's phase (msg.h's MCA_MSG_CHANNEL_*), as the base names it.
+namespace Phase
+{
+inline constexpr int idle = MCA_MSG_CHANNEL_IDLE;
+inline constexpr int active = MCA_MSG_CHANNEL_ACTIVE;
+inline constexpr int done = MCA_MSG_CHANNEL_DONE;
+} // namespace Phase
 
 struct Matching;
 
 struct Channel : mca_msg_channel_t {
     std::vector<iovec> blocks; // iov points here
     mca_msg_transport_t *transport = nullptr;
-    bool matches = false; // the transport matches its receives
-    Phase phase = Phase::idle;
-    int status = MERIDIAN_SUCCESS;
+    bool matches = false;         // the transport matches its receives
     Matching *matching = nullptr; // its (peer, tag)'s queues (stable), when the base matches
     bool released = false;        // freed while started: goes once its transfer is over
     bool prepared = true;         // false after a readdress its transport refused
@@ -70,6 +74,7 @@ struct Incoming {
 
 struct Peer {
     mca_msg_transport_t *transport = nullptr;
+    int (*start_direct)(mca_msg_channel_t *) = nullptr; // its transport's, where it may be used
     int node = 0;
     pid_t pid = 0; // same node, and visible here: watched while waiting
     std::uint64_t start_time = 0;
@@ -108,7 +113,10 @@ class Layer
     ~Layer();
 
     // Bring-up (msg_base_start.cc).
-    void set_transport(int rank, mca_msg_transport_t *transport);
+    // start_direct: the transport's, when it matches and its component has
+    // the field (interface 3.1); else nullptr.
+    void set_transport(int rank, mca_msg_transport_t *transport,
+                       int (*start_direct)(mca_msg_channel_t *));
     void add_active(mca_msg_transport_t *transport)
     {
         if (transport->progress != nullptr) {
@@ -125,6 +133,15 @@ class Layer
     int channel_readdress(Channel &channel, const iovec *iov, std::size_t iovcnt);
     void channel_free(Channel *channel);
     void channel_release(Channel *channel);
+    // The channel's start (msg.h): its transport's start_direct while that
+    // may skip the base's checks (prepared, peer alive), else the base's.
+    void choose_start(Channel &channel)
+    {
+        const Peer &p = peer(channel.peer);
+        channel.start = p.start_direct != nullptr && channel.prepared && !p.dead
+                            ? p.start_direct
+                            : meridian_mca_msg_base_start_channel;
+    }
     // Inline: QMP_start's whole way to the transport, when the channel is
     // idle and its peer alive; the rest is start_unusual's.
     int start(Channel &channel)
