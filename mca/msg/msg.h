@@ -224,9 +224,10 @@ struct mca_msg_base_module {
  *   -- exchange --
  *   ready      read the second round; then it moves bytes
  *
- * Callbacks come from the base's calls only (start, test, wait, progress):
- * a transport completes a channel with meridian_mca_msg_base_complete, from
- * inside any of its entries.
+ * Callbacks come from the base's calls only (start, test, wait, progress)
+ * and from a channel's start (start_direct): a transport completes a
+ * channel with meridian_mca_msg_base_complete, from inside any of its
+ * entries.
  */
 typedef struct mca_msg_transport mca_msg_transport_t;
 
