@@ -88,7 +88,7 @@ class Transport
     void cleanup(mca_msg_channel_t &channel);
     void start(mca_msg_channel_t &channel);
     // The channel's start without the base (msg.h's start_direct): a C
-    // boundary, in this file so that start is inlined into it.
+    // boundary, in the transport's file so that start_one is inlined into it.
     static int start_direct(mca_msg_channel_t *channel);
     void cancel(mca_msg_channel_t &channel, bool peer_alive);
     int progress();
