@@ -375,7 +375,6 @@ int Transport::prepare(mca_msg_channel_t &channel)
     auto owned = std::make_unique<ChannelState>();
     ChannelState &s = *owned;
     s.transport = this;
-    s.peer = &peer(channel.peer);
     const unsigned bits = 64 - rank_bits_;
     std::uint64_t wire = channel.tag;
     if (channel.tag >> bits != 0) {
@@ -436,7 +435,7 @@ void Transport::new_op(ChannelState &s, const mca_msg_channel_t &channel)
 {
     auto op = std::make_unique<Op>();
     op->transport = this;
-    op->peer = s.peer;
+    op->peer = &peer(channel.peer); // peers_ does not move after init
     op->recv = channel.direction == MCA_MSG_RECV;
     op->space = std::make_unique<std::byte[]>(request_size_);
     op->request_at = op->space.get() + request_size_;
@@ -457,11 +456,11 @@ void Transport::start_one(mca_msg_channel_t &channel)
 {
     ChannelState &s = state(channel);
     Op *op = s.op.get();
-    Peer &p = *s.peer;
-    if (op == nullptr || p.ended || p.ep == nullptr) [[unlikely]] {
+    if (op == nullptr || op->peer->ended || op->peer->ep == nullptr) [[unlikely]] {
         start_slow(channel);
         return;
     }
+    Peer &p = *op->peer;
     op->channel = &channel;
     op->request = nullptr;
     post(s, op, p);
@@ -476,7 +475,7 @@ void Transport::start_slow(mca_msg_channel_t &channel)
     Op *op = s.op.get();
     op->channel = &channel;
     op->request = nullptr;
-    Peer &p = *s.peer;
+    Peer &p = *op->peer;
     if ((p.ended || p.ep == nullptr) && !start_unusual(channel, p)) {
         return;
     }

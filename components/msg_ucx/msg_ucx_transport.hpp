@@ -48,7 +48,6 @@ struct Op {
 // What the transport keeps per channel (its transport_data).
 struct ChannelState {
     class Transport *transport = nullptr;
-    struct Peer *peer = nullptr;   // the channel's (peers_ does not move after init)
     ucp_tag_t tag = 0;             // on the wire: (tag << rank_bits) | sender
     std::vector<ucp_dt_iov_t> iov; // the channel's non-empty blocks
     void *buffer = nullptr;        // what UCX is given: one block, or iov
