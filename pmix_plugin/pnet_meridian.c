@@ -40,6 +40,9 @@
 #include <string.h>
 
 #include "pmix_plugin/pnet_meridian.h"
+/* libmeridian's C API, for its types and keys: the calls themselves are
+ * found with dlsym when a server first needs them. */
+#include <meridian/mca/pnet/base/base.h>
 
 /* ------------------------------------------------------------ messages */
 
@@ -91,7 +94,10 @@ typedef struct {
     int (*init)(int *, char ***);
     void *(*set_message_sink)(void (*)(int, const char *, void *), void *);
     int (*finalize)(void);
-    int (*launch_blob)(uint8_t **, size_t *);
+    int (*launch_blob_with)(const meridian_pnet_requests_t *, uint8_t **, size_t *);
+    int (*requests_new)(meridian_pnet_requests_t **);
+    int (*requests_add)(meridian_pnet_requests_t *, const meridian_pnet_attr_t *, size_t);
+    void (*requests_free)(meridian_pnet_requests_t *);
     int (*node_job_new)(const char *, const char *, const int32_t *, size_t, const void *, size_t,
                         void **);
     int (*proc_data)(const void *, uint32_t, pmix_info_t **, size_t *);
@@ -142,7 +148,10 @@ static int open_meridian(void)
     *(void **)&meridian.init = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(init));
     *(void **)&meridian.set_message_sink = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(set_message_sink));
     *(void **)&meridian.finalize = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(finalize));
-    *(void **)&meridian.launch_blob = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_launch_blob));
+    *(void **)&meridian.launch_blob_with = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_launch_blob_with));
+    *(void **)&meridian.requests_new = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_requests_new));
+    *(void **)&meridian.requests_add = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_requests_add));
+    *(void **)&meridian.requests_free = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_requests_free));
     *(void **)&meridian.node_job_new = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_node_job_new));
     *(void **)&meridian.proc_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_proc_data));
     *(void **)&meridian.node_data = find(MERIDIAN_PMIX_PLUGIN_SYMBOL(pnet_pmix_node_data));
@@ -217,20 +226,208 @@ static void plugin_finalize(void)
     meridian_state = 0;
 }
 
+/* ------------------------------------------------------------ the launcher's requests */
+
+/* What a request of the launcher's may say, as Meridian's attribute keys
+ * (base.h); PMIx names them alike (PMIX_ALLOC_NETWORK_*, 5.0's
+ * PMIX_ALLOC_FABRIC_*). */
+static const char *const request_keys[] = {
+    MERIDIAN_PNET_ALLOC_NETWORK_ID,      MERIDIAN_PNET_ALLOC_NETWORK_TYPE,
+    MERIDIAN_PNET_ALLOC_NETWORK_PLANE,   MERIDIAN_PNET_ALLOC_NETWORK_ENDPTS,
+    MERIDIAN_PNET_ALLOC_NETWORK_SEC_KEY, MERIDIAN_PNET_ALLOC_NETWORK_QOS,
+    MERIDIAN_PNET_ALLOC_BANDWIDTH,
+};
+#define REQUEST_KEYS (sizeof request_keys / sizeof request_keys[0])
+
+/* A number of any of PMIx's integer types as text; 0 when it is none. */
+static int integer_text(const pmix_value_t *v, char *text, size_t size)
+{
+    long long s = 0;
+    unsigned long long u = 0;
+    int is_signed = 1;
+    switch (v->type) {
+    case PMIX_INT:
+        s = v->data.integer;
+        break;
+    case PMIX_INT8:
+        s = v->data.int8;
+        break;
+    case PMIX_INT16:
+        s = v->data.int16;
+        break;
+    case PMIX_INT32:
+        s = v->data.int32;
+        break;
+    case PMIX_INT64:
+        s = v->data.int64;
+        break;
+    case PMIX_UINT:
+        is_signed = 0;
+        u = v->data.uint;
+        break;
+    case PMIX_UINT8:
+        is_signed = 0;
+        u = v->data.uint8;
+        break;
+    case PMIX_UINT16:
+        is_signed = 0;
+        u = v->data.uint16;
+        break;
+    case PMIX_UINT32:
+        is_signed = 0;
+        u = v->data.uint32;
+        break;
+    case PMIX_UINT64:
+        is_signed = 0;
+        u = v->data.uint64;
+        break;
+    case PMIX_SIZE:
+        is_signed = 0;
+        u = v->data.size;
+        break;
+    default:
+        return 0;
+    }
+    if (is_signed) {
+        snprintf(text, size, "%lld", s);
+    } else {
+        snprintf(text, size, "%llu", u);
+    }
+    return 1;
+}
+
+/* One entry of a request as Meridian's attribute, its value written into
+ * `text`.  Returns 1 (use it), 0 (leave it out: a security key not asked
+ * for) or -1 (why says what is wrong). */
+static int request_attr(const pmix_info_t *entry, const char *key, meridian_pnet_attr_t *attr,
+                        char *text, size_t size, char *why, size_t why_size)
+{
+    const pmix_value_t *v = &entry->value;
+    attr->key = key;
+    attr->value = text;
+    attr->required = 0 != (entry->flags & PMIX_INFO_REQD);
+    if (0 == strcmp(key, MERIDIAN_PNET_ALLOC_NETWORK_SEC_KEY)) {
+        /* A flag asks for a key of Meridian's default size; a byte object
+         * is a key of the launcher's, whose size Meridian draws anew. */
+        if (PMIX_BOOL == v->type) {
+            attr->value = NULL;
+            return v->data.flag ? 1 : 0;
+        }
+        if (PMIX_BYTE_OBJECT == v->type && v->data.bo.size > 0) {
+            snprintf(text, size, "%zu", v->data.bo.size);
+            say("warning",
+                "the launcher gives a security key of %zu bytes for a network request: Meridian "
+                "draws a key of that size itself",
+                v->data.bo.size);
+            return 1;
+        }
+    } else if (PMIX_STRING == v->type && NULL != v->data.string) {
+        snprintf(text, size, "%s", v->data.string);
+        return 1;
+    } else if (integer_text(v, text, size)) {
+        return 1;
+    } else if (PMIX_FLOAT == v->type || PMIX_DOUBLE == v->type) {
+        snprintf(text, size, "%.17g", PMIX_FLOAT == v->type ? (double)v->data.fval : v->data.dval);
+        return 1;
+    }
+    snprintf(why, why_size, "its %s is a %s, which Meridian does not read", key,
+             PMIx_Data_type_string(v->type));
+    return -1;
+}
+
+/* The launcher's PMIX_ALLOC_NETWORK requests (each an array of pmix_info_t)
+ * into a request set of libmeridian's; *set stays NULL when there is none.
+ * An entry Meridian does not know is left out with a warning, or refused
+ * when the launcher marked it required.  0, or -1 with the reason in `why`. */
+static int launcher_requests(const pmix_info_t info[], size_t ninfo, meridian_pnet_requests_t **set,
+                             char *why, size_t size)
+{
+    *set = NULL;
+    for (size_t n = 0; NULL != info && n < ninfo; ++n) {
+        if (!PMIX_CHECK_KEY(&info[n], MERIDIAN_PNET_ALLOC_NETWORK)) {
+            continue;
+        }
+        const pmix_data_array_t *array = info[n].value.data.darray;
+        if (PMIX_DATA_ARRAY != info[n].value.type || NULL == array || PMIX_INFO != array->type) {
+            snprintf(why, size, "the launcher's %s is not an array of pmix_info_t",
+                     MERIDIAN_PNET_ALLOC_NETWORK);
+            return -1;
+        }
+        const pmix_info_t *entries = (const pmix_info_t *)array->array;
+        meridian_pnet_attr_t attrs[REQUEST_KEYS];
+        char texts[REQUEST_KEYS][128];
+        size_t count = 0;
+        for (size_t e = 0; e < array->size; ++e) {
+            const char *key = NULL;
+            for (size_t k = 0; k < REQUEST_KEYS && NULL == key; ++k) {
+                if (PMIX_CHECK_KEY(&entries[e], request_keys[k])) {
+                    key = request_keys[k];
+                }
+            }
+            if (NULL == key) {
+                if (0 != (entries[e].flags & PMIX_INFO_REQD)) {
+                    snprintf(why, size,
+                             "the launcher requires %.*s of a network allocation, which Meridian "
+                             "does not provide",
+                             (int)PMIX_MAX_KEYLEN, entries[e].key);
+                    return -1;
+                }
+                say("warning",
+                    "the launcher asks for %.*s of a network allocation: Meridian "
+                    "does not provide it, and leaves it out",
+                    (int)PMIX_MAX_KEYLEN, entries[e].key);
+                continue;
+            }
+            if (count == REQUEST_KEYS) {
+                snprintf(why, size, "a network request of the launcher's names %s twice", key);
+                return -1;
+            }
+            const int used = request_attr(&entries[e], key, &attrs[count], texts[count],
+                                          sizeof texts[count], why, size);
+            if (used < 0) {
+                return -1;
+            }
+            count += (size_t)used;
+        }
+        if (NULL == *set && 0 != meridian.requests_new(set)) {
+            snprintf(why, size, "no memory for the launcher's network requests");
+            return -1;
+        }
+        reset_reason();
+        if (0 != meridian.requests_add(*set, attrs, count)) {
+            snprintf(why, size, "a network request of the launcher's: %.900s",
+                     '\0' != reason[0] ? reason : "refused");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* In the launcher, once per job: the blob every node's setup reads.  It is
  * never empty, so that the launcher hands it on. */
 static pmix_status_t plugin_allocate(pmix_namespace_t *nptr, pmix_info_t info[], size_t ninfo,
                                      pmix_list_t *ilist)
 {
-    (void)info;
-    (void)ninfo;
     uint8_t *bytes = NULL;
     size_t size = 0;
+    meridian_pnet_requests_t *requests = NULL;
+    char why[sizeof reason];
     reset_reason();
     if (!open_meridian()) {
         snprintf(reason, sizeof reason, "%s", open_failure);
+    } else if (0 != launcher_requests(info, ninfo, &requests, why, sizeof why)) {
+        say("error", "job %s: %s", nptr->nspace, why);
+        snprintf(reason, sizeof reason, "%s", why);
+    } else {
+        reset_reason();
+        if (0 != meridian.launch_blob_with(requests, &bytes, &size)) {
+            bytes = NULL;
+        }
     }
-    if (1 != meridian_state || 0 != meridian.launch_blob(&bytes, &size)) {
+    if (NULL != requests) {
+        meridian.requests_free(requests);
+    }
+    if (NULL == bytes) {
         /* The launcher starts the job whatever this returns (Open MPI 4.1
          * does): the nodes get the failure instead, and the job's processes
          * end with its reason rather than set their network up anyway. */
@@ -522,22 +719,43 @@ static int blob_failure(const pmix_byte_object_t *blob, char *out, size_t size)
     return 1;
 }
 
-/* Each of the node's processes of the job is told, in its environment
- * (libpmix's setup_fork adds it), that this plugin took the job on: its
- * meridian_init reads the path key then, and only then. */
-static pmix_status_t mark_processes(pmix_nspace_env_cache_t *nptr)
+/* One variable in the environment of each of the node's processes of the
+ * job (libpmix's setup_fork adds it). */
+static pmix_status_t add_envar(pmix_nspace_env_cache_t *nptr, const char *name, const char *value)
 {
     pmix_envar_list_item_t *item = PMIX_NEW(pmix_envar_list_item_t);
     if (NULL == item) {
         return PMIX_ERR_NOMEM;
     }
-    PMIX_ENVAR_LOAD(&item->envar, MERIDIAN_PMIX_PLUGIN_ENV, nptr->ns->nspace, ':');
+    /* (5.0 declares the strings it copies without const) */
+    PMIX_ENVAR_LOAD(&item->envar, (char *)name, (char *)value, ':');
     if (NULL == item->envar.envar || NULL == item->envar.value) {
         PMIX_RELEASE(item);
         return PMIX_ERR_NOMEM;
     }
     pmix_list_append(&nptr->envars, &item->super);
     return PMIX_SUCCESS;
+}
+
+/* Each of the node's processes of the job is told that this plugin took
+ * the job on: its meridian_init reads the path key then, and only then.
+ *
+ * From OpenPMIx 5 on, a client maps the job's data from the server's shared
+ * memory (gds shmem2, later shmem3) when it can, and there a key outside
+ * PMIx's dictionary that the server stored for a process -- each request's
+ * ID, Meridian's keys -- is read under the server's index for another key
+ * (5.0.7: a get of "meridian.net.endpt" returns "meridian.pnet.results").
+ * Through libpmix's own table (gds hash, what 4.2 always uses) every key
+ * reads back as stored; the processes are pointed there, unless the
+ * launcher's environment chose a gds itself. */
+static pmix_status_t mark_processes(pmix_nspace_env_cache_t *nptr)
+{
+    pmix_status_t rc = add_envar(nptr, MERIDIAN_PMIX_PLUGIN_ENV, nptr->ns->nspace);
+    if (PMIX_SUCCESS == rc && MERIDIAN_PMIX_PLUGIN_SHARED_JOB_DATA &&
+        NULL == getenv("PMIX_MCA_gds")) {
+        rc = add_envar(nptr, "PMIX_MCA_gds", "hash");
+    }
+    return rc;
 }
 
 /* On each node, once per job, before its processes start. */
@@ -692,18 +910,21 @@ static int plugin_query(pmix_mca_base_module_t **module, int *priority)
     return PMIX_SUCCESS;
 }
 
+/* The component libpmix looks for: its MCA base, which 4.2 wraps with a
+ * checkpoint flag that means nothing here (pnet_meridian.h). */
+#define MERIDIAN_PMIX_PLUGIN_BASE                                                                  \
+    PMIX_PNET_BASE_VERSION_1_0_0,                                                                  \
+        .pmix_mca_component_name = "meridian",                                                     \
+        PMIX_MCA_BASE_MAKE_VERSION(component, MERIDIAN_PMIX_PLUGIN_MAJOR,                          \
+                                   MERIDIAN_PMIX_PLUGIN_MINOR, MERIDIAN_PMIX_PLUGIN_RELEASE),      \
+        .pmix_mca_query_component = plugin_query
+
+#if MERIDIAN_PMIX_PLUGIN_COMPONENT_WRAPPED
 PMIX_EXPORT pmix_pnet_base_component_t pmix_mca_pnet_meridian_component = {
-    .base =
-        {
-            PMIX_PNET_BASE_VERSION_1_0_0,
-            .pmix_mca_component_name = "meridian",
-            PMIX_MCA_BASE_MAKE_VERSION(component, MERIDIAN_PMIX_PLUGIN_MAJOR,
-                                       MERIDIAN_PMIX_PLUGIN_MINOR, MERIDIAN_PMIX_PLUGIN_RELEASE),
-            .pmix_mca_query_component = plugin_query,
-        },
-    .data =
-        {
-            /* a checkpoint-ready flag in PMIx's MCA, meaningless here */
-            .param_field = 0,
-        },
+    .base = {MERIDIAN_PMIX_PLUGIN_BASE},
+    .data = {.param_field = 0},
 };
+#else
+PMIX_EXPORT pmix_pnet_base_component_t pmix_mca_pnet_meridian_component = {
+    MERIDIAN_PMIX_PLUGIN_BASE};
+#endif

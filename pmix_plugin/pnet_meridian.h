@@ -9,7 +9,7 @@
 
 #include <meridian/meridian_config.h>
 
-#include "pmix_version.h"
+#include "pmix_plugin/pmix_family.h"
 
 #ifndef MERIDIAN_PMIX_PLUGIN_LIBRARY
 #error "the build names the libmeridian the plugin opens (MERIDIAN_PMIX_PLUGIN_LIBRARY)"

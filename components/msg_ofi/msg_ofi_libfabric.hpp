@@ -19,6 +19,7 @@
 
 #include <rdma/fabric.h>
 
+#include <cstdint>
 #include <string>
 
 #include <meridian/opal/util/result.hpp>

@@ -284,6 +284,7 @@ struct Serving {
     std::vector<char> plane_used;        // per plane
     std::optional<std::string> no_pool;  // best effort: the first node without ports
     std::optional<std::string> short_of; // best effort: the first pool short of ports
+    bool pool_short = false;             // a pool (not a missing one) is short
     std::optional<std::uint32_t> qos;    // assigned
     std::optional<double> bandwidth;     // assigned, per process
 };
@@ -589,6 +590,7 @@ std::optional<Failure> check_ports(Serving &s)
             if (!s.short_of) {
                 s.short_of = situation;
             }
+            s.pool_short = true;
         }
     }
     return std::nullopt;
@@ -694,7 +696,12 @@ std::optional<Failure> check_bandwidth(Serving &s)
 // first processes getting one more.
 void take_ports(Serving &s)
 {
-    if (s.short_of) {
+    // A request that names no endpoint count, on a node where the site keeps
+    // no port pool, misses nothing it asked for (Open MPI 5's mpirun asks
+    // every job for "<nspace>.net" and a key alone): its processes bind
+    // ports of their own, as without Meridian.
+    const bool unasked_no_pool = !s.request.endpts && !s.pool_short;
+    if (s.short_of && !unasked_no_pool) {
         report_warning(quote_id(s.grant) + "ENDPTS " + std::to_string(s.endpts) +
                        " is not met: " + *s.short_of + "; processes get what is free");
     }

@@ -19,7 +19,6 @@ namespace meridian::pnet_ucx
 {
 
 using util::join;
-using util::quoted;
 
 namespace
 {
@@ -87,10 +86,10 @@ class InventoryParser
             const auto column = word.column + 4 + static_cast<std::uint32_t>(at);
             if (!is_name(name) || name.find(':') != std::string_view::npos) {
                 return error(line, column, "a transport name",
-                             name.empty() ? std::string("nothing") : quoted(name));
+                             name.empty() ? std::string("nothing") : util::quoted(name));
             }
             if (std::find(names.begin(), names.end(), name) != names.end()) {
-                return error(line, column, "each transport once", quoted(name) + " again");
+                return error(line, column, "each transport once", util::quoted(name) + " again");
             }
             names.emplace_back(name);
             if (end == list.size()) {
@@ -153,7 +152,7 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
                                                      : words[1].column,
                                     "tls=TL,...",
                                     words.size() < 2 ? std::string("end of line")
-                                                     : quoted(words[1].text));
+                                                     : util::quoted(words[1].text));
             }
             auto transports = parser.transports(line_number, words[1]);
             if (!transports) {
@@ -161,7 +160,7 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
             }
             if (words.size() > 2) {
                 return parser.error(line_number, words[2].column, "end of line",
-                                    quoted(words[2].text));
+                                    util::quoted(words[2].text));
             }
             node.local_transports = std::move(*transports);
             have_local = true;
@@ -172,14 +171,14 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
                                                      : words[1].column,
                                     "a device name",
                                     words.size() < 2 ? std::string("end of line")
-                                                     : quoted(words[1].text));
+                                                     : util::quoted(words[1].text));
             }
             Device device;
             device.name = std::string(words[1].text);
             for (const Device &seen : node.devices) {
                 if (seen.name == device.name) {
                     return parser.error(line_number, words[1].column, "each device once",
-                                        quoted(device.name) + " again");
+                                        util::quoted(device.name) + " again");
                 }
             }
             bool have_package = false;
@@ -198,7 +197,7 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
                     if (ec != std::errc() || end != value.data() + value.size() || package < -1 ||
                         package > 65535) {
                         return parser.error(line_number, word.column + 8, "a package -1..65535",
-                                            quoted(value));
+                                            util::quoted(value));
                     }
                     device.package = package;
                     have_package = true;
@@ -214,7 +213,7 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
                     have_tls = true;
                 } else {
                     return parser.error(line_number, word.column, "package=N or tls=TL,...",
-                                        quoted(word.text));
+                                        util::quoted(word.text));
                 }
             }
             if (!have_tls) {
@@ -223,7 +222,8 @@ Result<NodeDevices> parse_inventory(std::string_view text, std::string_view wher
             }
             node.devices.push_back(std::move(device));
         } else {
-            return parser.error(line_number, keyword.column, "net or local", quoted(keyword.text));
+            return parser.error(line_number, keyword.column, "net or local",
+                                util::quoted(keyword.text));
         }
         if (newline == text.size()) {
             break;
@@ -535,7 +535,7 @@ namespace detail
 
 std::string shortfall_message(const Choice &choice, std::string_view node, std::size_t count)
 {
-    std::string text = "request " + quoted(choice.request_id) + ": ENDPTS " +
+    std::string text = "request " + util::quoted(choice.request_id) + ": ENDPTS " +
                        std::to_string(choice.endpts) + " is required but " + std::string(node) +
                        " has " + std::to_string(count) +
                        (count == 1 ? " UCX device" : " UCX devices");
@@ -547,13 +547,14 @@ std::string shortfall_message(const Choice &choice, std::string_view node, std::
 
 std::string no_plane_message(const Choice &choice, std::string_view node)
 {
-    return "request " + quoted(choice.request_id) + ": PLANE " + std::string(choice.plane_name) +
-           " is required but " + std::string(node) + " has no UCX device on it";
+    return "request " + util::quoted(choice.request_id) + ": PLANE " +
+           std::string(choice.plane_name) + " is required but " + std::string(node) +
+           " has no UCX device on it";
 }
 
 void warn_plane_fallback(const Choice &choice, std::string_view node)
 {
-    report_warning("request " + quoted(choice.request_id) + ": PLANE " +
+    report_warning("request " + util::quoted(choice.request_id) + ": PLANE " +
                    std::string(choice.plane_name) + " is not available on " + std::string(node) +
                    "; using its other UCX devices");
 }
@@ -561,7 +562,7 @@ void warn_plane_fallback(const Choice &choice, std::string_view node)
 void warn_shortfall(const Choice &choice, std::string_view node, std::size_t count)
 {
     std::string text =
-        "request " + quoted(choice.request_id) + ": ENDPTS " + std::to_string(choice.endpts) +
+        "request " + util::quoted(choice.request_id) + ": ENDPTS " + std::to_string(choice.endpts) +
         " is not met: " + std::string(node) + " has " +
         (count == 0 ? std::string("no UCX device")
                     : std::to_string(count) + (count == 1 ? " UCX device" : " UCX devices"));

@@ -168,6 +168,7 @@
 #define meridian_pnet_job_new MERIDIAN_NAME(pnet_job_new)
 #define meridian_pnet_job_set_seckey MERIDIAN_NAME(pnet_job_set_seckey)
 #define meridian_pnet_launch_blob MERIDIAN_NAME(pnet_launch_blob)
+#define meridian_pnet_launch_blob_with MERIDIAN_NAME(pnet_launch_blob_with)
 #define meridian_pnet_node_job_new MERIDIAN_NAME(pnet_node_job_new)
 #define meridian_pnet_open MERIDIAN_NAME(pnet_open)
 #define meridian_pnet_pmix_node_data MERIDIAN_NAME(pnet_pmix_node_data)

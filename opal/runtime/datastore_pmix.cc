@@ -280,6 +280,27 @@ Result<Value> from_pmix(const pmix_value_t &v, std::string_view key, int depth)
     }
 }
 
+// How a get finds what a collecting fence brought, without waiting for a
+// key nobody put.  Through PMIx 4 the fence leaves every peer's data in the
+// process: PMIX_OPTIONAL looks only there, and a missing key costs nothing.
+// From PMIx 5 on the data stays in the node's server until first asked for,
+// and PMIX_OPTIONAL finds nothing: PMIX_IMMEDIATE asks the server, which
+// answers at once from what it holds (a missing key costs a round trip,
+// which is why 4.x keeps OPTIONAL).  Chosen by the libpmix that runs: 4.2
+// and 5.x share a soname.
+const char *fence_data_qualifier()
+{
+    static const char *const qualifier = [] {
+        const char *text = PMIx_Get_version(); // "OpenPMIx 5.0.7a1, repo rev: ..."
+        while (text != nullptr && *text != '\0' && (*text < '0' || *text > '9')) {
+            ++text;
+        }
+        const long major = text != nullptr ? std::strtol(text, nullptr, 10) : 0;
+        return major >= 5 ? PMIX_IMMEDIATE : PMIX_OPTIONAL;
+    }();
+    return qualifier;
+}
+
 // Owns what PMIx_Get hands out.
 struct PmixValueDeleter {
     void operator()(pmix_value_t *v) const
@@ -643,40 +664,39 @@ class PmixStore final : public Store
         return from_pmix(*value, key);
     }
 
+    // What the launcher gave this process first: the job's PMIX_NODE_LIST
+    // and each node's PMIX_LOCAL_PEERS.  PMIx 5's PMIx_Resolve_nodes and
+    // _peers ask the launcher as well, and Open MPI 5's prints "Query for
+    // unrecognized attribute" for each; they remain for a launcher that
+    // gives no list or only this node's peers.
     Result<std::vector<NodeRanks>> job_nodes() const override
     {
-        char *list = nullptr;
-        pmix_status_t rc = PMIx_Resolve_nodes(self_.nspace.c_str(), &list);
-        const std::unique_ptr<char, decltype(&std::free)> owned(list, &std::free);
-        if (rc != PMIX_SUCCESS || list == nullptr) {
-            return make_error(MERIDIAN_ERROR, "datastore: PMIx does not say the job's nodes "
-                                              "(PMIx_Resolve_nodes: " +
-                                                  pmix_reason(rc) + ")");
+        std::vector<std::string> names;
+        if (auto listed = get_native(ProcId{self_.nspace, job_rank}, PMIX_NODE_LIST);
+            listed && std::holds_alternative<std::string>(*listed)) {
+            names = util::split(std::get<std::string>(*listed), ',');
+        } else {
+            char *list = nullptr;
+            const pmix_status_t rc = PMIx_Resolve_nodes(self_.nspace.c_str(), &list);
+            const std::unique_ptr<char, decltype(&std::free)> owned(list, &std::free);
+            if (rc != PMIX_SUCCESS || list == nullptr) {
+                return make_error(MERIDIAN_ERROR, "datastore: PMIx does not say the job's nodes "
+                                                  "(PMIx_Resolve_nodes: " +
+                                                      pmix_reason(rc) + ")");
+            }
+            names = util::split(list, ',');
         }
         std::vector<NodeRanks> nodes;
-        for (auto &node : util::split(list, ',')) {
+        for (auto &node : names) {
             if (node.empty()) {
                 continue;
             }
-            pmix_proc_t *procs = nullptr;
-            std::size_t count = 0;
-            rc = PMIx_Resolve_peers(node.c_str(), self_.nspace.c_str(), &procs, &count);
-            if (rc != PMIX_SUCCESS && rc != PMIX_ERR_NOT_FOUND) {
-                return make_error(MERIDIAN_ERROR,
-                                  "datastore: PMIx does not say the job's "
-                                  "processes on node " +
-                                      node + " (PMIx_Resolve_peers: " + pmix_reason(rc) + ")");
+            auto ranks = node_ranks(node);
+            if (!ranks) {
+                return ranks.error();
             }
-            NodeRanks entry{std::move(node), {}};
-            for (std::size_t i = 0; i < count; ++i) {
-                entry.ranks.push_back(procs[i].rank);
-            }
-            if (procs != nullptr) {
-                PMIX_PROC_FREE(procs, count);
-            }
-            std::sort(entry.ranks.begin(), entry.ranks.end());
-            if (!entry.ranks.empty()) {
-                nodes.push_back(std::move(entry));
+            if (!ranks->empty()) {
+                nodes.push_back(NodeRanks{std::move(node), std::move(*ranks)});
             }
         }
         return nodes;
@@ -696,12 +716,12 @@ class PmixStore final : public Store
         if (const Value *value = put_here(proc, key)) {
             return *value;
         }
-        // Look only at what this process already has: after a fence that is
-        // every peer's data, and a key nobody put must not wait for a server.
+        // What a fence brought (every peer's data after one); a key nobody
+        // put must not wait for a server.
         pmix_info_t info;
         std::memset(&info, 0, sizeof info);
-        bool optional = true;
-        (void)PMIx_Info_load(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
+        bool flag = true;
+        (void)PMIx_Info_load(&info, fence_data_qualifier(), &flag, PMIX_BOOL);
         auto got = get_native(proc, key, &info, 1);
         PMIx_Value_destruct(&info.value);
         return got;
@@ -762,18 +782,61 @@ class PmixStore final : public Store
         if (!peers) {
             return peers.error();
         }
-        const auto *text = std::get_if<std::string>(&*peers);
+        return parse_ranks(*peers, PMIX_LOCAL_PEERS);
+    }
+
+    // The job's ranks on `node`, ascending: its PMIX_LOCAL_PEERS when the
+    // launcher gave them to this process, PMIx_Resolve_peers otherwise.
+    Result<std::vector<std::uint32_t>> node_ranks(const std::string &node) const
+    {
+        pmix_info_t info[2];
+        std::memset(info, 0, sizeof info);
+        bool optional = true;
+        (void)PMIx_Info_load(&info[0], PMIX_HOSTNAME, node.c_str(), PMIX_STRING);
+        (void)PMIx_Info_load(&info[1], PMIX_OPTIONAL, &optional, PMIX_BOOL);
+        auto peers = get_native(ProcId{self_.nspace, job_rank}, PMIX_LOCAL_PEERS, info, 2);
+        PMIx_Value_destruct(&info[0].value);
+        PMIx_Value_destruct(&info[1].value);
+        if (peers) {
+            return parse_ranks(*peers, PMIX_LOCAL_PEERS " of node " + node);
+        }
+        pmix_proc_t *procs = nullptr;
+        std::size_t count = 0;
+        const pmix_status_t rc =
+            PMIx_Resolve_peers(node.c_str(), self_.nspace.c_str(), &procs, &count);
+        if (rc != PMIX_SUCCESS && rc != PMIX_ERR_NOT_FOUND) {
+            return make_error(MERIDIAN_ERROR, "datastore: PMIx does not say the job's processes "
+                                              "on node " +
+                                                  node +
+                                                  " (PMIx_Resolve_peers: " + pmix_reason(rc) + ")");
+        }
+        std::vector<std::uint32_t> ranks;
+        for (std::size_t i = 0; i < count; ++i) {
+            ranks.push_back(procs[i].rank);
+        }
+        if (procs != nullptr) {
+            PMIX_PROC_FREE(procs, count);
+        }
+        std::sort(ranks.begin(), ranks.end());
+        return ranks;
+    }
+
+    // "0,1,5" as ranks of the job, ascending; `what` names the value.
+    Result<std::vector<std::uint32_t>> parse_ranks(const Value &value,
+                                                   const std::string &what) const
+    {
+        const auto *text = std::get_if<std::string>(&value);
         if (text == nullptr) {
-            return make_error(MERIDIAN_ERROR, "datastore: PMIx gave no list of this node's "
-                                              "processes (PMIX_LOCAL_PEERS is " +
-                                                  std::string(value_type_name(*peers)) + ")");
+            return make_error(MERIDIAN_ERROR, "datastore: PMIx gave no list of processes (" + what +
+                                                  " is " + std::string(value_type_name(value)) +
+                                                  ")");
         }
         std::vector<std::uint32_t> ranks;
         for (const auto &piece : util::split(*text, ',')) {
             char *end = nullptr;
             const unsigned long rank = std::strtoul(piece.c_str(), &end, 10);
             if (piece.empty() || end == nullptr || *end != '\0' || rank >= job_size_) {
-                return make_error(MERIDIAN_ERROR, "datastore: PMIX_LOCAL_PEERS is " +
+                return make_error(MERIDIAN_ERROR, "datastore: " + what + " is " +
                                                       util::quoted(*text) +
                                                       ", expected ranks of the job");
             }

@@ -99,11 +99,11 @@ START_TEST(every_error)
                       "--request:1: the request has no id (id=NAME is required)");
     ck_assert_text_eq(error_of("id=a,qos=1,qos=2"), "--request:12: \"qos\" is given twice");
     ck_assert_text_eq(error_of("id=a b"),
-                      "--request:4: expected id=NAME (letters, digits, \"_-.\"), found \"a b\"");
+                      "--request:4: expected id=NAME (letters, digits, \"_-.@\"), found \"a b\"");
     ck_assert_text_eq(error_of("id"),
-                      "--request:1: expected id=NAME (letters, digits, \"_-.\"), found \"id\"");
+                      "--request:1: expected id=NAME (letters, digits, \"_-.@\"), found \"id\"");
     ck_assert_text_eq(error_of("id=a!"),
-                      "--request:4: expected id=NAME (letters, digits, \"_-.\"), found \"a!\"");
+                      "--request:4: expected id=NAME (letters, digits, \"_-.@\"), found \"a!\"");
     ck_assert_text_eq(error_of("id=a,type=t/p"),
                       "--request:11: expected type=TYPE (a transport: tcp, udp, ucx, ...), found "
                       "\"t/p\"");

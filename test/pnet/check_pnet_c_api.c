@@ -516,7 +516,7 @@ START_TEST(bad_request_attributes)
     const meridian_pnet_attr_t no_value[] = {{"pmix.alloc.netid", NULL, 0}};
     expect_attrs_refused(no_value, 1,
                          "meridian_pnet_requests_add: attrs[0] (pmix.alloc.netid): expected a "
-                         "request ID (letters, digits, \"_-.\"), found NULL");
+                         "request ID (letters, digits, \"_-.@\"), found NULL");
 
     /* One ID twice in a set; a text that does not parse. */
     meridian_pnet_requests_t *requests = requests_from_text("id=data");

@@ -762,7 +762,7 @@ int module_test(mca_msg_base_module_t *, mca_msg_channel_t *channel, int *comple
         }
         // Channel derives from mca_msg_channel_t alone: the pointers convert
         // one by one, not as an array.
-        Channel *one[16];
+        Channel *one[16] = {}; // (zeroed: GCC 14 cannot see that count <= 16 fills it)
         std::vector<Channel *> many;
         Channel **list = one;
         if (count > 16) {

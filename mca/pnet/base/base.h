@@ -124,7 +124,9 @@ void meridian_pnet_fabric_free(meridian_pnet_fabric_t *fabric);
 
 /* ------------------------------------------------------------ requests */
 
-/* The keys of a request's attributes (PMIx's pmix.alloc.net entries). */
+/* A request: an entry of PMIx's pmix.alloc.net (an array of pmix_info_t, one
+ * per attribute), and the keys of its attributes. */
+#define MERIDIAN_PNET_ALLOC_NETWORK "pmix.alloc.net"
 #define MERIDIAN_PNET_ALLOC_NETWORK_ID "pmix.alloc.netid"
 #define MERIDIAN_PNET_ALLOC_NETWORK_TYPE "pmix.alloc.nettype"
 #define MERIDIAN_PNET_ALLOC_NETWORK_PLANE "pmix.alloc.netplane"
@@ -135,7 +137,7 @@ void meridian_pnet_fabric_free(meridian_pnet_fabric_t *fabric);
 
 /* One attribute of a request, its value as text:
  *   pmix.alloc.netid     the request's ID, which names its allocation
- *                        (letters, digits, "_-."); required, once per set
+ *                        (letters, digits, "_-.@"); required, once per set
  *   pmix.alloc.nettype   a transport: "tcp", "udp", "ucx", ...
  *   pmix.alloc.netplane  a plane's name or CIDR
  *   pmix.alloc.endpts    endpoints per process, 1-65535 (default 1)
@@ -276,7 +278,8 @@ void meridian_pnet_assignment_free(meridian_pnet_assignment_t *assignment);
  *   - meridian.net.coord: the process's coordinates, an array of
  *     pmix_coord_t (every plane, logical view, nearest NIC first).
  * Endpoints and coordinates are left out when there are none (a coord
- * component places no plane, say).
+ * component places no plane, say; a job without requests has no request
+ * entries and no endpoints).
  *
  * meridian_pnet_pmix_node_data: put these after PMIX_HOSTNAME in `node`'s
  * PMIX_NODE_INFO_ARRAY (PMIx gives the devices' coordinates per node; a
@@ -298,9 +301,8 @@ void meridian_pnet_assignment_free(meridian_pnet_assignment_t *assignment);
  * Errors: MERIDIAN_ERR_NOT_INITIALIZED before allocate, and for process
  * data before the node's setup ("call meridian_pnet_setup_local_network
  * for node node02 first"); MERIDIAN_ERR_BAD_PARAM for a rank outside the
- * job; MERIDIAN_ERR_NOT_FOUND for a job without requests (process data)
- * and an unknown node; MERIDIAN_ERR_NOT_SUPPORTED when Meridian was built
- * without PMIx. */
+ * job; MERIDIAN_ERR_NOT_FOUND for an unknown node; MERIDIAN_ERR_NOT_SUPPORTED when Meridian was
+ * built without PMIx. */
 struct pmix_info;
 int meridian_pnet_pmix_proc_data(const meridian_pnet_job_t *job, uint32_t rank,
                                  struct pmix_info **info, size_t *count);
@@ -335,6 +337,13 @@ int meridian_pnet_pmix_node_data(const meridian_pnet_job_t *job, const char *nod
  * expected ..."), and fails as the pipeline fails (a required value that
  * cannot be met); nothing is held then. */
 int meridian_pnet_launch_blob(uint8_t **bytes, size_t *size);
+/* meridian_pnet_launch_blob_with: the same, with the requests the launcher
+ * itself asks for (PMIx's PMIX_ALLOC_NETWORK entries, as a request set;
+ * NULL: none) after pnet_base_requests' ones.  A request ID in both is
+ * refused: "the launcher asks for network allocation \"x\", and
+ * pnet_base_requests has a request of that ID too". */
+int meridian_pnet_launch_blob_with(const meridian_pnet_requests_t *launcher, uint8_t **bytes,
+                                   size_t *size);
 /* meridian_pnet_pmix_node_inventory: for a job of meridian_pnet_node_job_new,
  * one entry the node's server keeps as the job's data there:
  * meridian.node.inventory, the node's inventory the share was made from (an

@@ -156,8 +156,8 @@ Result<pnet::Request> request_of(const meridian_pnet_attr_t *attrs, size_t count
                               where + "expected " + what + ", found " + quoted_or_null(attr.value));
         };
         if (key == pnet::key_id) {
-            if (attr.value == nullptr || !is_name(value)) {
-                return expected("a request ID (letters, digits, \"_-.\")");
+            if (attr.value == nullptr || !pnet::is_request_id(value)) {
+                return expected("a request ID (" + std::string(pnet::request_id_chars) + ")");
             }
             request.id = std::string(value);
             has_id = true;
@@ -973,7 +973,8 @@ int meridian_pnet_get_assignment(const meridian_pnet_job_t *job, const char *id,
     });
 }
 
-int meridian_pnet_launch_blob(uint8_t **bytes, size_t *size)
+int meridian_pnet_launch_blob_with(const meridian_pnet_requests_t *launcher, uint8_t **bytes,
+                                   size_t *size)
 {
     if (bytes == nullptr || size == nullptr) {
         return missing(__func__, bytes == nullptr ? "bytes" : "size");
@@ -982,7 +983,9 @@ int meridian_pnet_launch_blob(uint8_t **bytes, size_t *size)
     *size = 0;
     return c_boundary(__func__, [&]() -> int {
         const unsigned long before = meridian_error_count();
-        auto blob = pnet::detail::launch_blob();
+        auto blob = pnet::detail::launch_blob(
+            launcher != nullptr ? std::span<const pnet::Request>(launcher->requests)
+                                : std::span<const pnet::Request>());
         if (!blob) {
             return fail(blob.error(), before);
         }
@@ -995,6 +998,11 @@ int meridian_pnet_launch_blob(uint8_t **bytes, size_t *size)
         *size = blob->size();
         return MERIDIAN_SUCCESS;
     });
+}
+
+int meridian_pnet_launch_blob(uint8_t **bytes, size_t *size)
+{
+    return meridian_pnet_launch_blob_with(nullptr, bytes, size);
 }
 
 int meridian_pnet_node_job_new(const char *nspace, const char *node, const int32_t *packages,

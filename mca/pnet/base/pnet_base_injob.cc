@@ -516,6 +516,15 @@ Status run_in_job()
                 datastore::format_proc((*store)->self()).c_str(), (*store)->node_name().c_str());
             return success();
         }
+        // The plugin took the job on, and what it stored does not read:
+        // setting the network up here as well would give this process
+        // other ports than its daemon holds for it.
+        return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
+                          "the launcher set the job's network up (pnet plugin for libpmix), and "
+                          "this process cannot read what it stored (" +
+                              std::string(key_setup_path) + " is " +
+                              (said.empty() ? std::string("missing") : util::quoted(said)) +
+                              "): a libpmix other than the launcher's?");
     }
     // Under a launcher that set nothing up: the node's leader makes the
     // node's share, the others read it (Slurm's srun calls no setup hook).

@@ -54,7 +54,10 @@ Status pmix_node_inventory(const mca_pnet_job &job, pmix_info **info, std::size_
 // daemons (base.h, meridian_pnet_launch_blob and meridian_pnet_node_job_new).
 // The launcher's blob: the job's requests (pnet_base_requests) and their
 // security keys, drawn once.
-Result<std::vector<std::uint8_t>> launch_blob();
+// `launcher` holds the requests the launcher itself asked for (PMIx's
+// PMIX_ALLOC_NETWORK), after pnet_base_requests' ones; an ID in both is
+// refused.
+Result<std::vector<std::uint8_t>> launch_blob(std::span<const Request> launcher = {});
 // One node's share of a job: its inventory, a job map of its `packages.size()`
 // processes (local ranks 0..n-1, each bound to packages[i] or -1), the blob's
 // requests and keys; allocated and set up on `node`.

@@ -170,11 +170,22 @@ HostJobScope::~HostJobScope()
 namespace meridian::pnet::detail
 {
 
-Result<std::vector<std::uint8_t>> launch_blob()
+Result<std::vector<std::uint8_t>> launch_blob(std::span<const Request> launcher)
 {
     auto requests = requests_from_params();
     if (!requests) {
         return requests.error();
+    }
+    for (const Request &request : launcher) {
+        for (const Request &mine : *requests) {
+            if (mine.id == request.id) {
+                return make_error(MERIDIAN_ERR_BAD_PARAM,
+                                  "the launcher asks for network allocation " +
+                                      util::quoted(request.id) +
+                                      ", and pnet_base_requests has a request of that ID too");
+            }
+        }
+        requests->push_back(request);
     }
     std::string text(blob_magic);
     text += "\nrequests ";

@@ -211,9 +211,6 @@ Status pmix_proc_data(const mca_pnet_job &handle, std::uint32_t rank, pmix_info 
                               " are not stored: call meridian_pnet_setup_local_network for node " +
                               job.fabric->nodes()[node].name + " first");
     };
-    if (job.grants.empty()) {
-        return make_error(MERIDIAN_ERR_NOT_FOUND, "the job has no requests, so no results");
-    }
     // The request entries, then meridian.net.endpt, pmix.fab.endpt and
     // meridian.net.coord; last, what a Meridian process puts for the other
     // hosts' processes (the same request entries and meridian.net.*

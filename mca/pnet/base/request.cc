@@ -116,13 +116,13 @@ Result<Parsed> RequestParser::request(Piece piece) const
         const Piece shown = has_value ? value : item;
 
         if (key.text == "id") {
-            if (bang || !has_value || !is_word(value.text)) {
+            if (bang || !has_value || !is_request_id(value.text)) {
                 const Piece bad =
                     bang && has_value
                         ? util::trim({item.text.substr(equals + 1), item.offset + equals + 1})
                         : shown;
-                return error_at(bad.offset, "expected id=NAME (letters, digits, \"_-.\"), found " +
-                                                util::found(text_, bad));
+                return error_at(bad.offset, "expected id=NAME (" + std::string(request_id_chars) +
+                                                "), found " + util::found(text_, bad));
             }
             request.id = std::string(value.text);
             parsed.id_offset = value.offset;
@@ -208,6 +208,11 @@ std::string exact_number(double value)
 }
 
 } // namespace
+
+bool is_request_id(std::string_view text)
+{
+    return is_word(text, "@");
+}
 
 Result<Request> parse_request(std::string_view text, std::string_view where, std::uint32_t column)
 {

@@ -4,7 +4,8 @@
 //
 //   id=NAME[,type=TYPE][,plane=PLANE][,endpts=N][,seckey[=BYTES]][,qos=N][,bw=RATE][,required]
 //
-// id is required and names the allocation (letters, digits, "_-.").
+// id is required and names the allocation (letters, digits, "_-.@": a
+// launcher's ID may hold its namespace, "prterun-n1-4711@1.net").
 // type: a transport ("tcp", "udp", "ucx", ...).  plane: a plane's name or
 // CIDR.  endpts: endpoints per process (1-65535, default 1).  seckey: a
 // security key of BYTES random bytes from the OS (1-1024, default 16).  qos:
@@ -55,6 +56,10 @@ struct Request {
     std::optional<Wanted<double>> bandwidth_mbps;
     bool operator==(const Request &) const = default;
 };
+
+// A request's ID: letters, digits and "_-.@", as the messages below say.
+inline constexpr std::string_view request_id_chars = "letters, digits, \"_-.@\"";
+bool is_request_id(std::string_view text);
 
 // One request.  `where` and `column` place the text for messages as in
 // port_ranges.hpp.  Errors (MERIDIAN_ERR_BAD_PARAM):
