@@ -75,19 +75,26 @@ static int libmeridian_is_mapped(void)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: plugin_peer ID:TYPE:ENDPTS\n");
+        fprintf(stderr, "usage: plugin_peer ID:TYPE:ENDPTS[:seckey]\n");
         return 2;
     }
-    char id[64], type[16];
+    char id[PMIX_MAX_KEYLEN + 1], type[16], extra[16] = "";
     unsigned endpts = 0;
-    if (sscanf(argv[1], "%63[^:]:%15[^:]:%u", id, type, &endpts) != 3 || endpts == 0) {
-        fprintf(stderr, "plugin_peer: expected ID:TYPE:ENDPTS, found \"%s\"\n", argv[1]);
+    const int fields = sscanf(argv[1], "%63[^:]:%15[^:]:%u:%15s", id, type, &endpts, extra);
+    if (fields < 3 || endpts == 0 || (fields == 4 && strcmp(extra, "seckey") != 0)) {
+        fprintf(stderr, "plugin_peer: expected ID:TYPE:ENDPTS[:seckey], found \"%s\"\n", argv[1]);
         return 2;
     }
+    const int want_seckey = fields == 4;
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         printf("FAIL: PMIx_Init: %s\n", PMIx_Error_string(rc));
         return 1;
+    }
+    /* "@net": the request Open MPI 5's mpirun makes for every job,
+     * "<namespace>.net". */
+    if (strcmp(id, "@net") == 0) {
+        snprintf(id, sizeof id, "%s.net", me.nspace);
     }
 
     pmix_value_t *path = get(PMIX_RANK_WILDCARD, "meridian.pnet.path");
@@ -97,6 +104,7 @@ int main(int argc, char **argv)
     }
 
     char types[64] = "";
+    char seckey[2 * 64 + 1] = "";
     pmix_value_t *entry = get(me.rank, id);
     if (entry != NULL) {
         if (entry->type != PMIX_DATA_ARRAY || entry->data.darray->type != PMIX_INFO) {
@@ -108,9 +116,21 @@ int main(int argc, char **argv)
                     items[i].value.type == PMIX_STRING) {
                     snprintf(types, sizeof types, "%s", items[i].value.data.string);
                 }
+                /* the key as hex, for the test to compare across ranks */
+                if (PMIX_CHECK_KEY(&items[i], PMIX_ALLOC_NETWORK_SEC_KEY) &&
+                    items[i].value.type == PMIX_BYTE_OBJECT &&
+                    items[i].value.data.bo.size <= sizeof seckey / 2) {
+                    const pmix_byte_object_t *bo = &items[i].value.data.bo;
+                    for (size_t b = 0; b < bo->size; ++b) {
+                        snprintf(seckey + 2 * b, 3, "%02x", (unsigned char)bo->bytes[b]);
+                    }
+                }
             }
             if (strcmp(types, type) != 0) {
                 fail("pmix.alloc.nettype is not the type asked for", types);
+            }
+            if (want_seckey && seckey[0] == '\0') {
+                fail("the request's entry holds no security key (pmix.alloc.nsec as bytes)", id);
             }
         }
     }
@@ -155,6 +175,9 @@ int main(int argc, char **argv)
         printf("rank %u: ok (%s %s, no libmeridian here)\n", me.rank, id, types);
         printf("rank %u ports %s\n", me.rank, ports);
         printf("rank %u endpoints %s\n", me.rank, all);
+        if (want_seckey) {
+            printf("rank %u seckey %s\n", me.rank, seckey);
+        }
     }
     fflush(stdout);
 

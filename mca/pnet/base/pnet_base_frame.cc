@@ -17,6 +17,7 @@ namespace
 // Parameter storage (initial values are the defaults).
 const char *requests_text = nullptr;
 const char *default_type_text = "tcp";
+bool launcher_requests_value = true;
 int in_job_value = static_cast<int>(meridian::pnet::InJobMode::automatic);
 int node_leader_value = static_cast<int>(meridian::pnet::InJobMode::automatic);
 
@@ -36,6 +37,16 @@ int register_params()
         "[,required] (\"!\" after a value makes just that value required)",
         MCA_BASE_PARAM_TYPE_STRING, nullptr, MCA_BASE_INFO_USER_ALL, MCA_BASE_PARAM_FLAG_NONE,
         &requests_text);
+    if (index < 0) {
+        return index;
+    }
+    index = meridian_mca_base_param_register(
+        "pnet", "base", "launcher_requests",
+        "Honour the network allocation requests a launcher makes itself (PMIx's "
+        "PMIX_ALLOC_NETWORK, read by the pnet plugin for libpmix: Open MPI 5's mpirun asks "
+        "every job for \"NAMESPACE.net\" with a security key) beside pnet_base_requests",
+        MCA_BASE_PARAM_TYPE_BOOL, nullptr, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
+        &launcher_requests_value);
     if (index < 0) {
         return index;
     }
@@ -116,6 +127,10 @@ namespace detail
 const char *requests_parameter_text()
 {
     return requests_text;
+}
+bool launcher_requests_wanted()
+{
+    return launcher_requests_value;
 }
 } // namespace detail
 

@@ -24,6 +24,8 @@ namespace meridian::pnet::detail
 // pnet_base_frame.cc: the stored text of pnet_base_requests (nullptr when
 // unset), for requests_from_params.
 const char *requests_parameter_text();
+// pnet_base_launcher_requests.
+bool launcher_requests_wanted();
 
 // pnet_base_pipeline.cc: the selected modules die with the framework; its
 // close hook calls this.
@@ -55,8 +57,8 @@ Status pmix_node_inventory(const mca_pnet_job &job, pmix_info **info, std::size_
 // The launcher's blob: the job's requests (pnet_base_requests) and their
 // security keys, drawn once.
 // `launcher` holds the requests the launcher itself asked for (PMIx's
-// PMIX_ALLOC_NETWORK), after pnet_base_requests' ones; an ID in both is
-// refused.
+// PMIX_ALLOC_NETWORK), after pnet_base_requests' ones (unless
+// pnet_base_launcher_requests is false); an ID in both is refused.
 Result<std::vector<std::uint8_t>> launch_blob(std::span<const Request> launcher = {});
 // One node's share of a job: its inventory, a job map of its `packages.size()`
 // processes (local ranks 0..n-1, each bound to packages[i] or -1), the blob's

@@ -176,6 +176,9 @@ Result<std::vector<std::uint8_t>> launch_blob(std::span<const Request> launcher)
     if (!requests) {
         return requests.error();
     }
+    if (!launcher_requests_wanted()) {
+        launcher = {};
+    }
     for (const Request &request : launcher) {
         for (const Request &mine : *requests) {
             if (mine.id == request.id) {
