@@ -21,8 +21,14 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2086 # the link command is words
 $link -shared -nostdlib -Wl,--verbose -o "$work/probe.so" "$work/empty.s" >"$work/verbose" 2>&1 || true
 awk '/^==========/ { inside = !inside; next } inside' "$work/verbose" >"$work/default.ld"
-sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/^[[:space:]]*\([^[:space:]]*\).*/    *(.text.\1)/' \
-    "$functions" >"$work/lines"
+# A complete-object constructor or destructor (C1, D1) may be an alias in the
+# base-object one's section (C2, D2) -- GCC 14 so emits std::string's -- so
+# that section is named as well.
+sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/^[[:space:]]*\([^[:space:]]*\).*/\1/' "$functions" |
+    awk '{ print "    *(.text." $1 ")"
+           base = $1
+           if (sub(/C1E/, "C2E", base) || sub(/D1E/, "D2E", base)) print "    *(.text." base ")" }' \
+        >"$work/lines"
 awk -v lines="$work/lines" '
     state == 0 && /^[[:space:]]*\.text[[:space:]]*:/ { state = 1; print; next }
     state == 1 && /^[[:space:]]*\{[[:space:]]*$/ {

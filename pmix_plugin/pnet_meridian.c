@@ -33,11 +33,13 @@
 #include "src/mca/pnet/pnet.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pmix_plugin/pnet_meridian.h"
 /* libmeridian's C API, for its types and keys: the calls themselves are
@@ -45,6 +47,39 @@
 #include <meridian/mca/pnet/base/base.h>
 
 /* ------------------------------------------------------------ messages */
+
+/* A line on the launcher's standard error in one write(2): glibc 2.37 and
+ * later write an unbuffered stream's fprintf 128 bytes at a time, and the
+ * launcher's threads print its processes' output meanwhile. */
+static void print_line(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void print_line(const char *format, ...)
+{
+    char line[2048];
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    if (n < 0) {
+        return;
+    }
+    size_t left = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    if ((size_t)n >= sizeof line) {
+        line[sizeof line - 2] = '\n'; /* cut, but whole lines still */
+    }
+    const char *at = line;
+    fflush(stderr);
+    while (left > 0) {
+        const ssize_t wrote = write(STDERR_FILENO, at, left);
+        if (wrote < 0 && EINTR == errno) {
+            continue;
+        }
+        if (wrote <= 0) {
+            return;
+        }
+        at += wrote;
+        left -= (size_t)wrote;
+    }
+}
 
 static void say(const char *severity, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
@@ -55,9 +90,8 @@ static void say(const char *severity, const char *format, ...)
     va_start(args, format);
     vsnprintf(text, sizeof text, format, args);
     va_end(args);
-    fprintf(stderr, "meridian: %s: pnet plugin for libpmix (%s): %s\n", severity,
-            NULL != pmix_globals.hostname ? pmix_globals.hostname : "?", text);
-    fflush(stderr);
+    print_line("meridian: %s: pnet plugin for libpmix (%s): %s\n", severity,
+               NULL != pmix_globals.hostname ? pmix_globals.hostname : "?", text);
 }
 
 /* ------------------------------------------------------------ libmeridian */
@@ -82,8 +116,7 @@ static void keep_message(int severity, const char *text, void *context)
                          : 2 == severity ? "meridian: warning: "
                          : 3 == severity ? "meridian: notice: "
                                          : "meridian: ";
-    fprintf(stderr, "%s%s\n", prefix, text);
-    fflush(stderr);
+    print_line("%s%s\n", prefix, text);
     if (1 == severity && '\0' == reason[0]) {
         snprintf(reason, sizeof reason, "%s", text);
     }
@@ -893,13 +926,12 @@ static int plugin_query(pmix_mca_base_module_t **module, int *priority)
         release != MERIDIAN_PMIX_PLUGIN_BUILT_RELEASE) {
         /* Said on the launcher's standard error, without the host name:
          * pmix_globals may be laid out otherwise in this libpmix. */
-        fprintf(stderr,
-                "meridian: warning: the pnet plugin for libpmix (%s) was built for OpenPMIx "
-                "%d.%d.%d and this process runs %s: it takes no part (rebuild Meridian against "
-                "this libpmix); the job's processes set up the network themselves\n",
-                MERIDIAN_PMIX_PLUGIN_NAME, MERIDIAN_PMIX_PLUGIN_BUILT_MAJOR,
-                MERIDIAN_PMIX_PLUGIN_BUILT_MINOR, MERIDIAN_PMIX_PLUGIN_BUILT_RELEASE,
-                NULL != PMIx_Get_version() ? PMIx_Get_version() : "an unknown version");
+        print_line("meridian: warning: the pnet plugin for libpmix (%s) was built for OpenPMIx "
+                   "%d.%d.%d and this process runs %s: it takes no part (rebuild Meridian against "
+                   "this libpmix); the job's processes set up the network themselves\n",
+                   MERIDIAN_PMIX_PLUGIN_NAME, MERIDIAN_PMIX_PLUGIN_BUILT_MAJOR,
+                   MERIDIAN_PMIX_PLUGIN_BUILT_MINOR, MERIDIAN_PMIX_PLUGIN_BUILT_RELEASE,
+                   NULL != PMIx_Get_version() ? PMIx_Get_version() : "an unknown version");
         return PMIX_ERR_NOT_SUPPORTED;
     }
     if (!PMIX_PEER_IS_SERVER(pmix_globals.mypeer)) {

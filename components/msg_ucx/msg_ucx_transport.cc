@@ -102,7 +102,11 @@ int Transport::init(const mca_msg_job_t &job, const unsigned char *peers)
     request_size_ = (attr.request_size + 15) / 16 * 16;
     ucp_worker_params_t worker_params{};
     worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    worker_params.thread_mode = UCS_THREAD_MODE_SINGLE;
+    // One thread at a time, any thread (msg.h: the QMP layer serialises its
+    // calls, which a QMP_THREAD_MULTIPLE program makes from any of its
+    // threads).  SINGLE would tie the worker to this thread, and a UCX
+    // built with assertions (Debian 13's 1.18) aborts on a call from another.
+    worker_params.thread_mode = UCS_THREAD_MODE_SERIALIZED;
     if (const ucs_status_t status = ucp_->ucp_worker_create(context_, &worker_params, &worker_);
         status != UCS_OK) {
         worker_ = nullptr;

@@ -64,7 +64,7 @@ fi
 # ---------------------------------------------------------------- mounts, and their end
 mounted=()
 mount_in() { # mount_in TARGET mount-arguments...
-    local target=$root/$1
+    local target=$root${1:+/$1}
     shift
     mkdir -p "$target"
     mount "$@" "$target"
@@ -102,6 +102,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
+# The root a mount of its own, private to it, so that "/" is a mount point
+# inside (ip netns, for the simulated hosts, makes it a slave) and nothing
+# mounted inside reaches this machine's tree.
+mount_in "" --bind "$root"
+mount --make-private "$root"
 mount_in proc -t proc proc
 mount_in sys -t sysfs sys
 mount_in dev --bind /dev

@@ -48,6 +48,21 @@ QMP_status_t start_mpi(const char *call, QMP_thread_level_t *level)
     return QMP_SUCCESS;
 }
 
+QMP_status_t init_mpi_first(const char *call, QMP_thread_level_t level)
+{
+    const meridian_qmp_mpi_t *part = mpi_part();
+    if (part == nullptr) {
+        return QMP_SUCCESS;
+    }
+    char why[512] = "";
+    int provided = level;
+    if (part->init(level, &provided, why, sizeof why) != 0) {
+        return set_error(QMP_ERROR, std::string(call) + ": MPI (" + part->library() +
+                                        ") could not start under QMP: " + why);
+    }
+    return QMP_SUCCESS;
+}
+
 void stop_mpi()
 {
     State &s = state();

@@ -258,6 +258,13 @@ QMP_status_t init(int *argc, char ***argv, int required, QMP_thread_level_t *pro
     // options have taken their part out by then).
     const ArgvCopy given(argc, argv);
     const bool running = s.runtime_held;
+    // The program's MPI first (its MPI part): Open MPI 5 starts only in a
+    // process whose PMIx nobody has initialized yet.
+    if (QMP_status_t status = init_mpi_first(call, static_cast<QMP_thread_level_t>(required));
+        status != QMP_SUCCESS) {
+        report_error(QMP_get_error_string(nullptr));
+        return status;
+    }
     if (int rc = meridian_init(argc, argv); rc != MERIDIAN_SUCCESS) {
         // meridian_init reported why (it may have taken its options out).
         given.restore(argc, argv);

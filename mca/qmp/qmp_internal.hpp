@@ -240,6 +240,9 @@ const meridian_qmp_mpi_t *mpi_part();
 // QMP_init_msg_passing: MPI started by the MPI part (when there is one) at
 // `*level`, lowered to what MPI gives; QMP_ERROR with "call: why" else.
 QMP_status_t start_mpi(const char *call, QMP_thread_level_t *level);
+// Before Meridian starts: MPI initialized at `level` when the program
+// linked the MPI part and has not (meridian_qmp_mpi_t's init says why).
+QMP_status_t init_mpi_first(const char *call, QMP_thread_level_t level);
 // After every communicator went: MPI finalized if start_mpi started it.
 void stop_mpi();
 // Frees the communicator (not the allocated or job one).

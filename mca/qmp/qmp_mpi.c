@@ -65,8 +65,7 @@ static const char *library(void)
     return text;
 }
 
-static int start(int rank, int size, int level, void **world_handle, int *provided, char *why,
-                 size_t why_len)
+static int init(int level, int *provided, char *why, size_t why_len)
 {
     char text[MPI_MAX_ERROR_STRING];
     int initialized = 0;
@@ -78,15 +77,26 @@ static int start(int rank, int size, int level, void **world_handle, int *provid
                    "MPI was finalized (by an earlier QMP session, or by the program), and MPI "
                    "cannot start twice in one process");
     }
-    if (!initialized) {
-        int rc = MPI_Init_thread(NULL, NULL, level, provided);
-        if (rc != MPI_SUCCESS) {
-            return say(why, why_len, "MPI_Init_thread failed: %s",
-                       mpi_text(rc, text, (int)sizeof text));
-        }
-        started_mpi = 1;
-    } else {
+    if (initialized) {
         MPI_Query_thread(provided);
+        return 0;
+    }
+    int rc = MPI_Init_thread(NULL, NULL, level, provided);
+    if (rc != MPI_SUCCESS) {
+        return say(why, why_len, "MPI_Init_thread failed: %s",
+                   mpi_text(rc, text, (int)sizeof text));
+    }
+    started_mpi = 1;
+    return 0;
+}
+
+static int start(int rank, int size, int level, void **world_handle, int *provided, char *why,
+                 size_t why_len)
+{
+    /* (QMP_init_msg_passing ran init before Meridian started: here MPI is
+     * initialized already, and this asks its level) */
+    if (init(level, provided, why, why_len) != 0) {
+        return 1;
     }
     int mpi_rank = -1;
     int mpi_size = -1;
@@ -161,5 +171,5 @@ static void stop(void)
 }
 
 __attribute__((visibility("default"))) const meridian_qmp_mpi_t meridian_qmp_mpi = {
-    MERIDIAN_QMP_MPI_VERSION, library, start, split, release, stop,
+    MERIDIAN_QMP_MPI_VERSION, library, start, split, release, stop, init,
 };

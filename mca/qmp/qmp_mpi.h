@@ -28,7 +28,7 @@
 
 MERIDIAN_C_API_BEGIN
 
-#define MERIDIAN_QMP_MPI_VERSION 1
+#define MERIDIAN_QMP_MPI_VERSION 2
 
 typedef struct meridian_qmp_mpi_ops {
     int version; /* MERIDIAN_QMP_MPI_VERSION */
@@ -50,6 +50,12 @@ typedef struct meridian_qmp_mpi_ops {
     /* QMP_finalize_msg_passing, after every handle was released:
      * MPI_Finalize when start initialized MPI. */
     void (*stop)(void);
+    /* QMP_init_msg_passing, first of all, before Meridian starts (and with
+     * it PMIx): MPI is initialized at `level` unless the program did it.
+     * Open MPI 5 cannot start in a process where another library has
+     * initialized PMIx already ("local rank ... Not found"); start then
+     * checks the job as before.  *provided: the level MPI gives. */
+    int (*init)(int level, int *provided, char *why, size_t why_len);
 } meridian_qmp_mpi_t;
 
 MERIDIAN_C_API_END

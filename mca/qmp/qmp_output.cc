@@ -12,6 +12,7 @@
 #include "mca/qmp/qmp_msg.hpp"
 #include "opal/util/no_destructor.hpp"
 #include <meridian/mca/runtime/meridian.h>
+#include <meridian/opal/util/output.hpp>
 
 namespace meridian::qmp
 {
@@ -63,8 +64,9 @@ __attribute__((format(printf, 3, 0))) int print_tagged(FILE *stream, const char 
     const int node = s.job != nullptr ? s.job->rank : 0;
     const int nodes = s.job != nullptr ? s.job->size : 1;
     // One write per line, so lines of several processes do not interleave.
-    std::fprintf(stream, "QMP m%d,n%d@%s%s: %s\n", node, nodes, host_name().c_str(), tag,
-                 message.c_str());
+    const std::string line = "QMP m" + std::to_string(node) + ",n" + std::to_string(nodes) + "@" +
+                             host_name() + tag + ": " + message + "\n";
+    meridian::write_whole(stream, line);
     return length;
 }
 

@@ -118,6 +118,25 @@ std::optional<std::string> launched_without_pmix()
         }
         return std::nullopt;
     }
+    // Cray PALS (aprun's successor on HPE Cray EX): its Cray PMI is not
+    // PMIx.
+    if (const unsigned long size = env_count("PALS_SIZE");
+        size > 1 || (std::getenv("PALS_RANKID") != nullptr && env_count("PMI_SIZE") > 1)) {
+        return "Cray PALS started this process as rank " +
+               env_text("PALS_RANKID", env_text("PMI_RANK", "?").c_str()) + " of " +
+               std::to_string(size > 1 ? size : env_count("PMI_SIZE")) +
+               ", whose Cray PMI Meridian does not speak: start it with srun --mpi=pmix where "
+               "the system's Slurm has PMIx";
+    }
+    // Flux's PMI-1 server (its default, pmi=simple): the same wire protocol
+    // as hydra's, and Flux serves PMIx too when flux-pmix is installed.
+    if (const unsigned long size = env_count("PMI_SIZE");
+        size > 1 && std::getenv("PMI_RANK") != nullptr && std::getenv("FLUX_JOB_ID") != nullptr) {
+        return "flux run started this process as rank " + env_text("PMI_RANK", "?") + " of " +
+               std::to_string(size) +
+               " through PMI-1, and Meridian needs PMIx: start it with flux run -o pmi=pmix "
+               "(the flux-pmix plugin)";
+    }
     // PMI-1 and PMI-2 (MPICH's and Intel MPI's mpiexec, srun --mpi=pmi2):
     // rank and size, and the way back to the launcher.
     if (const unsigned long size = env_count("PMI_SIZE");

@@ -29,6 +29,7 @@
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "opal/runtime/datastore_pmix.hpp"
@@ -283,22 +284,31 @@ Result<Value> from_pmix(const pmix_value_t &v, std::string_view key, int depth)
 // How a get finds what a collecting fence brought, without waiting for a
 // key nobody put.  Through PMIx 4 the fence leaves every peer's data in the
 // process: PMIX_OPTIONAL looks only there, and a missing key costs nothing.
-// From PMIx 5 on the data stays in the node's server until first asked for,
-// and PMIX_OPTIONAL finds nothing: PMIX_IMMEDIATE asks the server, which
-// answers at once from what it holds (a missing key costs a round trip,
-// which is why 4.x keeps OPTIONAL).  Chosen by the libpmix that runs: 4.2
-// and 5.x share a soname.
-const char *fence_data_qualifier()
+// From PMIx 5 on the data stays with the servers: PMIX_OPTIONAL finds
+// nothing, PMIX_IMMEDIATE asks the node's server, which answers at once from
+// what it holds -- every peer of its node, and under Open MPI 5's mpirun no
+// peer of another node (its fence does not spread the data).  A peer of
+// another node is then pulled once per fence (PmixStore::pull).  Chosen by
+// the libpmix that runs: 4.2 and 5.x share a soname.
+bool data_stays_with_servers()
 {
-    static const char *const qualifier = [] {
+    static const bool stays = [] {
         const char *text = PMIx_Get_version(); // "OpenPMIx 5.0.7a1, repo rev: ..."
         while (text != nullptr && *text != '\0' && (*text < '0' || *text > '9')) {
             ++text;
         }
-        const long major = text != nullptr ? std::strtol(text, nullptr, 10) : 0;
-        return major >= 5 ? PMIX_IMMEDIATE : PMIX_OPTIONAL;
+        return (text != nullptr ? std::strtol(text, nullptr, 10) : 0) >= 5;
     }();
-    return qualifier;
+    return stays;
+}
+
+// Each process's mark of a fence it took part in, under PMIx 5: a get of it
+// is a get of a key the peer surely put, which brings all the peer's data
+// from its node (PMIx's direct modex).  One key per fence: a key put again
+// reads back as it first was.
+std::string fence_mark(std::uint64_t fence)
+{
+    return "meridian.fence." + std::to_string(fence);
 }
 
 // Owns what PMIx_Get hands out.
@@ -581,6 +591,21 @@ class PmixStore final : public Store
 
     Status fence() override
     {
+        if (data_stays_with_servers()) {
+            // This fence's mark, for the peers that will pull this process.
+            PmixValue mark;
+            mark.get().type = PMIX_BOOL;
+            mark.get().data.flag = true;
+            const std::string k = fence_mark(fences_ + 1);
+            if (const pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, k.c_str(), &mark.get());
+                rc != PMIX_SUCCESS) {
+                return make_error(MERIDIAN_ERROR, "datastore: PMIx_Put of " + util::quoted(k) +
+                                                      " failed: " + pmix_reason(rc));
+            }
+            if (auto committed = commit(); !committed) {
+                return committed;
+            }
+        }
         pmix_info_t info;
         std::memset(&info, 0, sizeof info);
         bool collect = true;
@@ -590,6 +615,8 @@ class PmixStore final : public Store
         if (rc != PMIX_SUCCESS) {
             return make_error(MERIDIAN_ERROR, "datastore: PMIx_Fence failed: " + pmix_reason(rc));
         }
+        ++fences_;
+        pulled_.clear();
         return success();
     }
 
@@ -628,16 +655,28 @@ class PmixStore final : public Store
             std::max<std::int64_t>(1, std::chrono::ceil<std::chrono::seconds>(timeout).count()));
         pmix_value_t *raw = nullptr;
         pmix_status_t rc = PMIX_ERR_TIMEOUT;
+        // Under PMIx 5 a process keeps the first data it got of a peer of
+        // another node, and a key the peer put later is "not found" from
+        // then on: each attempt after the first refreshes that copy, a
+        // little less often each time (at most every 50 ms).
+        auto pause = std::chrono::milliseconds(1);
         for (bool first = true; first || std::chrono::steady_clock::now() < until; first = false) {
             if (!first) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                std::this_thread::sleep_for(pause);
+                pause = std::min(pause * 2, std::chrono::milliseconds(50));
             }
-            pmix_info_t info;
-            std::memset(&info, 0, sizeof info);
+            pmix_info_t info[2];
+            std::memset(info, 0, sizeof info);
             int attempt = 1;
-            (void)PMIx_Info_load(&info, PMIX_TIMEOUT, &attempt, PMIX_INT);
-            rc = PMIx_Get(&p, k.c_str(), &info, 1, &raw);
-            PMIx_Value_destruct(&info.value);
+            bool refresh = true;
+            (void)PMIx_Info_load(&info[0], PMIX_TIMEOUT, &attempt, PMIX_INT);
+            const std::size_t ninfo = !first && data_stays_with_servers() ? 2 : 1;
+            if (ninfo == 2) {
+                (void)PMIx_Info_load(&info[1], PMIX_GET_REFRESH_CACHE, &refresh, PMIX_BOOL);
+            }
+            rc = PMIx_Get(&p, k.c_str(), info, ninfo, &raw);
+            PMIx_Value_destruct(&info[0].value);
+            PMIx_Value_destruct(&info[1].value);
             if (rc != PMIX_ERR_NOT_FOUND && rc != PMIX_ERR_PROC_ENTRY_NOT_FOUND &&
                 rc != PMIX_ERR_TIMEOUT) {
                 break;
@@ -718,13 +757,11 @@ class PmixStore final : public Store
         }
         // What a fence brought (every peer's data after one); a key nobody
         // put must not wait for a server.
-        pmix_info_t info;
-        std::memset(&info, 0, sizeof info);
-        bool flag = true;
-        (void)PMIx_Info_load(&info, fence_data_qualifier(), &flag, PMIX_BOOL);
-        auto got = get_native(proc, key, &info, 1);
-        PMIx_Value_destruct(&info.value);
-        return got;
+        auto got = get_fenced(proc, key);
+        if (got || got.error().status != MERIDIAN_ERR_NOT_FOUND || !pull(proc)) {
+            return got;
+        }
+        return get_fenced(proc, key);
     }
 
   private:
@@ -763,6 +800,43 @@ class PmixStore final : public Store
                                                   " failed: " + pmix_reason(rc));
         }
         return from_pmix(*value, key);
+    }
+
+    // A get of what this process has after a fence (data_stays_with_servers).
+    Result<Value> get_fenced(const ProcId &proc, std::string_view key) const
+    {
+        pmix_info_t info;
+        std::memset(&info, 0, sizeof info);
+        bool flag = true;
+        (void)PMIx_Info_load(&info, data_stays_with_servers() ? PMIX_IMMEDIATE : PMIX_OPTIONAL,
+                             &flag, PMIX_BOOL);
+        auto got = get_native(proc, key, &info, 1);
+        PMIx_Value_destruct(&info.value);
+        return got;
+    }
+
+    // Under PMIx 5, the first miss of a peer since the last fence brings
+    // all its data here: a get of its mark of that fence (fence_mark),
+    // bounded, once.  False when there is nothing to pull (PMIx 4, this
+    // process, a job-level value, no fence yet, pulled already).
+    bool pull(const ProcId &proc) const
+    {
+        if (!data_stays_with_servers() || fences_ == 0 || proc.rank == job_rank || proc == self_ ||
+            proc.nspace != self_.nspace || !pulled_.insert(proc.rank).second) {
+            return false;
+        }
+        // (refreshed: what this process has of the peer may be an older
+        // fence's, and a copy is never updated otherwise)
+        pmix_info_t info[2];
+        std::memset(info, 0, sizeof info);
+        int seconds = pull_seconds;
+        bool refresh = true;
+        (void)PMIx_Info_load(&info[0], PMIX_TIMEOUT, &seconds, PMIX_INT);
+        (void)PMIx_Info_load(&info[1], PMIX_GET_REFRESH_CACHE, &refresh, PMIX_BOOL);
+        (void)get_native(proc, fence_mark(fences_), info, 2);
+        PMIx_Value_destruct(&info[0].value);
+        PMIx_Value_destruct(&info[1].value);
+        return true;
     }
 
     // What this process put under `key`, when `proc` is this process.
@@ -854,6 +928,12 @@ class PmixStore final : public Store
     std::string node_name_;
     std::map<std::string, Value, std::less<>> own_;                 // what this process put
     std::optional<Result<std::vector<std::uint32_t>>> local_peers_; // read at the start
+    // Fences so far, and the peers pulled since the last (PMIx 5).
+    std::uint64_t fences_ = 0;
+    mutable std::unordered_set<std::uint32_t> pulled_;
+    // How long a pull waits for a peer's node (it answers at once when the
+    // peer took part in the fence).
+    static constexpr int pull_seconds = 10;
 };
 
 } // namespace

@@ -2,6 +2,7 @@
 #include <meridian/opal/util/output.hpp>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
@@ -9,6 +10,8 @@
 #include <new>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace
 {
@@ -42,17 +45,33 @@ const char *prefix(meridian_severity_t severity)
     }
 }
 
-// One line on standard error: "meridian: warning: [rank 3 on node2] text".
-// One fprintf, so that lines of processes sharing the stream do not mix.
+// One line on standard error: "meridian: warning: [rank 3 on node2] text",
+// made here (no allocation: meridian_report never throws) and written whole.
 void print_line(meridian_severity_t severity, std::string_view origin, std::string_view text)
 {
-    if (origin.empty()) {
-        std::fprintf(stderr, "%s%.*s\n", prefix(severity), static_cast<int>(text.size()),
-                     text.data());
+    char line[4096];
+    const int n = origin.empty()
+                      ? std::snprintf(line, sizeof line, "%s%.*s\n", prefix(severity),
+                                      static_cast<int>(text.size()), text.data())
+                      : std::snprintf(line, sizeof line, "%s[%.*s] %.*s\n", prefix(severity),
+                                      static_cast<int>(origin.size()), origin.data(),
+                                      static_cast<int>(text.size()), text.data());
+    if (n < 0) {
         return;
     }
-    std::fprintf(stderr, "%s[%.*s] %.*s\n", prefix(severity), static_cast<int>(origin.size()),
-                 origin.data(), static_cast<int>(text.size()), text.data());
+    if (static_cast<std::size_t>(n) < sizeof line) {
+        meridian::write_whole(stderr, {line, static_cast<std::size_t>(n)});
+        return;
+    }
+    // Longer than a pipe takes at once anyway: in pieces.
+    meridian::write_whole(stderr, prefix(severity));
+    if (!origin.empty()) {
+        meridian::write_whole(stderr, "[");
+        meridian::write_whole(stderr, origin);
+        meridian::write_whole(stderr, "] ");
+    }
+    meridian::write_whole(stderr, text);
+    meridian::write_whole(stderr, "\n");
 }
 
 void deliver(meridian_severity_t severity, const char *text)
@@ -127,6 +146,25 @@ void print_message(Severity severity, std::string_view origin, std::string_view 
         return;
     }
     print_line(level, origin, text);
+}
+
+void write_whole(std::FILE *stream, std::string_view line) noexcept
+{
+    if (stream == nullptr) {
+        return;
+    }
+    (void)std::fflush(stream);
+    const int fd = fileno(stream);
+    while (!line.empty() && fd >= 0) {
+        const ssize_t wrote = ::write(fd, line.data(), line.size());
+        if (wrote < 0 && errno == EINTR) {
+            continue;
+        }
+        if (wrote <= 0) {
+            return;
+        }
+        line.remove_prefix(static_cast<std::size_t>(wrote));
+    }
 }
 
 } // namespace meridian

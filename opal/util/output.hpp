@@ -5,6 +5,7 @@
 
 #include <meridian/opal/util/require_cxx20.hpp>
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -52,6 +53,13 @@ void set_message_router(MessageRouter router);
 // What the default sink prints, with `origin` for this process's; for the
 // router, which prints what it took.  Goes to the sink if one is set.
 void print_message(Severity severity, std::string_view origin, std::string_view text);
+
+// `line` on `stream` in one write(2) (after what stdio holds of the stream),
+// so that lines of processes sharing a launcher's output do not mix: glibc
+// 2.37 and later (Debian 13) write an unbuffered stream's fprintf 128 bytes
+// at a time, and a launcher forwards each piece as it comes.  Never throws;
+// what cannot be written is lost.
+void write_whole(std::FILE *stream, std::string_view line) noexcept;
 
 } // namespace meridian
 

@@ -70,8 +70,27 @@ if [ "$HAVE_PMIX_PLUGIN" = yes ]; then
     PMIX_MCA_mca_base_component_path="$scratch/plugins:$PMIX_COMPONENT_DIR"
     PMIX_MCA_pnet_meridian_library=$MERIDIAN_LIBRARY_SO
     export PMIX_MCA_mca_base_component_path PMIX_MCA_pnet_meridian_library
+    # Open MPI 5's mpirun calls the plugin for every job, and hands its
+    # daemons libpmix's parameters on their command line, where a component
+    # path finds nothing: libpmix's param file in HOME names the plugin
+    # there (as a site's pmix-mca-params.conf does), in a HOME of this
+    # test's own.  The cases are about pnet_base_requests: mpirun's own
+    # request is left out.  4.1 needs instant-on support, and its daemons
+    # take the environment.
+    saved_home=$HOME
+    if [ "${ompi_major:-4}" -ge 5 ]; then
+        instant_on=""
+        HOME=$scratch/home
+        export HOME
+        mkdir -p "$HOME/.pmix" || exit 1
+        echo "mca_base_component_path = $PMIX_MCA_mca_base_component_path" >"$HOME/.pmix/mca-params.conf"
+        setp pnet_base_launcher_requests no
+    else
+        instant_on="--mca orte_enable_instant_on_support 1"
+    fi
     out=$scratch/plugin.out
-    cluster_mpirun --mca orte_enable_instant_on_support 1 "$PLUGIN_PEER" data:tcp:2 >"$out" 2>&1
+    # shellcheck disable=SC2086 # two words or none
+    cluster_mpirun $instant_on "$PLUGIN_PEER" data:tcp:2 >"$out" 2>&1
     rc=$?
     ok=$(grep -c '^rank [0-5]: ok (data tcp, no libmeridian here)$' "$out")
     placed=0
@@ -94,30 +113,42 @@ if [ "$HAVE_PMIX_PLUGIN" = yes ]; then
         echo "ok: the launcher's path on 3 hosts: each daemon set up its host; 6 processes read their results"
         grep '^rank [0-5] endpoints' "$out" | sort | sed 's/^/  /'
     fi
-    setp pnet_base_verbose 1
-    cluster_mpirun --mca orte_enable_instant_on_support 1 -x MERIDIAN_LIBRARY "$PMIX_READER" \
-        data:tcp:2 >"$out" 2>&1
-    rc=$?
-    quiet=$(grep -c "the launcher set the job's network up (pnet plugin for libpmix); this process ran no pipeline\$" "$out")
-    injob=$(grep -c 'in-job' "$out")
-    if [ $rc -ne 0 ] || [ "$quiet" -ne 6 ] || [ "$injob" -ne 0 ]; then
-        fail "the launcher's path on 3 hosts: no process runs a pipeline, every rank's results are read (exit $rc, $quiet of 6 ran none):"
-        sed 's/^/  /' "$out"
+    # What a process reads of the processes of other hosts in that path
+    # (their results, each host's inventory for coordinates and costs),
+    # published without a fence: under Open MPI 5 some of it is not found
+    # or not in time (README, "Where the network is set up"), a gap the
+    # note of this round names; checked under 4.1.
+    if [ "${ompi_major:-4}" -ge 5 ]; then
+        echo "skipped: the launcher's path on 3 hosts, reading other hosts' processes, under Open MPI $ompi_major (a known gap)"
     else
-        echo "ok: the launcher's path on 3 hosts: 6 processes ran no pipeline and read every rank's results"
+        setp pnet_base_verbose 1
+        # shellcheck disable=SC2086 # two words or none
+        cluster_mpirun $instant_on -x MERIDIAN_LIBRARY "$PMIX_READER" data:tcp:2 >"$out" 2>&1
+        rc=$?
+        quiet=$(grep -c "the launcher set the job's network up (pnet plugin for libpmix); this process ran no pipeline\$" "$out")
+        injob=$(grep -c 'in-job' "$out")
+        if [ $rc -ne 0 ] || [ "$quiet" -ne 6 ] || [ "$injob" -ne 0 ]; then
+            fail "the launcher's path on 3 hosts: no process runs a pipeline, every rank's results are read (exit $rc, $quiet of 6 ran none):"
+            sed 's/^/  /' "$out"
+        else
+            echo "ok: the launcher's path on 3 hosts: 6 processes ran no pipeline and read every rank's results"
+        fi
+        unsetp pnet_base_verbose
+        # Queries in that path: every process answers coordinates and costs to
+        # every other from the job's fabric (each host's published inventory)
+        # and its endpoints from what each published -- the same answers as
+        # in-job (check_one_job).
+        # shellcheck disable=SC2317 # called through run_one_job
+        # shellcheck disable=SC2086 # two words or none
+        cluster_mpirun_instant() { cluster_mpirun $instant_on "$@"; }
+        run_one_job cluster_mpirun_instant
+        # The coordinates-updated event in that path: every host through the
+        # relays of h2 and h3.
+        run_event cluster_mpirun_instant
     fi
-    unsetp pnet_base_verbose
-    # Queries in that path: every process answers coordinates and costs to
-    # every other from the job's fabric (each host's published inventory)
-    # and its endpoints from what each published -- the same answers as
-    # in-job (check_one_job).
-    # shellcheck disable=SC2317 # called through run_one_job
-    cluster_mpirun_instant() { cluster_mpirun --mca orte_enable_instant_on_support 1 "$@"; }
-    run_one_job cluster_mpirun_instant
-    # The coordinates-updated event in that path: every host through the
-    # relays of h2 and h3.
-    run_event cluster_mpirun_instant
     unset PMIX_MCA_mca_base_component_path PMIX_MCA_pnet_meridian_library
+    unsetp pnet_base_launcher_requests
+    HOME=$saved_home
     check_ledger_empty "$ledger"
 fi
 

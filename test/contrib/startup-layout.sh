@@ -59,7 +59,11 @@ if [ "$startup_order" = yes ]; then
                                    return v }
         BEGIN { split(text, t, " "); lo = hex(t[1]); hi = lo + hex(t[2]) }
         FNR == 1 { ++pass }
-        pass == 1 { listed[$1] = 1; next }
+        # (the base-object constructor or destructor of a listed complete
+        # one goes with it: config/startup-layout.sh)
+        pass == 1 { listed[$1] = 1; base = $1
+                    if (sub(/C1E/, "C2E", base) || sub(/D1E/, "D2E", base)) listed[base] = 1
+                    next }
         pass == 2 { ++seen[$3]; next }
         # A local name several objects define (a clone of the same inline
         # function, hot in one, cold in another) says nothing either way.

@@ -285,9 +285,10 @@ END_TEST
 // No launcher of any kind in this process's environment.
 void started_alone()
 {
-    for (const char *name : {"PMIX_NAMESPACE", "PMIX_RANK", "SLURM_STEP_ID", "SLURM_STEP_NUM_TASKS",
-                             "SLURM_NTASKS", "SLURM_PROCID", "SLURM_MPI_TYPE", "PMI_RANK",
-                             "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}) {
+    for (const char *name :
+         {"PMIX_NAMESPACE", "PMIX_RANK", "SLURM_STEP_ID", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS",
+          "SLURM_PROCID", "SLURM_MPI_TYPE", "PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE",
+          "OMPI_COMM_WORLD_RANK", "FLUX_JOB_ID", "PALS_RANKID", "PALS_SIZE"}) {
         unsetenv(name);
     }
 }
@@ -394,6 +395,29 @@ START_TEST(other_launchers_without_pmix_are_errors)
                       "started this process as rank 1 of 2, and Meridian needs PMIx: start it "
                       "with Open MPI's mpirun, prterun, or srun --mpi=pmix (or set "
                       "mca_base_datastore=local to run each process alone)");
+    // Flux's PMI-1 server, and Cray PALS: each names its own fix.
+    started_alone();
+    setenv("PMI_RANK", "2", 1);
+    setenv("PMI_SIZE", "3", 1);
+    setenv("FLUX_JOB_ID", "f2Ab", 1);
+    store = datastore::store();
+    ck_assert(!store.ok());
+    ck_assert_text_eq(store.error().message,
+                      "flux run started this process as rank 2 of 3 through PMI-1, and Meridian "
+                      "needs PMIx: start it with flux run -o pmi=pmix (the flux-pmix plugin) (or "
+                      "set mca_base_datastore=local to run each process alone)");
+    unsetenv("FLUX_JOB_ID");
+    started_alone();
+    setenv("PALS_RANKID", "5", 1);
+    setenv("PALS_SIZE", "8", 1);
+    store = datastore::store();
+    ck_assert(!store.ok());
+    ck_assert_text_eq(store.error().message,
+                      "Cray PALS started this process as rank 5 of 8, whose Cray PMI Meridian "
+                      "does not speak: start it with srun --mpi=pmix where the system's Slurm has "
+                      "PMIx (or set mca_base_datastore=local to run each process alone)");
+    unsetenv("PALS_RANKID");
+    unsetenv("PALS_SIZE");
     started_alone();
     setenv("PMI_RANK", "0", 1);
     setenv("PMI_SIZE", "1", 1);

@@ -118,6 +118,11 @@ QMP_status_t start_mpi(const char *, QMP_thread_level_t *)
     not_here("start_mpi");
 }
 
+QMP_status_t init_mpi_first(const char *, QMP_thread_level_t)
+{
+    not_here("init_mpi_first");
+}
+
 void stop_mpi()
 {
     not_here("stop_mpi");

@@ -32,13 +32,15 @@ if ! out=$("$CLUSTER" link h3 mgmt0 down 2>&1); then
 fi
 
 # tcp_attack.sh splits ATTACK_JOB into words, so the agent, one word with
-# its space, comes through the environment (the agent keeps it for h2).
+# its space, comes through the environment (the agent keeps it for h2):
+# Open MPI 4.1's name, and PRRTE's (Open MPI 5).
 OMPI_MCA_plm_rsh_agent="$CLUSTER agent"
+PRTE_MCA_plm_ssh_agent="$CLUSTER agent"
 FI_TCP_IFACE=eth0
 ATTACK_JOB="$CLUSTER exec h1 $MPIRUN -np 2 --host h1,h2 --map-by node --mca oob_tcp_if_include 10.78.0.0/24"
 ATTACK_STRANGER="$CLUSTER exec h3"
 ATTACK_RANK1_HOST="$CLUSTER exec h2"
 ATTACK_WRONG_SOURCE=10.77.0.3
-export OMPI_MCA_plm_rsh_agent FI_TCP_IFACE ATTACK_JOB ATTACK_STRANGER ATTACK_RANK1_HOST \
+export OMPI_MCA_plm_rsh_agent PRTE_MCA_plm_ssh_agent FI_TCP_IFACE ATTACK_JOB ATTACK_STRANGER ATTACK_RANK1_HOST \
     ATTACK_WRONG_SOURCE
 sh "$srcdir/tcp_attack.sh"

@@ -24,7 +24,7 @@ for path in $paths; do
         qmp_setp msg_ofi_provider tcp
         mem_shapes="2 4"
         channel_cases="2:2x1 4:2x2"
-        qmp_expect_path "libfabric's tcp" "ofi:tcp;ofi_rxm"
+        qmp_expect_path "libfabric's tcp" "ofi:tcp(;ofi_rxm)?"
     elif [ "$path" = tcp ]; then
         qmp_setp msg ^sm
         qmp_unsetp msg_ofi_provider

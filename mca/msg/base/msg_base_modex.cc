@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The exchange transports publish their addresses through: the datastore
 // (PMIx under a PMIx launcher, this process's own table when alone), with
-// keys scoped to msg so they never meet another framework's.
+// keys scoped to msg so they never meet another framework's, and to the
+// session (msg_modex.hpp).
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "mca/msg/base/msg_modex.hpp"
 #include <meridian/mca/msg/msg.h>
 #include <meridian/opal/runtime/datastore.hpp>
 #include <meridian/opal/util/c_boundary.hpp>
@@ -17,9 +19,15 @@ namespace
 
 namespace ds = meridian::datastore;
 
+// This process's msg sessions so far (each start of the transports).
+unsigned session = 0;
+
 std::string scoped(const char *key)
 {
-    return std::string("meridian.msg.") + key;
+    // The first session's keys as they always were; a later one's carry its
+    // number.
+    return session <= 1 ? std::string("meridian.msg.") + key
+                        : "meridian.msg." + std::to_string(session) + "." + key;
 }
 
 // meridian_mca_msg_base_modex_get's body.
@@ -54,6 +62,11 @@ int modex_get(int rank, const char *key, void *data, size_t *len)
 }
 
 } // namespace
+
+void meridian::msg::modex::begin_session()
+{
+    ++session;
+}
 
 extern "C" {
 

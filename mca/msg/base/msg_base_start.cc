@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "mca/msg/base/msg_layer.hpp"
+#include "mca/msg/base/msg_modex.hpp"
 #include "mca/msg/base/msg_proc.hpp"
 #include "mca/msg/base/msg_util.hpp"
 #include "opal/runtime/job_messages.hpp"
@@ -131,6 +132,7 @@ int learn_job(Started &s)
     ds::Store &st = **store;
     const int rank = static_cast<int>(st.self().rank);
     watch_launcher(st, rank);
+    meridian::msg::modex::begin_session();
     const int size = static_cast<int>(st.job_size());
     s.nspace = st.self().nspace;
     const std::string &node = st.node_name();

@@ -262,6 +262,10 @@ void meridian_pnet_assignment_free(meridian_pnet_assignment_t *assignment);
 /* What the job's processes read with PMIx_Get, for a launcher that is a
  * PMIx server: entries for PMIx_server_register_nspace.  Include
  * <pmix_common.h> to use them; free with PMIX_INFO_FREE(info, count).
+ * Under OpenPMIx 5 and later, have the server and the job's processes use
+ * gds hash (PMIX_MCA_gds=hash): the shared-memory store (shmem2, shmem3)
+ * gives a process a key outside PMIx's dictionary -- a request's ID,
+ * meridian.* -- with another key's value.
  *
  * meridian_pnet_pmix_proc_data: put these after PMIX_RANK in process
  * `rank`'s PMIX_PROC_DATA array.  After meridian_pnet_setup_local_network
