@@ -18,8 +18,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/startup-layout.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # The default script, between the lines of = that ld --verbose puts around it.
 : >"$work/empty.s"
+# (without -Werror: Clang warns of compile flags unused by a link)
 # shellcheck disable=SC2086 # the link command is words
-$link -shared -nostdlib -Wl,--verbose -o "$work/probe.so" "$work/empty.s" >"$work/verbose" 2>&1 || true
+probe=$(for word in $link; do case $word in -Werror | -Werror=*) ;; *) printf '%s ' "$word" ;; esac; done)
+# shellcheck disable=SC2086 # the link command is words
+$probe -shared -nostdlib -Wl,--verbose -o "$work/probe.so" "$work/empty.s" >"$work/verbose" 2>&1 || true
 awk '/^==========/ { inside = !inside; next } inside' "$work/verbose" >"$work/default.ld"
 # A complete-object constructor or destructor (C1, D1) may be an alias in the
 # base-object one's section (C2, D2) -- GCC 14 so emits std::string's -- so

@@ -412,7 +412,7 @@ void registration_answered(pmix_status_t status, size_t reference, void *cbdata)
 class PmixStore final : public Store
 {
   public:
-    explicit PmixStore(const pmix_proc_t &me) : me_(me)
+    explicit PmixStore(const pmix_proc_t &me)
     {
         self_.nspace = me.nspace;
         self_.rank = me.rank;
@@ -920,7 +920,6 @@ class PmixStore final : public Store
         return ranks;
     }
 
-    pmix_proc_t me_;
     ProcId self_;
     std::uint32_t job_size_ = 1;
     std::uint32_t local_rank_ = 0;

@@ -690,9 +690,10 @@ Result<std::uint64_t> cost(std::uint32_t from, std::uint32_t to)
     nearest_per_plane(c, *b, near_b);
     std::optional<std::uint64_t> best;
     for (const auto &[plane, nic_a] : near_a) {
-        const auto match = std::find_if(near_b.begin(), near_b.end(), [plane](const auto &entry) {
-            return entry.first == plane;
-        });
+        // (a copy: Clang 14 captures no structured binding)
+        const auto match =
+            std::find_if(near_b.begin(), near_b.end(),
+                         [wanted = plane](const auto &entry) { return entry.first == wanted; });
         if (match == near_b.end()) {
             continue;
         }
