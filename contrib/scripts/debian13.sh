@@ -72,6 +72,7 @@ mount_in() { # mount_in TARGET mount-arguments...
 }
 cleanup() {
     local status=$?
+    set +e
     # What the command left running in the root (daemons of a failed test)
     # holds its mounts: ended first, bounded.
     local pid tries
@@ -86,7 +87,7 @@ cleanup() {
     done
     # Whatever was mounted below the root meanwhile (network namespaces of
     # the simulated hosts), then ours, innermost first.
-    findmnt -rn -o TARGET | grep "^$root/" | sort -r | while read -r target; do
+    { findmnt -rn -o TARGET | grep "^$root/" || true; } | sort -r | while read -r target; do
         umount -l "$target" 2>/dev/null || true
     done
     local i
