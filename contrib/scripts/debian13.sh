@@ -128,7 +128,7 @@ in_root() {
         bash -c "cd /src/meridian && $1"
 }
 case $what in
-check) in_root "contrib/scripts/check.sh --debian13" ;;
+check) in_root "contrib/scripts/check.sh --lean" ;;
 main) in_root "contrib/scripts/main.sh" ;;
 run) in_root "$2" ;;
 esac
