@@ -355,7 +355,12 @@ static int request_attr(const pmix_info_t *entry, const char *key, meridian_pnet
             return 1;
         }
     } else if (PMIX_STRING == v->type && NULL != v->data.string) {
-        snprintf(text, size, "%s", v->data.string);
+        if ((size_t)snprintf(text, size, "%s", v->data.string) >= size) {
+            snprintf(why, why_size,
+                     "a network request of the launcher's: its %s is longer than %zu characters",
+                     key, size - 1);
+            return -1;
+        }
         return 1;
     } else if (integer_text(v, text, size)) {
         return 1;
@@ -363,8 +368,9 @@ static int request_attr(const pmix_info_t *entry, const char *key, meridian_pnet
         snprintf(text, size, "%.17g", PMIX_FLOAT == v->type ? (double)v->data.fval : v->data.dval);
         return 1;
     }
-    snprintf(why, why_size, "its %s is a %s, which Meridian does not read", key,
-             PMIx_Data_type_string(v->type));
+    snprintf(why, why_size,
+             "a network request of the launcher's: its %s is a %s, which Meridian does not read",
+             key, PMIx_Data_type_string(v->type));
     return -1;
 }
 
@@ -388,7 +394,7 @@ static int launcher_requests(const pmix_info_t info[], size_t ninfo, meridian_pn
         }
         const pmix_info_t *entries = (const pmix_info_t *)array->array;
         meridian_pnet_attr_t attrs[REQUEST_KEYS];
-        char texts[REQUEST_KEYS][128];
+        char texts[REQUEST_KEYS][PMIX_MAX_KEYLEN + 1];
         size_t count = 0;
         for (size_t e = 0; e < array->size; ++e) {
             const char *key = NULL;

@@ -655,10 +655,10 @@ class PmixStore final : public Store
             std::max<std::int64_t>(1, std::chrono::ceil<std::chrono::seconds>(timeout).count()));
         pmix_value_t *raw = nullptr;
         pmix_status_t rc = PMIX_ERR_TIMEOUT;
-        // Under PMIx 5 a process keeps the first data it got of a peer of
-        // another node, and a key the peer put later is "not found" from
-        // then on: each attempt after the first refreshes that copy, a
-        // little less often each time (at most every 50 ms).
+        // Under PMIx 5 what a process holds of a peer of another node may
+        // predate the key, which then reads as "not found": each attempt
+        // after the first refreshes that copy, a little less often each
+        // time (at most every 50 ms).
         auto pause = std::chrono::milliseconds(1);
         for (bool first = true; first || std::chrono::steady_clock::now() < until; first = false) {
             if (!first) {
@@ -825,8 +825,8 @@ class PmixStore final : public Store
             proc.nspace != self_.nspace || !pulled_.insert(proc.rank).second) {
             return false;
         }
-        // (refreshed: what this process has of the peer may be an older
-        // fence's, and a copy is never updated otherwise)
+        // (refreshed: what this process holds of the peer may be an older
+        // fence's)
         pmix_info_t info[2];
         std::memset(info, 0, sizeof info);
         int seconds = pull_seconds;
