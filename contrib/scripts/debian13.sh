@@ -41,6 +41,7 @@ esac
 [ "$(id -u)" = 0 ] || { echo "debian13.sh: run it as root (debootstrap and chroot need it)" >&2; exit 1; }
 mirror=${DEBIAN13_MIRROR:-http://deb.debian.org/debian}
 log=$(dirname "$root")/debian13.log
+mkdir -p "$(dirname "$root")"
 
 say() { echo "debian13: $*"; }
 
