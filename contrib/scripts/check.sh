@@ -56,4 +56,4 @@ for entry in "${launcher_tests[@]}"; do
     dir=${entry%%:*}
     make -C "$top/build/test/$dir" -j"$(nproc)" check TESTS="${entry#*: }" || failed
 done
-"$top/test/slowest-tests.sh" "$top/build/test" 15 || true
+bash "$top/test/slowest-tests.sh" "$top/build/test" 15 || true

@@ -156,7 +156,7 @@ void release_runtime()
     });
 }
 
-// Under a PMIx launcher, keep Meridian up past this finalize, until the
+// Under a launcher (PMIx, PMI), keep Meridian up past this finalize, until the
 // process exits.  A PMIx client that was finalized and is started again
 // (PMIx_Finalize, then PMIx_Init for the next QMP_init_msg_passing) no
 // longer has the job's data, and PMIx_Get can answer a peer's key with this
@@ -172,7 +172,8 @@ void keep_runtime()
         return;
     }
     auto store = datastore::store();
-    if (!store || (*store)->backend() != "pmix") {
+    // (A PMI-1 launcher takes one init per process: the same holds.)
+    if (!store || (*store)->backend() == "local") {
         return;
     }
     // Counted only: Meridian is running.
@@ -352,11 +353,13 @@ void finalize()
 
 // The launcher ends the other processes (as MPI_Abort makes it do), even
 // for code 0, after which an exit alone would look like success.
-// Whether the launcher was asked (a job of its: PMIx).
+// Whether the launcher was asked (a job of its: PMIx, PMI).
 bool end_the_job(int error_code)
 {
     if (state().initialized) {
-        if (auto store = datastore::store(); store && (*store)->backend() == "pmix") {
+        if (auto store = datastore::store(); store && (*store)->backend() != "local") {
+            // What the program wrote goes out before the launcher is told.
+            std::fflush(nullptr);
             (*store)->abort_job(error_code, "QMP_abort(" + std::to_string(error_code) + ")");
             return true;
         }

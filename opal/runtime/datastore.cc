@@ -90,10 +90,10 @@ std::string env_text(const char *name, const char *otherwise)
     return text != nullptr && *text != '\0' ? text : otherwise;
 }
 
-// A process that a launcher started as one of several, without PMIx: its
-// peers are running too, each alone, and a job of one each is not what was
-// asked.  Why, and the fix; nothing when the process was really started
-// alone (or as the only task of a step).
+// A process that a launcher started as one of several, without PMIx or
+// PMI: its peers are running too, each alone, and a job of one each is not
+// what was asked.  Why, and the fix; nothing when the process was really
+// started alone (or as the only task of a step).
 std::optional<std::string> launched_without_pmix()
 {
     // srun sets the step's variables in its tasks only (not in the shell of
@@ -112,9 +112,9 @@ std::optional<std::string> launched_without_pmix()
                         ? " with MPI plugin \"" + std::string(plugin) + "\", which gives it no PMIx"
                         : std::string(" without PMIx (its --mpi plugin, or the site's "
                                       "MpiDefault, is none or not pmix)")) +
-                   ": every task would run as a job of one. Run it with srun --mpi=pmix (srun "
-                   "--mpi=list shows the plugins this Slurm has; MpiDefault=pmix in slurm.conf "
-                   "makes it the default)";
+                   ": every task would run as a job of one. Run it with srun --mpi=pmix or "
+                   "--mpi=pmi2 (srun --mpi=list shows the plugins this Slurm has; MpiDefault in "
+                   "slurm.conf sets the default)";
         }
         return std::nullopt;
     }
@@ -125,27 +125,19 @@ std::optional<std::string> launched_without_pmix()
         return "Cray PALS started this process as rank " +
                env_text("PALS_RANKID", env_text("PMI_RANK", "?").c_str()) + " of " +
                std::to_string(size > 1 ? size : env_count("PMI_SIZE")) +
-               ", whose Cray PMI Meridian does not speak: start it with srun --mpi=pmix where "
-               "the system's Slurm has PMIx";
+               ", whose Cray PMI Meridian does not speak: start it with srun --mpi=pmix or "
+               "--mpi=pmi2 where the system's Slurm has them";
     }
-    // Flux's PMI-1 server (its default, pmi=simple): the same wire protocol
-    // as hydra's, and Flux serves PMIx too when flux-pmix is installed.
-    if (const unsigned long size = env_count("PMI_SIZE");
-        size > 1 && std::getenv("PMI_RANK") != nullptr && std::getenv("FLUX_JOB_ID") != nullptr) {
-        return "flux run started this process as rank " + env_text("PMI_RANK", "?") + " of " +
-               std::to_string(size) +
-               " through PMI-1, and Meridian needs PMIx: start it with flux run -o pmi=pmix "
-               "(the flux-pmix plugin)";
-    }
-    // PMI-1 and PMI-2 (MPICH's and Intel MPI's mpiexec, srun --mpi=pmi2):
-    // rank and size, and the way back to the launcher.
+    // A PMI-1/PMI-2 launcher's rank and size without its connection
+    // (PMI_FD, or PMI_PORT and PMI_ID): one that hands it another way.
     if (const unsigned long size = env_count("PMI_SIZE");
         size > 1 && std::getenv("PMI_RANK") != nullptr) {
-        return "a PMI-1/PMI-2 launcher (MPICH's or Intel MPI's mpiexec, srun --mpi=pmi2) "
-               "started this process as rank " +
-               env_text("PMI_RANK", "?") + " of " + std::to_string(size) +
-               ", and Meridian needs PMIx: start it with Open MPI's mpirun, prterun, or "
-               "srun --mpi=pmix";
+        return std::string(std::getenv("FLUX_JOB_ID") != nullptr ? "flux run" : "a PMI launcher") +
+               " started this process as rank " + env_text("PMI_RANK", "?") + " of " +
+               std::to_string(size) +
+               " without a PMI connection (no PMI_FD, nor PMI_PORT and PMI_ID): start it with "
+               "MPICH's mpiexec, srun --mpi=pmi2 or --mpi=pmix, flux run -o pmi=simple, or Open "
+               "MPI's mpirun";
     }
     // Another MPI's mpirun that gives a size but no PMIx.
     if (const unsigned long size = env_count("OMPI_COMM_WORLD_SIZE"); size > 1) {
@@ -276,9 +268,22 @@ Result<Store *> store()
         }
         // auto: a PMIx environment we cannot join (e.g. a stale one
         // inherited by a child) leaves the process on its own.
+    } else if (backend == "pmi" || (backend == "auto" && launched_by_pmi())) {
+        // A PMI launcher is not left for a job of one: its other processes
+        // wait in its barriers for this one.
+        auto pmi = make_pmi_store();
+        if (!pmi) {
+            return make_error(pmi.error().status,
+                              (backend == "pmi" ? "mca_base_datastore=pmi: "
+                                                : "a PMI launcher started this process: ") +
+                                  pmi.error().message);
+        }
+        instance = std::move(*pmi);
+        job_messages::attach(*instance);
+        return instance.get();
     } else if (backend == "auto") {
-        // A launcher that started several without PMIx: the job would run as
-        // that many jobs of one, each saying it is node 0 of 1.
+        // A launcher that started several without PMIx or PMI: the job would
+        // run as that many jobs of one, each saying it is node 0 of 1.
         if (auto why = launched_without_pmix()) {
             return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
                               *why + " (or set mca_base_datastore=local to run each process "

@@ -3,19 +3,22 @@
 // ("pmix.net.coord", a request's ID, ...), about a process (namespace, rank)
 // or about a whole job (rank = job_rank).
 //
-// Two backends behind one interface:
+// Three backends behind one interface:
 //   local  the process's own table; a process started alone is a job of one
 //          ("singleton") and fence returns at once;
 //   pmix   when a PMIx launcher started the process (mpirun, srun
 //          --mpi=pmix, prterun): put / commit / fence / get go through
 //          PMIx_Put, PMIx_Commit, PMIx_Fence (collecting data) and PMIx_Get;
-//          values stored with store() stay in this process.
-// The parameter mca_base_datastore picks one: auto (default: pmix when the
-// environment has PMIX_NAMESPACE and PMIX_RANK and PMIx_Init succeeds, local
-// otherwise -- except in a process that a launcher started as one of
-// several without PMIx, srun with another --mpi plugin, a PMI-1/2 mpiexec:
-// an error that names the launcher and the fix), local, or pmix (an error
-// when PMIx cannot start).
+//   pmi    when a PMI-1 launcher started it (MPICH's and Intel MPI's
+//          mpiexec, srun --mpi=pmi2, flux run): put, barrier and get of the
+//          "simple" wire protocol (datastore_pmi.cc); no events.
+// Values stored with store() stay in this process.  The parameter
+// mca_base_datastore picks one: auto (default: pmix when the environment
+// has PMIX_NAMESPACE and PMIX_RANK and PMIx_Init succeeds, else pmi when it
+// has PMI_FD or PMI_PORT and PMI_ID, local otherwise -- except in a process
+// that a launcher started as one of several with neither, srun with another
+// --mpi plugin, Cray PALS: an error that names the launcher and the fix),
+// local, pmix or pmi (an error when that one cannot start).
 //
 // Thread safety: one thread at a time (calls are not concurrent), except
 // notify_node_from.
@@ -86,7 +89,7 @@ class Store
   public:
     virtual ~Store() = default;
 
-    // "local" or "pmix"
+    // "local", "pmix" or "pmi"
     virtual std::string_view backend() const = 0;
     // This process, and the number of processes in its job.
     virtual const ProcId &self() const = 0;
@@ -216,6 +219,12 @@ std::unique_ptr<Store> make_local_store(ProcId self, std::uint32_t job_size = 1,
 // MERIDIAN_ERR_NOT_AVAILABLE when Meridian was built without PMIx or
 // PMIx_Init fails (message with PMIx's reason).
 Result<std::unique_ptr<Store>> make_pmix_store();
+// The connection a PMI-1 launcher handed this process (PMI_FD with PMI_RANK
+// and PMI_SIZE, or PMI_PORT with PMI_ID).  Errors: none handed, not open,
+// the launcher refused or answered what PMI does not (the message says).
+Result<std::unique_ptr<Store>> make_pmi_store();
+// Whether the environment holds such a connection.
+bool launched_by_pmi();
 
 } // namespace meridian::datastore
 

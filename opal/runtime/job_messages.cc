@@ -557,7 +557,9 @@ void attach(datastore::Store &store)
     if (!s.client || s.mode == Mode::routed) {
         return;
     }
-    const bool several = store.backend() == "pmix" && store.job_size() > 1;
+    // A process of a launcher's job names its rank; only PMIx carries the
+    // events a node's printer needs (PMI has none).
+    const bool several = store.backend() != "local" && store.job_size() > 1;
     if (several) {
         s.rank = store.self().rank;
         s.node = store.node_name();
@@ -570,7 +572,8 @@ void attach(datastore::Store &store)
         set_message_origin({});
         guard.lock();
     }
-    if (!several || !mca::message_aggregate() || store.local_size() <= 1) {
+    if (!several || store.backend() != "pmix" || !mca::message_aggregate() ||
+        store.local_size() <= 1) {
         // Nobody to print for: this process says its own.
         go_direct(s, guard);
         return;

@@ -98,6 +98,9 @@ int main(int argc, char **argv)
 
     qc_int("QMP_comm_get_number_of_nodes(allocated)", np, QMP_comm_get_number_of_nodes(allocated));
     const char *pmix_rank = getenv("PMIX_RANK");
+    if (pmix_rank == NULL) {
+        pmix_rank = getenv("PMI_RANK"); /* a PMI-1 launcher */
+    }
     qc_int("QMP_comm_get_node_number(allocated) (the launcher's rank)",
            pmix_rank != NULL ? atoi(pmix_rank) : 0, rank);
     qc_int("QMP_comm_is_primary_node(allocated)", rank == 0, QMP_comm_is_primary_node(allocated));

@@ -273,6 +273,11 @@ Status share_updates(datastore::Store &store)
     if (!sh.handler_registered) {
         if (auto registered = store.on_event(MERIDIAN_NETWORK_COORDS_UPDATED, received);
             !registered) {
+            if (registered.error().status == MERIDIAN_ERR_NOT_SUPPORTED) {
+                // A launcher without events (PMI): nothing to hear; a change
+                // made here says, when it is made, that nobody was told.
+                return success();
+            }
             sh.store = nullptr;
             return registered;
         }
