@@ -514,8 +514,9 @@ class PmiStore final : public Store
     {
         stop_watching();
         // The launcher takes a process that ends without finalize for one
-        // that failed; its answer is waited for a little only.
-        if (connection_->send("cmd=finalize")) {
+        // that failed; its answer is waited for a little only.  (Not after
+        // a refused init.)
+        if (initialized_ && connection_->send("cmd=finalize")) {
             (void)connection_->receive("finalize", 5000);
         }
     }
@@ -532,6 +533,7 @@ class PmiStore final : public Store
                               "datastore: the PMI launcher refused PMI version 1.1: " +
                                   util::quoted(init->line()));
         }
+        initialized_ = true;
         auto maxes = connection_->ask("cmd=get_maxes", "maxes");
         if (!maxes) {
             return maxes.error();
@@ -946,6 +948,7 @@ class PmiStore final : public Store
     std::vector<std::uint32_t> node_of_;
     std::vector<std::uint32_t> local_peers_;
     std::unordered_map<std::string, Value> published_;
+    bool initialized_ = false;
     std::thread watcher_;
     int wake_ = -1;
 };

@@ -288,7 +288,8 @@ void started_alone()
     for (const char *name :
          {"PMIX_NAMESPACE", "PMIX_RANK", "SLURM_STEP_ID", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS",
           "SLURM_PROCID", "SLURM_MPI_TYPE", "PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE",
-          "OMPI_COMM_WORLD_RANK", "FLUX_JOB_ID", "PALS_RANKID", "PALS_SIZE"}) {
+          "OMPI_COMM_WORLD_RANK", "FLUX_JOB_ID", "PALS_RANKID", "PALS_SIZE", "PMI_FD", "PMI_PORT",
+          "PMI_ID"}) {
         unsetenv(name);
     }
 }
@@ -327,8 +328,8 @@ START_TEST(srun_without_pmix_is_an_error)
     ck_assert_int_eq(store.error().status, MERIDIAN_ERR_NOT_AVAILABLE);
     const std::string expected =
         "srun started this process as task 2 of 4 with MPI plugin \"none\", which gives it no "
-        "PMIx: every task would run as a job of one. Run it with srun --mpi=pmix (srun "
-        "--mpi=list shows the plugins this Slurm has; MpiDefault=pmix in slurm.conf makes it the "
+        "PMIx: every task would run as a job of one. Run it with srun --mpi=pmix or --mpi=pmi2 "
+        "(srun --mpi=list shows the plugins this Slurm has; MpiDefault in slurm.conf sets the "
         "default) (or set mca_base_datastore=local to run each process alone)";
     ck_assert_text_eq(store.error().message, expected);
     // meridian_init stops with it, said once.
@@ -345,9 +346,9 @@ START_TEST(srun_without_pmix_is_an_error)
     ck_assert_text_eq(none.error().message,
                       "srun started this process as task 2 of 4 without PMIx (its --mpi plugin, "
                       "or the site's MpiDefault, is none or not pmix): every task would run as a "
-                      "job of one. Run it with srun --mpi=pmix (srun --mpi=list shows the plugins "
-                      "this Slurm has; MpiDefault=pmix in slurm.conf makes it the default) (or "
-                      "set mca_base_datastore=local to run each process alone)");
+                      "job of one. Run it with srun --mpi=pmix or --mpi=pmi2 (srun --mpi=list "
+                      "shows the plugins this Slurm has; MpiDefault in slurm.conf sets the "
+                      "default) (or set mca_base_datastore=local to run each process alone)");
 }
 END_TEST
 
@@ -391,11 +392,11 @@ START_TEST(other_launchers_without_pmix_are_errors)
     auto store = datastore::store();
     ck_assert(!store.ok());
     ck_assert_text_eq(store.error().message,
-                      "a PMI-1/PMI-2 launcher (MPICH's or Intel MPI's mpiexec, srun --mpi=pmi2) "
-                      "started this process as rank 1 of 2, and Meridian needs PMIx: start it "
-                      "with Open MPI's mpirun, prterun, or srun --mpi=pmix (or set "
-                      "mca_base_datastore=local to run each process alone)");
-    // Flux's PMI-1 server, and Cray PALS: each names its own fix.
+                      "a PMI launcher started this process as rank 1 of 2 without a PMI "
+                      "connection (no PMI_FD, nor PMI_PORT and PMI_ID): start it with MPICH's "
+                      "mpiexec, srun --mpi=pmi2 or --mpi=pmix, flux run -o pmi=simple, or Open "
+                      "MPI's mpirun (or set mca_base_datastore=local to run each process alone)");
+    // Flux without its PMI-1 server, and Cray PALS: each named.
     started_alone();
     setenv("PMI_RANK", "2", 1);
     setenv("PMI_SIZE", "3", 1);
@@ -403,9 +404,10 @@ START_TEST(other_launchers_without_pmix_are_errors)
     store = datastore::store();
     ck_assert(!store.ok());
     ck_assert_text_eq(store.error().message,
-                      "flux run started this process as rank 2 of 3 through PMI-1, and Meridian "
-                      "needs PMIx: start it with flux run -o pmi=pmix (the flux-pmix plugin) (or "
-                      "set mca_base_datastore=local to run each process alone)");
+                      "flux run started this process as rank 2 of 3 without a PMI connection (no "
+                      "PMI_FD, nor PMI_PORT and PMI_ID): start it with MPICH's mpiexec, srun "
+                      "--mpi=pmi2 or --mpi=pmix, flux run -o pmi=simple, or Open MPI's mpirun "
+                      "(or set mca_base_datastore=local to run each process alone)");
     unsetenv("FLUX_JOB_ID");
     started_alone();
     setenv("PALS_RANKID", "5", 1);
@@ -414,8 +416,9 @@ START_TEST(other_launchers_without_pmix_are_errors)
     ck_assert(!store.ok());
     ck_assert_text_eq(store.error().message,
                       "Cray PALS started this process as rank 5 of 8, whose Cray PMI Meridian "
-                      "does not speak: start it with srun --mpi=pmix where the system's Slurm has "
-                      "PMIx (or set mca_base_datastore=local to run each process alone)");
+                      "does not speak: start it with srun --mpi=pmix or --mpi=pmi2 where the "
+                      "system's Slurm has them (or set mca_base_datastore=local to run each "
+                      "process alone)");
     unsetenv("PALS_RANKID");
     unsetenv("PALS_SIZE");
     started_alone();
