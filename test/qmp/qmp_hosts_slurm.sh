@@ -3,8 +3,9 @@
 # QMP over two hosts under Slurm (contrib/cluster/slurm.sh: slurmctld on h1,
 # a slurmd on each host): point to point, collectives and MPI communicators
 # under QMP's (MPI started in the same processes), the processes started by
-# srun --mpi=pmix and their PMIx server Slurm's.  Skipped without Slurm and
-# munge.  Needs root and iproute2.
+# srun --mpi=pmix and their PMIx server Slurm's; point to point and
+# collectives again under srun --mpi=pmi2, whose PMI-1 server is Slurm's.
+# Skipped without Slurm and munge.  Needs root and iproute2.
 # shellcheck source=qmp_hosts_lib.sh
 . "$QMP_TEST_SRC/qmp_hosts_lib.sh"
 
@@ -35,7 +36,11 @@ while [ \$# -gt 0 ]; do
 done
 nodes=2
 [ "\$np" -lt 2 ] && nodes=1
-exec "$slurm_sh" srun --mpi=pmix -N "\$nodes" -n "\$np" --overcommit --distribution=cyclic "\$@" </dev/null
+if [ "\${QMP_SRUN_MPI:-pmix}" = pmi2 ]; then
+    ${MCA_ENV_PREFIX}mca_base_datastore=pmi
+    export ${MCA_ENV_PREFIX}mca_base_datastore
+fi
+exec "$slurm_sh" srun --mpi="\${QMP_SRUN_MPI:-pmix}" -N "\$nodes" -n "\$np" --overcommit --distribution=cyclic "\$@" </dev/null
 EOF
 chmod +x "$scratch/srun"
 MPIRUN=$scratch/srun
@@ -44,4 +49,10 @@ qmp_hosts_drivers ", under srun" qmp_p2p.sh qmp_coll.sh qmp_mpi_comm.sh
 QMP_LOSS_CASES=daemon
 export QMP_LOSS_CASES
 qmp_hosts_drivers ", under srun" qmp_launcher_loss.sh
+unset QMP_LOSS_CASES
+# Slurm's PMI-1 server (--mpi=pmi2 serves PMI-1.1 and PMI-2 on PMI_FD): the
+# processes' datastore held to it.
+QMP_SRUN_MPI=pmi2
+export QMP_SRUN_MPI
+qmp_hosts_drivers ", under srun --mpi=pmi2" qmp_p2p.sh qmp_coll.sh
 exit "$qmp_status"

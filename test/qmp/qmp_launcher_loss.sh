@@ -142,15 +142,16 @@ loss_case() {
     return 0
 }
 
-# QMP_LOSS_CASES=daemon (qmp_hosts_slurm.sh): only the daemon's (under
-# srun, node 1's slurmstepd; srun itself is not the processes' PMIx server).
+# QMP_LOSS_CASES=daemon (qmp_hosts_slurm.sh, qmp_pmi.sh): only the daemon's
+# (under srun, node 1's slurmstepd; srun itself is not the processes' PMIx
+# server; under hydra, its proxy on the one host, both nodes' PMI server).
 if [ "${QMP_LOSS_CASES:-all}" = all ]; then
     loss_case "mpirun SIGKILL while computing" KILL compute
     loss_case "mpirun SIGKILL while one waits in QMP_barrier" KILL wait
     loss_case "mpirun SIGTERM while computing" TERM compute
     loss_case "mpirun SIGTERM while one waits in QMP_barrier" TERM wait
 fi
-if [ "$(qmp_host_of 1)" != "$(qmp_host_of 0)" ]; then
+if [ "$(qmp_host_of 1)" != "$(qmp_host_of 0)" ] || [ "${QMP_LOSS_CASES:-all}" = daemon ]; then
     loss_case "node 1's daemon SIGKILL while computing" KILL compute daemon
     loss_case "node 1's daemon SIGKILL while node 1 waits in QMP_barrier" KILL wait daemon
 fi

@@ -5,9 +5,8 @@
 # errors and abort, machine and topology, point-to-point and collectives run
 # again with their jobs started by mpiexec.hydra, the datastore of the
 # launched processes held to pmi (mca_base_datastore=pmi: an error, not a
-# job of one, when it cannot start).  Then what only PMI shows: a job's processes name their ranks in
-# what they say, and the launcher's end is seen.  Skipped (77) without
-# MPICH's mpiexec.
+# job of one, when it cannot start); then the launcher's loss, its PMI
+# server killed.  Skipped (77) without MPICH's mpiexec.
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
 
@@ -45,4 +44,11 @@ for driver in qmp_basic.sh qmp_machine.sh qmp_p2p.sh qmp_coll.sh; do
         qmp_fail "$driver under mpiexec.hydra"
     fi
 done
+# The PMI server's end: hydra's proxy, the processes' parent and the other
+# end of their PMI_FD, killed; each process sees its connection close, says
+# so and ends.  (When mpiexec itself goes, its proxy ends the processes.)
+echo "==== qmp_launcher_loss.sh under mpiexec.hydra, its proxy killed"
+if ! QMP_LOSS_CASES=daemon sh "$QMP_TEST_SRC/qmp_launcher_loss.sh"; then
+    qmp_fail "qmp_launcher_loss.sh under mpiexec.hydra, its proxy killed"
+fi
 exit "$qmp_status"
