@@ -5,12 +5,14 @@
 // within the server's key, value and line limits; the job's shape from
 // PMI_process_mapping; a missing key's message; wait_for; the launcher's
 // end; abort and finalize; and what is refused, with its message (a wrong
-// answer, a refused version, a descriptor that is not open, PMI_PORT's
-// mistakes).
+// answer, a refused version, a descriptor that is not open or not a
+// socket, a size of 0, a rank past it, PMI_PORT's mistakes, a hung server,
+// a line cut short, a value past vallen_max, pieces missing).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "test/support/meridian_test.hpp"
+#include "opal/runtime/pmi_client.hpp"
 #include <meridian/opal/runtime/datastore.hpp>
 
 using namespace meridian;
@@ -587,13 +590,40 @@ START_TEST(what_the_environment_must_hold)
     ck_assert_text_eq(closed.error().message,
                       "datastore: PMI_FD \"987\" is not an open file descriptor of this process "
                       "(a PMI launcher's variable inherited by a program it did not start?)");
-    setenv("PMI_FD", "0", 1);
-    setenv("PMI_RANK", "2", 1); // not below the size
-    auto rank = make_pmi_store();
-    ck_assert(!rank.ok());
-    ck_assert_text_eq(rank.error().message,
-                      "datastore: PMI_FD is set but PMI_RANK and PMI_SIZE are not a rank and a "
-                      "size");
+    // A file is not written to.
+    char path[] = "/tmp/check_datastore_pmi.XXXXXX";
+    const int file = mkstemp(path);
+    ck_assert_int_ge(file, 0);
+    setenv("PMI_FD", std::to_string(file).c_str(), 1);
+    auto as_file = make_pmi_store();
+    ck_assert(!as_file.ok());
+    ck_assert_text_eq(as_file.error().message,
+                      "datastore: PMI_FD \"" + std::to_string(file) +
+                          "\" is not a socket (a PMI launcher hands one): not written to");
+    struct stat about{};
+    ck_assert_int_eq(fstat(file, &about), 0);
+    ck_assert_int_eq(about.st_size, 0);
+    close(file);
+    unlink(path);
+    // A socket, with a size of 0 or a rank past the size.
+    int pair[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+    setenv("PMI_FD", std::to_string(pair[0]).c_str(), 1);
+    setenv("PMI_SIZE", "0", 1);
+    auto zero = make_pmi_store();
+    ck_assert(!zero.ok());
+    ck_assert_text_eq(zero.error().message,
+                      "datastore: PMI_FD is set but PMI_RANK (\"0\") and PMI_SIZE (\"0\") are "
+                      "not a rank below a size");
+    setenv("PMI_SIZE", "2", 1);
+    setenv("PMI_RANK", "2", 1);
+    auto past = make_pmi_store();
+    ck_assert(!past.ok());
+    ck_assert_text_eq(past.error().message,
+                      "datastore: PMI_FD is set but PMI_RANK (\"2\") and PMI_SIZE (\"2\") are "
+                      "not a rank below a size");
+    close(pair[0]);
+    close(pair[1]);
     unsetenv("PMI_FD");
     auto none = make_pmi_store();
     ck_assert(!none.ok());
@@ -623,6 +653,137 @@ START_TEST(what_the_environment_must_hold)
     ck_assert_text_eq((*chosen)->backend(), "pmi");
     ck_assert_uint_eq((*chosen)->job_size(), 2);
     shutdown();
+}
+END_TEST
+
+namespace
+{
+
+// A client over a socket pair whose other end answers with `script` (all
+// of it at once, then the end of the connection unless `keep_open`).
+struct Scripted {
+    explicit Scripted(const std::string &script, bool keep_open = false)
+    {
+        int pair[2];
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+        server = pair[1];
+        ck_assert_int_eq(write(server, script.data(), script.size()),
+                         static_cast<ssize_t>(script.size()));
+        if (!keep_open) {
+            shutdown(server, SHUT_WR);
+        }
+        client = std::make_unique<pmi::Client>(pair[0], std::chrono::milliseconds(200));
+    }
+    ~Scripted() { close(server); }
+    Scripted(const Scripted &) = delete;
+    Scripted &operator=(const Scripted &) = delete;
+    int server = -1;
+    std::unique_ptr<pmi::Client> client;
+};
+
+const std::string good_init = "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"
+                              "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=64\n"
+                              "cmd=my_kvsname kvsname=kvs_9\n";
+
+} // namespace
+
+// A server that answers wrongly, too late, or not at all: each a message,
+// none a hang.
+START_TEST(a_server_that_misbehaves)
+{
+    {
+        Scripted hung("", true); // says nothing, and stays
+        auto init = hung.client->init();
+        ck_assert(!init.ok());
+        ck_assert_int_eq(init.error().status, MERIDIAN_ERR_TIMEOUT);
+        ck_assert_text_eq(init.error().message,
+                          "datastore: the PMI launcher did not answer cmd=init within 200 ms: it "
+                          "is not serving PMI (hung?)");
+    }
+    {
+        Scripted cut("cmd=response_to_init pmi_ver"); // a line cut short, then the end
+        auto init = cut.client->init();
+        ck_assert(!init.ok());
+        ck_assert_int_eq(init.error().status, MERIDIAN_ERR_UNREACH);
+        ck_assert_text_eq(init.error().message,
+                          "datastore: the PMI launcher's connection closed while waiting for the "
+                          "answer to cmd=init (a line cut short): the launcher (mpiexec, srun, "
+                          "flux) has ended");
+    }
+    {
+        Scripted refusing(good_init + "cmd=put_result rc=-1 msg=duplicate_key\n");
+        ck_assert(refusing.client->init().ok());
+        auto put = refusing.client->put("k@0", "Vx");
+        ck_assert(!put.ok());
+        ck_assert_text_eq(put.error().message,
+                          "datastore: the PMI launcher refused the key k@0: \"cmd=put_result "
+                          "rc=-1 msg=duplicate_key\"");
+    }
+    {
+        // A value past the launcher's own vallen_max (64 here).
+        Scripted long_value(good_init + "cmd=get_result rc=0 value=V" + std::string(100, 'A') +
+                            "\n");
+        ck_assert(long_value.client->init().ok());
+        auto got = long_value.client->get_value("k@1");
+        ck_assert(!got.ok());
+        ck_assert_text_eq(got.error().message,
+                          "datastore: the PMI launcher answered get of k@1 with a value of 101 "
+                          "bytes, past its own vallen_max of 64");
+    }
+    {
+        // A head whose pieces are not there, and text not in the alphabet.
+        Scripted pieces(good_init + "cmd=get_result rc=0 value=N3\ncmd=get_result rc=0 value=CAA\n"
+                                    "cmd=get_result rc=-1 msg=not_found\n"
+                                    "cmd=get_result rc=0 value=V*\n");
+        ck_assert(pieces.client->init().ok());
+        auto missing = pieces.client->get_value("k@1");
+        ck_assert(!missing.ok());
+        ck_assert_text_eq(missing.error().message,
+                          "datastore: what the PMI launcher has under k@1 is not a value Meridian "
+                          "wrote: piece 2 of 3 is missing");
+        auto foreign = pieces.client->get_value("k@1");
+        ck_assert(!foreign.ok());
+        ck_assert_text_eq(foreign.error().message,
+                          "datastore: what the PMI launcher has under k@1 is not a value Meridian "
+                          "wrote: it is not in base64's URL alphabet");
+    }
+    {
+        // An answer with no end of line for longer than any PMI answer.
+        Scripted endless(std::string(70000, 'x'), true);
+        auto init = endless.client->init();
+        ck_assert(!init.ok());
+        ck_assert_text_eq(init.error().message,
+                          "datastore: the PMI launcher's answer to cmd=init is longer than 65536 "
+                          "bytes: not PMI");
+    }
+}
+END_TEST
+
+// The text and the node map on their own.
+START_TEST(text_and_mappings)
+{
+    for (std::size_t n = 0; n < 64; ++n) {
+        pmi::Bytes bytes(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            bytes[i] = static_cast<std::uint8_t>(i * 37 + n);
+        }
+        const std::string text = pmi::to_text(bytes);
+        ck_assert(text.find_first_of(" =\n;") == std::string::npos);
+        auto back = pmi::from_text(text);
+        ck_assert(back.has_value() && *back == bytes);
+    }
+    ck_assert(pmi::to_text(pmi::Bytes{0xfb, 0xff}) == "-_8");
+    ck_assert(!pmi::from_text("A").has_value());
+    ck_assert(!pmi::from_text("AB=C").has_value());
+    auto cyclic = pmi::parse_mapping("(vector,(0,2,1))", 5);
+    ck_assert(cyclic.has_value() && *cyclic == (std::vector<std::uint32_t>{0, 1, 0, 1, 0}));
+    auto blocks = pmi::parse_mapping("(vector,(0,2,2),(2,1,1))", 5);
+    ck_assert(blocks.has_value() && *blocks == (std::vector<std::uint32_t>{0, 0, 1, 1, 2}));
+    for (const char *bad : {"", "(vector,)", "(vector,(0,2))", "(vector,(0,2,1,4))",
+                            "(vector,(0,0,1))", "(vector,(0,9,1))", "vector,(0,1,1))",
+                            "(vector,(0,1,x))"}) {
+        ck_assert_msg(!pmi::parse_mapping(bad, 5).has_value(), "%s", bad);
+    }
 }
 END_TEST
 
@@ -717,6 +878,8 @@ int main()
     tcase_add_test(refused, wrong_answers_are_refused);
     tcase_add_test(refused, what_the_environment_must_hold);
     tcase_add_test(refused, by_port_and_id);
+    tcase_add_test(refused, a_server_that_misbehaves);
+    tcase_add_test(refused, text_and_mappings);
     suite_add_tcase(suite, refused);
     return meridian_test::run_suite(suite);
 }
