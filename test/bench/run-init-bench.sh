@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Benchmark: start-up and shut-down of a QMP program against an MPI program.
 # Goal: QMP_init_msg_passing + QMP_finalize_msg_passing take at most 1.0x
-# the time of Open MPI's MPI_Init + MPI_Finalize, for one process and for 2
-# processes under mpirun.  Not part of `make check`; run it with
+# the time of the launcher's MPI's MPI_Init + MPI_Finalize: Open MPI's for
+# one process and for 2 processes under mpirun, MPICH's for 2 and 16 under
+# mpiexec.hydra.  Not part of `make check`; run it with
 #
 #   make -C test/bench bench-init                (from the build directory)
 #   make -C test/bench bench-init BENCH_INIT_RUNS=21
@@ -13,7 +14,10 @@
 # BENCH_INIT_RUNS times (default 11, after one untimed run), QMP and MPI
 # alternating:
 #   - one process: the program started alone (Open MPI's singleton);
-#   - 2 processes: `mpirun -np 2 --bind-to core --map-by core PROGRAM`.
+#   - 2 processes: `mpirun -np 2 --bind-to core --map-by core PROGRAM`;
+#   - where MPICH is installed too, 2 and 16 processes under its mpiexec
+#     (hydra): QMP through PMI-1 against MPICH's MPI_Init + MPI_Finalize
+#     (bench_init built with mpicc.mpich).
 # A run's figure is its slowest process's time from main's first line to
 # the end of init and to the end of finalize; the table gives the medians,
 # and the wall time of the whole command (process start and mpirun
@@ -55,6 +59,16 @@ once() {
 
 mpirun_np2() { "$MPIRUN" -np 2 --bind-to core --map-by core "$@"; }
 
+# Under MPICH's mpiexec (hydra), where QMP starts through PMI-1, against
+# MPICH's own MPI_Init: when both are installed (Debian: mpich, libmpich-dev).
+hydra=no
+if [ -n "${MPIEXEC_HYDRA:-}" ] && [ -n "${MPICC_MPICH:-}" ] && command -v "$MPICC_MPICH" >/dev/null 2>&1; then
+    MPICC=$MPICC_MPICH mpicc_build "$work/bench_init_mpich" "$srcdir/bench_init.c" -DBENCH_INIT_MPI
+    hydra=yes
+fi
+hydra_np2() { "$MPIEXEC_HYDRA" -n 2 -bind-to core "$@"; }
+hydra_np16() { "$MPIEXEC_HYDRA" -n 16 "$@"; }
+
 : >"$work/rows"
 echo "Timing $runs runs of each after one untimed run, QMP and MPI alternating ..."
 i=0
@@ -64,6 +78,12 @@ while [ "$i" -le "$runs" ]; do
     once "1 process" MPI "$work/bench_init_mpi"
     once "2 processes, mpirun" QMP mpirun_np2 "$BENCH_INIT_QMP"
     once "2 processes, mpirun" MPI mpirun_np2 "$work/bench_init_mpi"
+    if [ $hydra = yes ]; then
+        once "2 processes, hydra" QMP hydra_np2 "$BENCH_INIT_QMP"
+        once "2 processes, hydra" MPI hydra_np2 "$work/bench_init_mpich"
+        once "16 processes, hydra" QMP hydra_np16 "$BENCH_INIT_QMP"
+        once "16 processes, hydra" MPI hydra_np16 "$work/bench_init_mpich"
+    fi
     # The first round warms the caches: dropped.
     [ "$i" -gt 0 ] || cp "$work/rows.keep" "$work/rows"
     i=$((i + 1))
@@ -71,7 +91,9 @@ done
 
 ompi_version=$("$MPIRUN" --version 2>/dev/null | sed -n '1s/.*(Open MPI) *//p')
 echo
-echo "Start-up and shut-down, medians of $runs runs in ms ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)); MPI: Open MPI $ompi_version"
+mpich_version=
+[ $hydra = yes ] && mpich_version="; hydra rows: QMP through PMI-1, MPI: MPICH $("$MPIEXEC_HYDRA" --version 2>/dev/null | sed -n 's/^ *Version: *//p' | head -n 1)"
+echo "Start-up and shut-down, medians of $runs runs in ms ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)); MPI: Open MPI $ompi_version$mpich_version"
 awk -F'|' "$bench_median_awk"'
     { key = $1 "|" $2; if (!(key in n)) order[++keys] = key
       n[key]++; init[key] = init[key] " " $3; total[key] = total[key] " " $4; wall[key] = wall[key] " " $5 }
