@@ -69,7 +69,8 @@ class PmiStore final : public Store
     {
         self_.rank = rank;
         char name[256] = {};
-        node_name_ = gethostname(name, sizeof name - 1) == 0 && name[0] != '\0' ? name : "localhost";
+        node_name_ =
+            gethostname(name, sizeof name - 1) == 0 && name[0] != '\0' ? name : "localhost";
     }
     PmiStore(const PmiStore &) = delete;
     PmiStore &operator=(const PmiStore &) = delete;
@@ -275,8 +276,7 @@ class PmiStore final : public Store
         auto value = decode(*bytes);
         if (!value) {
             return make_error(MERIDIAN_ERROR, "datastore: reading " + util::quoted(key) + " of " +
-                                                  format_proc(proc) + ": " +
-                                                  value.error().message);
+                                                  format_proc(proc) + ": " + value.error().message);
         }
         return value;
     }
@@ -301,7 +301,8 @@ class PmiStore final : public Store
     {
         const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
         for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
-            struct stat about{};
+            struct stat about {
+            };
             if (::fstat(fd, &about) != 0 || !(S_ISFIFO(about.st_mode) || S_ISSOCK(about.st_mode))) {
                 continue; // a file or a terminal: written already
             }
@@ -379,7 +380,8 @@ std::optional<std::uint32_t> env_number(const char *name)
 Result<int> pmi_fd(const char *text)
 {
     const auto fd = to_count(text);
-    struct stat about{};
+    struct stat about {
+    };
     if (!fd || *fd > INT32_MAX || ::fstat(static_cast<int>(*fd), &about) != 0) {
         return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
                           "datastore: PMI_FD " + util::quoted(text) +
@@ -417,14 +419,13 @@ Result<std::unique_ptr<Store>> make_pmi_store()
         if (!r || !n || *n == 0 || *r >= *n) {
             const char *rank_text = std::getenv("PMI_RANK");
             const char *size_text = std::getenv("PMI_SIZE");
-            return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
-                              "datastore: PMI_FD is set but PMI_RANK (" +
-                                  (rank_text != nullptr ? util::quoted(rank_text)
-                                                        : std::string("unset")) +
-                                  ") and PMI_SIZE (" +
-                                  (size_text != nullptr ? util::quoted(size_text)
-                                                        : std::string("unset")) +
-                                  ") are not a rank below a size");
+            return make_error(
+                MERIDIAN_ERR_NOT_AVAILABLE,
+                "datastore: PMI_FD is set but PMI_RANK (" +
+                    (rank_text != nullptr ? util::quoted(rank_text) : std::string("unset")) +
+                    ") and PMI_SIZE (" +
+                    (size_text != nullptr ? util::quoted(size_text) : std::string("unset")) +
+                    ") are not a rank below a size");
         }
         // Not handed on to the programs this one starts.
         (void)::fcntl(*fd, F_SETFD, FD_CLOEXEC);

@@ -97,8 +97,8 @@ std::string to_text(std::span<const std::uint8_t> bytes)
     out.reserve((bytes.size() + 2) / 3 * 4);
     std::size_t i = 0;
     for (; i + 3 <= bytes.size(); i += 3) {
-        const std::uint32_t n = (std::uint32_t{bytes[i]} << 16) |
-                                (std::uint32_t{bytes[i + 1]} << 8) | bytes[i + 2];
+        const std::uint32_t n =
+            (std::uint32_t{bytes[i]} << 16) | (std::uint32_t{bytes[i + 1]} << 8) | bytes[i + 2];
         out += alphabet[(n >> 18) & 63];
         out += alphabet[(n >> 12) & 63];
         out += alphabet[(n >> 6) & 63];
@@ -308,9 +308,10 @@ Result<Answer> Client::receive(std::string_view waiting_for, bool unbounded)
                 until - std::chrono::steady_clock::now());
             pollfd p{fd_, POLLIN, 0};
             const int ready =
-                left.count() > 0 ? ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(
-                                                     left.count(), INT32_MAX)))
-                                 : 0;
+                left.count() > 0
+                    ? ::poll(&p, 1,
+                             static_cast<int>(std::min<std::int64_t>(left.count(), INT32_MAX)))
+                    : 0;
             if (ready < 0 && errno == EINTR) {
                 continue;
             }
@@ -348,8 +349,8 @@ Result<Answer> Client::ask(const std::string &command, std::string_view expected
     if (answer->cmd() != expected) {
         return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher answered " +
                                               first_word(command) + " with " +
-                                              util::quoted(answer->line()) + " (expected cmd=" +
-                                              std::string(expected) + ")");
+                                              util::quoted(answer->line()) +
+                                              " (expected cmd=" + std::string(expected) + ")");
     }
     return answer;
 }
@@ -410,8 +411,8 @@ Result<Client::Placed> Client::by_port(const std::string &where, const std::stri
             return set.error();
         }
         if (set->cmd() != "set") {
-            return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher at " + where +
-                                                  " sent " + util::quoted(set->line()) +
+            return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher at " + where + " sent " +
+                                                  util::quoted(set->line()) +
                                                   " after initack (expected cmd=set)");
         }
         if (auto n = (*set)["size"]; n && to_count(*n)) {
@@ -452,13 +453,12 @@ Status Client::init()
     vallen_max_ = limit(*maxes, "vallen_max", 1024);
     const std::size_t kvsname_max = limit(*maxes, "kvsname_max", 256);
     if (keylen_max_ < keylen_least || vallen_max_ < vallen_least) {
-        return make_error(MERIDIAN_ERR_NOT_SUPPORTED,
-                          "datastore: the PMI launcher takes keys of " +
-                              std::to_string(keylen_max_) + " and values of " +
-                              std::to_string(vallen_max_) +
-                              " bytes at most, too few for Meridian (" +
-                              std::to_string(keylen_least) + " and " +
-                              std::to_string(vallen_least) + ")");
+        return make_error(
+            MERIDIAN_ERR_NOT_SUPPORTED,
+            "datastore: the PMI launcher takes keys of " + std::to_string(keylen_max_) +
+                " and values of " + std::to_string(vallen_max_) +
+                " bytes at most, too few for Meridian (" + std::to_string(keylen_least) + " and " +
+                std::to_string(vallen_least) + ")");
     }
     auto kvs = ask("cmd=get_my_kvsname", "my_kvsname");
     if (!kvs) {
@@ -476,8 +476,8 @@ Status Client::init()
 
 Status Client::put(const std::string &key, const std::string &text)
 {
-    auto result = ask("cmd=put kvsname=" + kvsname_ + " key=" + key + " value=" + text,
-                      "put_result");
+    auto result =
+        ask("cmd=put kvsname=" + kvsname_ + " key=" + key + " value=" + text, "put_result");
     if (!result) {
         return result.error();
     }
@@ -500,8 +500,7 @@ Result<std::string> Client::get(const std::string &key)
     }
     if (value->size() >= vallen_max_) {
         return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher answered get of " + key +
-                                              " with a value of " +
-                                              std::to_string(value->size()) +
+                                              " with a value of " + std::to_string(value->size()) +
                                               " bytes, past its own vallen_max of " +
                                               std::to_string(vallen_max_));
     }

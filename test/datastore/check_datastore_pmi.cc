@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
-#include "test/support/meridian_test.hpp"
 #include "opal/runtime/pmi_client.hpp"
+#include "test/support/meridian_test.hpp"
 #include <meridian/opal/runtime/datastore.hpp>
 
 using namespace meridian;
@@ -273,8 +273,8 @@ class Server
 void isolate()
 {
     meridian_test::isolate_mca_environment();
-    for (const char *name : {"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID",
-                             "PMIX_NAMESPACE", "PMIX_RANK"}) {
+    for (const char *name :
+         {"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID", "PMIX_NAMESPACE", "PMIX_RANK"}) {
         unsetenv(name);
     }
 }
@@ -323,8 +323,7 @@ InfoList every_type(std::uint32_t rank)
         {"t.coords", std::vector<Coordinate>{c}},
         {"t.info", InfoList{{"pmix.alloc.netid", std::string("32000-32001")}}},
         // A key longer than PMI's, and one with what its parsers split on.
-        {"meridian.a.key.longer.than.any.pmi.server.takes.for.one.key.at.all",
-         std::uint64_t{rank}},
+        {"meridian.a.key.longer.than.any.pmi.server.takes.for.one.key.at.all", std::uint64_t{rank}},
         {"key with spaces=and signs", std::string("v")},
     };
 }
@@ -600,7 +599,8 @@ START_TEST(what_the_environment_must_hold)
     ck_assert_text_eq(as_file.error().message,
                       "datastore: PMI_FD \"" + std::to_string(file) +
                           "\" is not a socket (a PMI launcher hands one): not written to");
-    struct stat about{};
+    struct stat about {
+    };
     ck_assert_int_eq(fstat(file, &about), 0);
     ck_assert_int_eq(about.st_size, 0);
     close(file);
@@ -634,8 +634,7 @@ START_TEST(what_the_environment_must_hold)
     setenv("PMI_ID", "1", 1);
     auto port = make_pmi_store();
     ck_assert(!port.ok());
-    ck_assert_text_eq(port.error().message,
-                      "datastore: PMI_PORT \"localhost\" is not host:port");
+    ck_assert_text_eq(port.error().message, "datastore: PMI_PORT \"localhost\" is not host:port");
     // store(): pmi asked for where no launcher is, and auto where one is.
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
@@ -779,9 +778,9 @@ START_TEST(text_and_mappings)
     ck_assert(cyclic.has_value() && *cyclic == (std::vector<std::uint32_t>{0, 1, 0, 1, 0}));
     auto blocks = pmi::parse_mapping("(vector,(0,2,2),(2,1,1))", 5);
     ck_assert(blocks.has_value() && *blocks == (std::vector<std::uint32_t>{0, 0, 1, 1, 2}));
-    for (const char *bad : {"", "(vector,)", "(vector,(0,2))", "(vector,(0,2,1,4))",
-                            "(vector,(0,0,1))", "(vector,(0,9,1))", "vector,(0,1,1))",
-                            "(vector,(0,1,x))"}) {
+    for (const char *bad :
+         {"", "(vector,)", "(vector,(0,2))", "(vector,(0,2,1,4))", "(vector,(0,0,1))",
+          "(vector,(0,9,1))", "vector,(0,1,1))", "(vector,(0,1,x))"}) {
         ck_assert_msg(!pmi::parse_mapping(bad, 5).has_value(), "%s", bad);
     }
 }
