@@ -41,13 +41,13 @@ unit_dirs=(support class params mca carto_base carto_file carto_auto fabric data
     pnet_ucx qmp_base qmp_msg_unit)
 # The launchers: jobs under mpirun (in-job, the node leader, the plugin for
 # libpmix in the launcher), under srun on simulated hosts, and QMP's
-# programs over every transport under mpirun.
+# programs over every transport under mpirun and under MPICH's mpiexec (PMI-1).
 launcher_tests=(
     "injob: injob.sh ledger.sh pmix_launcher.sh"
     "pmix_plugin: pmix_plugin.sh"
     "cluster: pnet_hosts.sh slurm_hosts.sh"
     "msg: msg_test.sh"
-    "qmp: qmp_basic.sh qmp_p2p.sh qmp_coll.sh qmp_machine.sh"
+    "qmp: qmp_basic.sh qmp_p2p.sh qmp_coll.sh qmp_machine.sh qmp_pmi.sh"
 )
 for dir in "${unit_dirs[@]}"; do
     make -C "$top/build/test/$dir" -j"$(nproc)" check || failed
