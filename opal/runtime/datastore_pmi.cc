@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -45,16 +44,6 @@ namespace meridian::datastore
 
 namespace
 {
-
-std::optional<std::uint32_t> to_count(std::string_view text)
-{
-    std::uint32_t n = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-        return std::nullopt;
-    }
-    return n;
-}
 
 // ---------------------------------------------------------------- the store
 
@@ -371,7 +360,7 @@ class PmiStore final : public Store
 std::optional<std::uint32_t> env_number(const char *name)
 {
     const char *text = std::getenv(name);
-    return text != nullptr ? to_count(text) : std::nullopt;
+    return text != nullptr ? pmi::parse_count(text) : std::nullopt;
 }
 
 // PMI_FD as the launcher hands it: an open socket of this process (hydra,
@@ -379,7 +368,7 @@ std::optional<std::uint32_t> env_number(const char *name)
 // a terminal, a closed descriptor -- is not written to.
 Result<int> pmi_fd(const char *text)
 {
-    const auto fd = to_count(text);
+    const auto fd = pmi::parse_count(text);
     struct stat about {
     };
     if (!fd || *fd > INT32_MAX || ::fstat(static_cast<int>(*fd), &about) != 0) {

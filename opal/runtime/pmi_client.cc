@@ -35,20 +35,10 @@ std::string errno_text(int error)
     return std::strerror(error);
 }
 
-std::optional<std::uint32_t> to_count(std::string_view text)
-{
-    std::uint32_t n = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-        return std::nullopt;
-    }
-    return n;
-}
-
 std::size_t limit(const Answer &maxes, std::string_view name, std::size_t otherwise)
 {
     const auto text = maxes[name];
-    const auto n = text ? to_count(*text) : std::nullopt;
+    const auto n = text ? parse_count(*text) : std::nullopt;
     return n && *n > 0 ? *n : otherwise;
 }
 
@@ -90,6 +80,16 @@ std::string hex64(std::uint64_t n)
 } // namespace
 
 // ---------------------------------------------------------------- text
+
+std::optional<std::uint32_t> parse_count(std::string_view text)
+{
+    std::uint32_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+        return std::nullopt;
+    }
+    return n;
+}
 
 std::string to_text(std::span<const std::uint8_t> bytes)
 {
@@ -185,7 +185,7 @@ std::optional<std::vector<std::uint32_t>> parse_mapping(std::string_view text,
         std::uint32_t numbers[3];
         for (int i = 0; i < 3; ++i) {
             const std::size_t comma = std::min(block.find(','), block.size());
-            auto n = to_count(block.substr(0, comma));
+            auto n = parse_count(block.substr(0, comma));
             if (!n) {
                 return std::nullopt;
             }
@@ -415,12 +415,12 @@ Result<Client::Placed> Client::by_port(const std::string &where, const std::stri
                                                   util::quoted(set->line()) +
                                                   " after initack (expected cmd=set)");
         }
-        if (auto n = (*set)["size"]; n && to_count(*n)) {
-            placed.size = *to_count(*n);
+        if (auto n = (*set)["size"]; n && parse_count(*n)) {
+            placed.size = *parse_count(*n);
             have_size = true;
         }
-        if (auto n = (*set)["rank"]; n && to_count(*n)) {
-            placed.rank = *to_count(*n);
+        if (auto n = (*set)["rank"]; n && parse_count(*n)) {
+            placed.rank = *parse_count(*n);
             have_rank = true;
         }
     }
@@ -599,7 +599,7 @@ Result<Bytes> Client::get_value(const std::string &key)
     if (!head->empty() && head->front() == 'V') {
         text = head->substr(1);
     } else if (!head->empty() && head->front() == 'N') {
-        const auto count = to_count(std::string_view(*head).substr(1));
+        const auto count = parse_count(std::string_view(*head).substr(1));
         if (!count || *count == 0 || *count > 9999999) {
             return damaged("its head " + util::quoted(*head) + " counts no pieces");
         }

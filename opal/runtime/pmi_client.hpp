@@ -131,6 +131,10 @@ struct Client::Placed {
 std::optional<std::vector<std::uint32_t>> parse_mapping(std::string_view text,
                                                         std::uint32_t job_size);
 
+// A decimal count as PMI writes one (PMI_FD, PMI_RANK, rc=, size=): all
+// digits, fits 32 bits; nullopt otherwise.
+std::optional<std::uint32_t> parse_count(std::string_view text);
+
 // Bytes as text in base64's URL-safe alphabet without padding, and back
 // (nullopt for text that is not such).
 std::string to_text(std::span<const std::uint8_t> bytes);
