@@ -268,14 +268,18 @@ Result<Store *> store()
         }
         // auto: a PMIx environment we cannot join (e.g. a stale one
         // inherited by a child) leaves the process on its own.
-    } else if (backend == "pmi" || (backend == "auto" && launched_by_pmi())) {
+    } else if (backend == "pmi" || backend == "pmi1" || backend == "pmi2" ||
+               (backend == "auto" && launched_by_pmi())) {
         // A PMI launcher is not left for a job of one: its other processes
         // wait in its barriers for this one.
-        auto pmi = make_pmi_store();
+        auto pmi = make_pmi_store(backend == "pmi1"   ? PmiVersion::v1
+                                  : backend == "pmi2" ? PmiVersion::v2
+                                                      : PmiVersion::any);
         if (!pmi) {
             return make_error(pmi.error().status,
-                              (backend == "pmi" ? "mca_base_datastore=pmi: "
-                                                : "a PMI launcher started this process: ") +
+                              (backend == "auto"
+                                   ? std::string("a PMI launcher started this process: ")
+                                   : "mca_base_datastore=" + std::string(backend) + ": ") +
                                   pmi.error().message);
         }
         instance = std::move(*pmi);

@@ -9,16 +9,19 @@
 //   pmix   when a PMIx launcher started the process (mpirun, srun
 //          --mpi=pmix, prterun): put / commit / fence / get go through
 //          PMIx_Put, PMIx_Commit, PMIx_Fence (collecting data) and PMIx_Get;
-//   pmi    when a PMI-1 launcher started it (MPICH's and Intel MPI's
-//          mpiexec, srun --mpi=pmi2, flux run): put, barrier and get of the
-//          "simple" wire protocol (datastore_pmi.cc); no events.
+//   pmi    when a PMI launcher started it (MPICH's and Intel MPI's
+//          mpiexec, srun --mpi=pmi2, flux run): put, barrier and get of
+//          PMI-1's or PMI-2's "simple" wire protocol (datastore_pmi.cc); no
+//          events.
 // Values stored with store() stay in this process.  The parameter
 // mca_base_datastore picks one: auto (default: pmix when the environment
 // has PMIX_NAMESPACE and PMIX_RANK and PMIx_Init succeeds, else pmi when it
 // has PMI_FD or PMI_PORT and PMI_ID, local otherwise -- except in a process
 // that a launcher started as one of several with neither, srun with another
 // --mpi plugin, Cray PALS: an error that names the launcher and the fix),
-// local, pmix or pmi (an error when that one cannot start).
+// local, pmix, pmi, pmi1 or pmi2 (an error when that one cannot start).
+// pmi speaks PMI-2 under srun and PMI-1 elsewhere, as those launchers' own
+// MPIs do; pmi1 and pmi2 insist on one.
 //
 // Thread safety: one thread at a time (calls are not concurrent), except
 // notify_node_from.
@@ -219,10 +222,13 @@ std::unique_ptr<Store> make_local_store(ProcId self, std::uint32_t job_size = 1,
 // MERIDIAN_ERR_NOT_AVAILABLE when Meridian was built without PMIx or
 // PMIx_Init fails (message with PMIx's reason).
 Result<std::unique_ptr<Store>> make_pmix_store();
-// The connection a PMI-1 launcher handed this process (PMI_FD with PMI_RANK
-// and PMI_SIZE, or PMI_PORT with PMI_ID).  Errors: none handed, not open,
-// the launcher refused or answered what PMI does not (the message says).
-Result<std::unique_ptr<Store>> make_pmi_store();
+// The connection a PMI launcher handed this process (PMI_FD with PMI_RANK
+// and PMI_SIZE, or PMI_PORT with PMI_ID, which is PMI-1's only), speaking
+// `version`: any is PMI-2 under srun (PMI-1 where srun's launcher offers no
+// 2.0) and PMI-1 elsewhere.  Errors: none handed, not open, the version
+// refused, the launcher answered what PMI does not (the message says).
+enum class PmiVersion { any, v1, v2 };
+Result<std::unique_ptr<Store>> make_pmi_store(PmiVersion version = PmiVersion::any);
 // Whether the environment holds such a connection.
 bool launched_by_pmi();
 

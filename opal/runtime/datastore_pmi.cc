@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The PMI-1 datastore backend: a Store over PMI-1's simple wire protocol
-// (pmi_client.hpp), which MPICH's and Intel MPI's mpiexec (hydra), srun
-// --mpi=pmi2 and flux run (pmi=simple) serve to the processes they start.
+// The PMI datastore backend: a Store over PMI-1's or PMI-2's simple wire
+// protocol (pmi_client.hpp), which MPICH's and Intel MPI's mpiexec (hydra),
+// srun --mpi=pmi2 and flux run (pmi=simple) serve to the processes they
+// start.
 //
 // The launcher hands each process a connection: a socket in PMI_FD (with
 // PMI_RANK and PMI_SIZE), or a TCP address in PMI_PORT with PMI_ID, which
 // the process presents and gets its rank and size back.  The job's
-// processes share one key space (the kvsname), and a published value
+// processes share one key space (PMI-1's kvsname, PMI-2's job id), and a
+// published value
 // becomes visible to the others at the next barrier (fence).  A Meridian
 // value is encoded (datastore::encode) and put under its key and the
 // publisher's rank, split when long; which ranks share a node comes from the
@@ -54,7 +56,7 @@ class PmiStore final : public Store
 {
   public:
     PmiStore(std::unique_ptr<pmi::Client> client, std::uint32_t rank, std::uint32_t size)
-        : client_(std::move(client)), job_size_(size)
+        : client_(std::move(client)), job_size_(size), launcher_rank_(rank)
     {
         self_.rank = rank;
         char name[256] = {};
@@ -75,10 +77,20 @@ class PmiStore final : public Store
     }
 
     // init, the key space, the node map, this process's host name.
-    Status start()
+    Status start(pmi::Client::Ask ask, std::string_view jobid)
     {
-        if (auto done = client_->init(); !done) {
+        if (auto done = client_->init(ask, launcher_rank_, jobid); !done) {
             return done;
+        }
+        if (client_->version() == 2 &&
+            (client_->given_rank() != self_.rank || client_->given_size() != job_size_)) {
+            return make_error(MERIDIAN_ERROR,
+                              "datastore: the PMI launcher's fullinit answer says rank " +
+                                  std::to_string(client_->given_rank()) + " of " +
+                                  std::to_string(client_->given_size()) +
+                                  ", its environment rank " + std::to_string(self_.rank) + " of " +
+                                  std::to_string(job_size_) +
+                                  " (PMI_RANK, PMI_SIZE): not one job's launcher");
         }
         self_.nspace = client_->kvsname();
         learn_nodes();
@@ -111,7 +123,7 @@ class PmiStore final : public Store
         return success();
     }
 
-    // PMI-1 sends each put at once; the barrier makes them visible.
+    // PMI sends each put at once; the barrier (fence) makes them visible.
     Status commit() override { return success(); }
 
     Status fence() override
@@ -229,7 +241,7 @@ class PmiStore final : public Store
 
     void abort_job(int status, std::string_view message) override
     {
-        // PMI-1's abort carries a code only: the message is the caller's to
+        // PMI's abort carries a code only: the message is the caller's to
         // print.  What was printed is still in the pipes to the launcher,
         // which ends the job's processes and itself once it reads the abort
         // (hydra, before it reads the pipes): it goes out first, a second
@@ -274,7 +286,8 @@ class PmiStore final : public Store
     static Status no_events()
     {
         return make_error(MERIDIAN_ERR_NOT_SUPPORTED,
-                          "PMI-1 launchers carry no events between a job's processes");
+                          "PMI launchers (PMI-1, PMI-2) carry no events between a job's "
+                          "processes");
     }
 
     Error missing(const ProcId &proc, std::string_view key) const
@@ -311,7 +324,7 @@ class PmiStore final : public Store
     // (local_size() is then job_size()).
     void learn_nodes()
     {
-        auto mapping = client_->get("PMI_process_mapping");
+        auto mapping = client_->job_attribute("PMI_process_mapping");
         if (!mapping) {
             return;
         }
@@ -348,6 +361,7 @@ class PmiStore final : public Store
     mutable std::mutex lock_;
     ProcId self_;
     std::uint32_t job_size_;
+    std::uint32_t launcher_rank_;
     std::string node_name_;
     std::uint32_t local_rank_ = 0;
     std::vector<std::uint32_t> node_of_;
@@ -393,11 +407,20 @@ bool launched_by_pmi()
            (std::getenv("PMI_PORT") != nullptr && std::getenv("PMI_ID") != nullptr);
 }
 
-Result<std::unique_ptr<Store>> make_pmi_store()
+Result<std::unique_ptr<Store>> make_pmi_store(PmiVersion version)
 {
+    // Auto: PMI-2 where srun started the process (Slurm's own MPI speaks
+    // it there); PMI-1 elsewhere, as MPICH does under hydra (whose 4.0 has
+    // no PMI-2 abort) and flux (which has only PMI-1).
+    const pmi::Client::Ask ask = version == PmiVersion::v1   ? pmi::Client::Ask::v1
+                                 : version == PmiVersion::v2 ? pmi::Client::Ask::v2
+                                 : std::getenv("SLURM_STEP_ID") != nullptr
+                                     ? pmi::Client::Ask::v2_or_v1
+                                     : pmi::Client::Ask::v1;
     std::unique_ptr<pmi::Client> client;
     std::uint32_t rank = 0;
     std::uint32_t size = 0;
+    bool by_port = false;
     if (const char *fd_text = std::getenv("PMI_FD"); fd_text != nullptr) {
         auto fd = pmi_fd(fd_text);
         if (!fd) {
@@ -423,11 +446,17 @@ Result<std::unique_ptr<Store>> make_pmi_store()
         size = *n;
     } else if (const char *port = std::getenv("PMI_PORT"), *id = std::getenv("PMI_ID");
                port != nullptr && id != nullptr) {
+        if (ask == pmi::Client::Ask::v2) {
+            return make_error(MERIDIAN_ERR_NOT_SUPPORTED,
+                              "datastore: a launcher that hands PMI_PORT and PMI_ID speaks PMI-1 "
+                              "there, not PMI-2");
+        }
         auto placed = pmi::Client::by_port(port, id);
         if (!placed) {
             return placed.error();
         }
         client = std::move(placed->client);
+        by_port = true;
         rank = placed->rank;
         size = placed->size;
     } else {
@@ -435,8 +464,14 @@ Result<std::unique_ptr<Store>> make_pmi_store()
                           "datastore: no PMI launcher started this process (neither PMI_FD nor "
                           "PMI_PORT and PMI_ID are set)");
     }
+    // PMI-2's fullinit names the job (Slurm checks it): PMI_JOBID where
+    // the launcher set one it would take back.
+    const char *jobid = std::getenv("PMI_JOBID");
+    const bool jobid_sane = jobid != nullptr && *jobid != '\0' && std::strlen(jobid) <= 256 &&
+                            std::strpbrk(jobid, ";= \n") == nullptr;
     auto store = std::make_unique<PmiStore>(std::move(client), rank, size);
-    if (auto started = store->start(); !started) {
+    if (auto started = store->start(by_port ? pmi::Client::Ask::v1 : ask, jobid_sane ? jobid : "0");
+        !started) {
         return started.error();
     }
     return std::unique_ptr<Store>(std::move(store));

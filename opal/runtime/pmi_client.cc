@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// PMI-1's simple wire protocol, the client side (pmi_client.hpp).
+// PMI-1's and PMI-2's simple wire protocols, the client side
+// (pmi_client.hpp).
 #include "opal/runtime/pmi_client.hpp"
 
 #include <netdb.h>
@@ -11,6 +12,8 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <meridian/opal/util/strings.hpp>
@@ -23,6 +26,12 @@ namespace
 
 // A command's line: hydra and the MPICH client read at most 1024 bytes.
 constexpr std::size_t line_max = 1024;
+// PMI-2's limits (MPICH's pmi2.h: PMI2_MAX_KEYLEN, PMI2_MAX_VALLEN), which
+// hydra and Slurm keep; it has no get_maxes.
+constexpr std::size_t v2_keylen_max = 64;
+constexpr std::size_t v2_vallen_max = 1024;
+// A PMI-2 message's length field: six decimal digits, space-padded.
+constexpr std::size_t v2_length_field = 6;
 // The longest answer taken: a get_result with a value of vallen_max, and
 // some room; beyond it, the launcher is not speaking PMI.
 constexpr std::size_t answer_max = 64 * 1024;
@@ -42,9 +51,21 @@ std::size_t limit(const Answer &maxes, std::string_view name, std::size_t otherw
     return n && *n > 0 ? *n : otherwise;
 }
 
+// "cmd=put" of "cmd=put kvsname=...", "cmd=kvs-put" of "cmd=kvs-put;key=...".
 std::string first_word(const std::string &command)
 {
-    return command.substr(0, command.find(' '));
+    return command.substr(0, command.find_first_of(" ;"));
+}
+
+// What a refusal says besides its rc, where the launcher said why.
+std::string why(const Answer &answer)
+{
+    for (const char *name : {"errmsg", "msg"}) {
+        if (const auto text = answer[name]; text && !text->empty()) {
+            return ": " + std::string(*text);
+        }
+    }
+    return std::string();
 }
 
 Error lost(const std::string &doing, int error)
@@ -224,11 +245,11 @@ std::optional<std::vector<std::uint32_t>> parse_mapping(std::string_view text,
 
 // ---------------------------------------------------------------- answers
 
-Answer::Answer(std::string line) : line_(std::move(line))
+Answer::Answer(std::string line, char separator) : line_(std::move(line))
 {
     std::string_view rest(line_);
     while (!rest.empty()) {
-        const std::size_t end = std::min(rest.find(' '), rest.size());
+        const std::size_t end = std::min(rest.find(separator), rest.size());
         const std::string_view word = rest.substr(0, end);
         rest.remove_prefix(std::min(end + 1, rest.size()));
         if (const std::size_t eq = word.find('='); eq != std::string_view::npos) {
@@ -269,7 +290,19 @@ Client::~Client()
 
 Status Client::send(const std::string &command)
 {
-    const std::string line = command + "\n";
+    std::string line;
+    if (framed_) {
+        if (command.size() > 999999) {
+            return make_error(MERIDIAN_ERR_BAD_PARAM,
+                              "datastore: a PMI-2 command of " + std::to_string(command.size()) +
+                                  " bytes does not fit its six-digit length");
+        }
+        char length[v2_length_field + 1];
+        std::snprintf(length, sizeof length, "%6zu", command.size());
+        line = length + command;
+    } else {
+        line = command + "\n";
+    }
     std::size_t sent = 0;
     while (sent < line.size()) {
         ssize_t n = ::send(fd_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
@@ -293,12 +326,34 @@ Result<Answer> Client::receive(std::string_view waiting_for, bool unbounded)
 {
     const auto until = std::chrono::steady_clock::now() + answer_limit_;
     for (;;) {
-        if (const std::size_t nl = buffer_.find('\n'); nl != std::string::npos) {
+        if (framed_) {
+            // (A newline after a message is not PMI-2's; one is passed
+            // over, as MPICH's own client would.)
+            const std::size_t start = std::min(buffer_.find_first_not_of("\r\n"), buffer_.size());
+            buffer_.erase(0, start);
+            if (buffer_.size() >= v2_length_field) {
+                const std::string field = buffer_.substr(0, v2_length_field);
+                const std::size_t digits = std::min(field.find_first_not_of(' '), field.size());
+                const auto length = parse_count(std::string_view(field).substr(digits));
+                if (!length || *length > answer_max) {
+                    return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher's answer to " +
+                                                          std::string(waiting_for) +
+                                                          " begins with " + util::quoted(field) +
+                                                          ", not a PMI-2 message's length (up to " +
+                                                          std::to_string(answer_max) + " bytes)");
+                }
+                if (buffer_.size() >= v2_length_field + *length) {
+                    std::string body = buffer_.substr(v2_length_field, *length);
+                    buffer_.erase(0, v2_length_field + *length);
+                    return Answer(std::move(body), ';');
+                }
+            }
+        } else if (const std::size_t nl = buffer_.find('\n'); nl != std::string::npos) {
             std::string line = buffer_.substr(0, nl);
             buffer_.erase(0, nl + 1);
             return Answer(std::move(line));
         }
-        if (buffer_.size() > answer_max) {
+        if (buffer_.size() > answer_max + v2_length_field) {
             return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher's answer to " +
                                                   std::string(waiting_for) + " is longer than " +
                                                   std::to_string(answer_max) + " bytes: not PMI");
@@ -330,7 +385,9 @@ Result<Answer> Client::receive(std::string_view waiting_for, bool unbounded)
         }
         if (n <= 0) {
             return lost("waiting for the answer to " + std::string(waiting_for) +
-                            (buffer_.empty() ? std::string() : std::string(" (a line cut short)")),
+                            (buffer_.empty() ? std::string()
+                             : framed_       ? std::string(" (a message cut short)")
+                                             : std::string(" (a line cut short)")),
                         n < 0 ? errno : 0);
         }
         buffer_.append(chunk, static_cast<std::size_t>(n));
@@ -433,18 +490,56 @@ Result<Client::Placed> Client::by_port(const std::string &where, const std::stri
 
 // ---------------------------------------------------------------- commands
 
-Status Client::init()
+Status Client::init(Ask ask, std::uint32_t rank, std::string_view jobid)
 {
-    auto init = ask("cmd=init pmi_version=1 pmi_subversion=1", "response_to_init");
+    if (ask == Ask::v1) {
+        auto init = this->ask("cmd=init pmi_version=1 pmi_subversion=1", "response_to_init");
+        if (!init) {
+            return init.error();
+        }
+        if (!init->ok()) {
+            return make_error(MERIDIAN_ERR_VERSION_MISMATCH,
+                              "datastore: the PMI launcher refused PMI version 1.1: " +
+                                  util::quoted(init->line()));
+        }
+        return init_v1();
+    }
+    auto init = this->ask("cmd=init pmi_version=2 pmi_subversion=0", "response_to_init");
     if (!init) {
         return init.error();
     }
-    if (!init->ok()) {
-        return make_error(MERIDIAN_ERR_VERSION_MISMATCH,
-                          "datastore: the PMI launcher refused PMI version 1.1: " +
-                              util::quoted(init->line()));
+    const auto major = (*init)["pmi_version"];
+    if (init->ok() && major == "2") {
+        return init_v2(rank, jobid);
     }
+    if (ask == Ask::v2_or_v1 && init->ok() && major == "1") {
+        // Flux's way: it speaks 1.1 and says so.
+        return init_v1();
+    }
+    if (ask == Ask::v2_or_v1 && !init->ok()) {
+        // Another launcher refuses 2.0 and keeps the connection for a
+        // second init; one that does not is taken as lost.
+        auto again = this->ask("cmd=init pmi_version=1 pmi_subversion=1", "response_to_init");
+        if (!again) {
+            return again.error();
+        }
+        if (again->ok()) {
+            return init_v1();
+        }
+        return make_error(MERIDIAN_ERR_VERSION_MISMATCH,
+                          "datastore: the PMI launcher refused PMI versions 2.0 and 1.1: " +
+                              util::quoted(init->line()) + ", then " + util::quoted(again->line()));
+    }
+    return make_error(MERIDIAN_ERR_VERSION_MISMATCH,
+                      "datastore: the PMI launcher does not serve PMI version 2.0 (it answered " +
+                          util::quoted(init->line()) +
+                          "); choose PMI-1 with mca_base_datastore=pmi1");
+}
+
+Status Client::init_v1()
+{
     initialized_ = true;
+    version_ = 1;
     auto maxes = ask("cmd=get_maxes", "maxes");
     if (!maxes) {
         return maxes.error();
@@ -474,10 +569,56 @@ Status Client::init()
     return success();
 }
 
+Status Client::init_v2(std::uint32_t rank, std::string_view jobid)
+{
+    framed_ = true;
+    initialized_ = true;
+    version_ = 2;
+    keylen_max_ = v2_keylen_max;
+    vallen_max_ = v2_vallen_max;
+    // Slurm refuses a fullinit without all three; hydra reads the rank.
+    auto full = ask("cmd=fullinit;pmijobid=" + std::string(jobid.empty() ? "0" : jobid) +
+                        ";pmirank=" + std::to_string(rank) + ";threaded=FALSE;",
+                    "fullinit-response");
+    if (!full) {
+        return full.error();
+    }
+    if (!full->ok()) {
+        return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher refused fullinit" +
+                                              why(*full) + " (" + util::quoted(full->line()) + ")");
+    }
+    const auto given_rank = (*full)["rank"];
+    const auto given_size = (*full)["size"];
+    const auto r = given_rank ? parse_count(*given_rank) : std::nullopt;
+    const auto n = given_size ? parse_count(*given_size) : std::nullopt;
+    if (!r || !n || *n == 0 || *r >= *n) {
+        return make_error(MERIDIAN_ERROR,
+                          "datastore: the PMI launcher's fullinit answer gives no rank below a "
+                          "size: " +
+                              util::quoted(full->line()));
+    }
+    given_rank_ = *r;
+    given_size_ = *n;
+    auto id = ask("cmd=job-getid;", "job-getid-response");
+    if (!id) {
+        return id.error();
+    }
+    const auto name = (*id)["jobid"];
+    if (!id->ok() || !name || name->empty() || name->size() > 256 ||
+        name->find_first_of("=; ") != std::string_view::npos) {
+        return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher gave no job id: " +
+                                              util::quoted(id->line()));
+    }
+    kvsname_ = std::string(*name);
+    return success();
+}
+
 Status Client::put(const std::string &key, const std::string &text)
 {
     auto result =
-        ask("cmd=put kvsname=" + kvsname_ + " key=" + key + " value=" + text, "put_result");
+        version_ == 2
+            ? ask("cmd=kvs-put;key=" + key + ";value=" + text + ";", "kvs-put-response")
+            : ask("cmd=put kvsname=" + kvsname_ + " key=" + key + " value=" + text, "put_result");
     if (!result) {
         return result.error();
     }
@@ -490,44 +631,82 @@ Status Client::put(const std::string &key, const std::string &text)
 
 Result<std::string> Client::get(const std::string &key)
 {
-    auto result = ask("cmd=get kvsname=" + kvsname_ + " key=" + key, "get_result");
+    auto result = version_ == 2
+                      ? ask("cmd=kvs-get;jobid=" + kvsname_ + ";srcid=-1;key=" + key + ";",
+                            "kvs-get-response")
+                      : ask("cmd=get kvsname=" + kvsname_ + " key=" + key, "get_result");
     if (!result) {
         return result.error();
     }
     const auto value = (*result)["value"];
-    if (!result->ok() || !value) {
+    const bool found = version_ == 2 ? (*result)["found"] == "TRUE" : true;
+    if (!result->ok() || !found || !value) {
         return make_error(MERIDIAN_ERR_NOT_FOUND, "datastore: the PMI launcher has no " + key);
     }
-    if (value->size() >= vallen_max_) {
-        return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher answered get of " + key +
-                                              " with a value of " + std::to_string(value->size()) +
-                                              " bytes, past its own vallen_max of " +
-                                              std::to_string(vallen_max_));
+    // (PMI-1's vallen_max counts the terminating NUL of MPICH's buffers;
+    // PMI-2's counts characters.)
+    if (value->size() > (version_ == 2 ? vallen_max_ : vallen_max_ - 1)) {
+        return make_error(MERIDIAN_ERROR,
+                          "datastore: the PMI launcher answered get of " + key +
+                              " with a value of " + std::to_string(value->size()) +
+                              " bytes, past " +
+                              (version_ == 2 ? "PMI-2's limit of " : "its own vallen_max of ") +
+                              std::to_string(vallen_max_));
+    }
+    return std::string(*value);
+}
+
+Result<std::string> Client::job_attribute(const std::string &name)
+{
+    if (version_ != 2) {
+        return get(name);
+    }
+    auto result = ask("cmd=info-getjobattr;key=" + name + ";", "info-getjobattr-response");
+    if (!result) {
+        return result.error();
+    }
+    const auto value = (*result)["value"];
+    if (!result->ok() || (*result)["found"] != "TRUE" || !value) {
+        return make_error(MERIDIAN_ERR_NOT_FOUND, "datastore: the PMI launcher has no " + name);
     }
     return std::string(*value);
 }
 
 Status Client::barrier()
 {
-    auto out = ask("cmd=barrier_in", "barrier_out", true);
+    auto out = version_ == 2 ? ask("cmd=kvs-fence;", "kvs-fence-response", true)
+                             : ask("cmd=barrier_in", "barrier_out", true);
     if (!out) {
         return out.error();
     }
     if (!out->ok()) {
-        return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher's barrier failed: " +
-                                              util::quoted(out->line()));
+        return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher's barrier failed" +
+                                              why(*out) + " (" + util::quoted(out->line()) + ")");
+    }
+    if (version_ == 2) {
+        // Hydra's kvs-fence returns at once (MPICH 4.0-4.2): what it makes
+        // sure of is that a kvs-get of a key no process has put is held
+        // until every process has reached its fence.  Such a get makes the
+        // fence a barrier there; Slurm's fence is one already, and answers
+        // it from the node's own copy.
+        auto all = ask("cmd=kvs-get;jobid=" + kvsname_ + ";srcid=-1;key=meridian.fence;",
+                       "kvs-get-response", true);
+        if (!all) {
+            return all.error();
+        }
     }
     return success();
 }
 
 Status Client::abort(int code)
 {
-    return send("cmd=abort exitcode=" + std::to_string(code));
+    return send(version_ == 2 ? "cmd=abort;isworld=TRUE;exitcode=" + std::to_string(code) + ";"
+                              : "cmd=abort exitcode=" + std::to_string(code));
 }
 
 void Client::finalize(std::chrono::milliseconds wait)
 {
-    if (!send("cmd=finalize")) {
+    if (!send(version_ == 2 ? "cmd=finalize;" : "cmd=finalize")) {
         return;
     }
     const auto limit = answer_limit_;
@@ -554,6 +733,10 @@ std::string Client::key_for(std::uint32_t rank, std::string_view key) const
 
 std::size_t Client::room(const std::string &key) const
 {
+    if (version_ == 2) {
+        // A framed message has no line limit: vallen_max alone.
+        return vallen_max_;
+    }
     const std::size_t line = std::string_view("cmd=put kvsname= key=#9999999 value=\n").size() +
                              kvsname_.size() + key.size();
     const std::size_t by_line = line_max > line + 1 ? line_max - line - 1 : 0;

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The datastore's PMI-1 backend against a PMI-1 server of the test's own
-// (one thread, socket pairs as PMI_FD, or TCP loopback for PMI_PORT): values
-// of every type and of any length cross between two processes' stores
-// within the server's key, value and line limits; the job's shape from
-// PMI_process_mapping; a missing key's message; wait_for; the launcher's
-// end; abort and finalize; and what is refused, with its message (a wrong
-// answer, a refused version, a descriptor that is not open or not a
-// socket, a size of 0, a rank past it, PMI_PORT's mistakes, a hung server,
-// a line cut short, a value past vallen_max, pieces missing).
+// The datastore's PMI backend against a PMI-1 and PMI-2 server of the
+// test's own (one thread, socket pairs as PMI_FD, or TCP loopback for
+// PMI_PORT): values of every type and of any length cross between two
+// processes' stores within the server's key, value and line limits, in
+// either version; the job's shape from PMI_process_mapping; a missing key's
+// message; wait_for; the launcher's end; abort and finalize; which version
+// is asked for and what follows the launcher's answer (flux's 1.1 for 2.0,
+// a refusal); and what is refused, with its message (a wrong answer, a
+// refused version, a descriptor that is not open or not a socket, a size
+// of 0, a rank past it, a fullinit that disagrees with the environment,
+// PMI_PORT's mistakes, a hung server, a line or message cut short, a
+// length that is not one, a value past vallen_max, pieces missing).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -15,9 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -35,8 +41,9 @@ using namespace meridian::datastore;
 namespace
 {
 
-// A PMI-1 server for `size` clients: what hydra answers, with its limits
-// checked, and what it saw kept for the tests to read.
+// A PMI server for `size` clients: what hydra answers (PMI-1, and PMI-2
+// where init asks for 2.0), with its limits checked, and what it saw kept
+// for the tests to read.
 class Server
 {
   public:
@@ -47,6 +54,15 @@ class Server
         std::string mapping; // PMI_process_mapping; empty: none
         std::string init_answer = "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0";
         std::string maxes_answer; // empty: the limits above
+        // PMI-2: the answer to init 2.0 (framed messages follow where it
+        // agrees to 2.0), and to fullinit (empty: rank r of size).
+        std::string init_v2_answer = "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0";
+        std::string fullinit_answer;
+        std::string jobid = "77.0"; // job-getid's
+        // Hydra's PMI-2 (MPICH 4.0-4.2): a put is seen at once, kvs-fence
+        // answers at once, and a kvs-get of a missing key waits until every
+        // process has fenced as often as the asker.
+        bool hydra_fence = false;
     };
 
     explicit Server(Options options) : options_(std::move(options))
@@ -54,7 +70,7 @@ class Server
         for (std::uint32_t r = 0; r < options_.size; ++r) {
             int pair[2];
             ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
-            clients_.push_back({pair[0], {}, false, {}});
+            clients_.push_back({pair[0], {}, false, false, {}, 0});
             client_fds_.push_back(pair[1]);
         }
         int pipe_fds[2];
@@ -81,6 +97,7 @@ class Server
         setenv("PMI_FD", std::to_string(client_fd(r)).c_str(), 1);
         setenv("PMI_RANK", std::to_string(r).c_str(), 1);
         setenv("PMI_SIZE", std::to_string(options_.size).c_str(), 1);
+        setenv("PMI_JOBID", "77.0", 1);
     }
     // The server's end of rank r's connection closes: its launcher is gone.
     void hang_up(std::uint32_t r)
@@ -127,15 +144,45 @@ class Server
         int fd;
         std::string buffer;
         bool in_barrier;
+        bool framed; // PMI-2 agreed
         std::vector<std::string> commands;
+        std::size_t fences; // hydra_fence: kvs-fences seen
+    };
+    // hydra_fence: a kvs-get held, of client `client` after `epoch` fences.
+    struct Held {
+        std::size_t client;
+        std::string key;
+        std::size_t epoch;
     };
 
-    static std::map<std::string, std::string> words(const std::string &line)
+    // Called locked: the held gets that can be answered now.
+    void release_held()
+    {
+        std::size_t fewest = SIZE_MAX;
+        for (const auto &c : clients_) {
+            fewest = std::min(fewest, c.fences);
+        }
+        for (auto it = held_.begin(); it != held_.end();) {
+            const auto found = kvs_.find(it->key);
+            if (found != kvs_.end()) {
+                answer(clients_[it->client],
+                       "cmd=kvs-get-response;found=TRUE;value=" + found->second + ";rc=0;");
+            } else if (fewest >= it->epoch) {
+                answer(clients_[it->client], "cmd=kvs-get-response;found=FALSE;rc=0;");
+            } else {
+                ++it;
+                continue;
+            }
+            it = held_.erase(it);
+        }
+    }
+
+    static std::map<std::string, std::string> words(const std::string &line, char separator = ' ')
     {
         std::map<std::string, std::string> out;
         std::size_t at = 0;
         while (at < line.size()) {
-            const std::size_t end = std::min(line.find(' ', at), line.size());
+            const std::size_t end = std::min(line.find(separator, at), line.size());
             const std::string word = line.substr(at, end - at);
             if (const std::size_t eq = word.find('='); eq != std::string::npos) {
                 out[word.substr(0, eq)] = word.substr(eq + 1);
@@ -147,7 +194,12 @@ class Server
 
     void answer(Client &c, const std::string &line)
     {
-        const std::string text = line + "\n";
+        std::string text = line + "\n";
+        if (c.framed) {
+            char length[8];
+            std::snprintf(length, sizeof length, "%6zu", line.size());
+            text = length + line;
+        }
         ck_assert_int_eq(::send(c.fd, text.data(), text.size(), MSG_NOSIGNAL),
                          static_cast<ssize_t>(text.size()));
     }
@@ -161,7 +213,11 @@ class Server
         }
         auto w = words(line);
         const std::string cmd = w["cmd"];
-        if (cmd == "init") {
+        if (cmd == "init" && w["pmi_version"] == "2") {
+            answer(c, options_.init_v2_answer);
+            c.framed = options_.init_v2_answer.find(" pmi_version=2") != std::string::npos &&
+                       options_.init_v2_answer.find(" rc=0") != std::string::npos;
+        } else if (cmd == "init") {
             answer(c, options_.init_answer);
         } else if (cmd == "get_maxes") {
             answer(c, !options_.maxes_answer.empty()
@@ -172,40 +228,14 @@ class Server
         } else if (cmd == "get_my_kvsname") {
             answer(c, "cmd=my_kvsname rc=0 kvsname=kvs_77_0");
         } else if (cmd == "put") {
-            ++puts_;
-            const std::string &key = w["key"];
-            const std::string &value = w["value"];
-            longest_value_ = std::max(longest_value_, value.size());
             if (w["kvsname"] != "kvs_77_0") {
                 violations_.push_back("a put to key space " + w["kvsname"]);
             }
-            if (key.size() + 1 > options_.keylen_max) {
-                violations_.push_back("key " + key + " is longer than keylen_max");
-            }
-            if (value.size() + 1 > options_.vallen_max) {
-                violations_.push_back("the value of " + key + " is longer than vallen_max");
-            }
-            if (value.empty() || value.find_first_of(" =") != std::string::npos) {
-                violations_.push_back("the value of " + key + " is empty or holds ' ' or '='");
-            }
-            pending_[key] = value;
+            // (PMI-1's limits count a terminating NUL.)
+            put_checked(w["key"], w["value"], options_.keylen_max - 1, options_.vallen_max - 1);
             answer(c, "cmd=put_result rc=0 msg=success");
         } else if (cmd == "barrier_in") {
-            c.in_barrier = true;
-            bool all = true;
-            for (const auto &other : clients_) {
-                all = all && other.in_barrier;
-            }
-            if (all) {
-                for (auto &[k, v] : pending_) {
-                    kvs_[k] = v;
-                }
-                pending_.clear();
-                for (auto &other : clients_) {
-                    other.in_barrier = false;
-                    answer(other, "cmd=barrier_out rc=0");
-                }
-            }
+            barrier_in(c);
         } else if (cmd == "get") {
             const std::string &key = w["key"];
             if (key == "PMI_process_mapping" && !options_.mapping.empty()) {
@@ -221,6 +251,150 @@ class Server
             // No answer: the launcher ends the job.
         } else {
             answer(c, "cmd=unknown rc=-1");
+        }
+    }
+
+    // Called locked: a fence's end answers all of them, each in its
+    // version.
+    void barrier_in(Client &c)
+    {
+        c.in_barrier = true;
+        bool all = true;
+        for (const auto &other : clients_) {
+            all = all && other.in_barrier;
+        }
+        if (all) {
+            for (auto &[k, v] : pending_) {
+                kvs_[k] = v;
+            }
+            pending_.clear();
+            for (auto &other : clients_) {
+                other.in_barrier = false;
+                answer(other,
+                       other.framed ? "cmd=kvs-fence-response;rc=0;" : "cmd=barrier_out rc=0");
+            }
+        }
+    }
+
+    void put_checked(const std::string &key, const std::string &value, std::size_t keylen_max,
+                     std::size_t vallen_max)
+    {
+        ++puts_;
+        longest_value_ = std::max(longest_value_, value.size());
+        if (key.size() > keylen_max) {
+            violations_.push_back("key " + key + " is longer than keylen_max");
+        }
+        if (value.size() > vallen_max) {
+            violations_.push_back("the value of " + key + " is longer than vallen_max");
+        }
+        if (value.empty() || value.find_first_of(" =;") != std::string::npos) {
+            violations_.push_back("the value of " + key + " is empty or holds ' ', '=' or ';'");
+        }
+        pending_[key] = value;
+    }
+
+    // PMI-2's commands, as hydra and Slurm answer them.  Called locked.
+    void handle_v2(Client &c, const std::string &body)
+    {
+        c.commands.push_back(body);
+        if (body.empty() || body.back() != ';') {
+            violations_.push_back("a PMI-2 command without its closing ';': " + body);
+        }
+        auto w = words(body, ';');
+        const std::string cmd = w["cmd"];
+        const std::size_t rank = static_cast<std::size_t>(&c - clients_.data());
+        if (cmd == "fullinit") {
+            for (const char *name : {"pmijobid", "pmirank", "threaded"}) {
+                if (!w.contains(name)) {
+                    violations_.push_back(std::string("a fullinit without ") + name);
+                }
+            }
+            if (w["pmirank"] != std::to_string(rank)) {
+                violations_.push_back("a fullinit as pmirank " + w["pmirank"]);
+            }
+            answer(c, !options_.fullinit_answer.empty()
+                          ? options_.fullinit_answer
+                          : "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=" +
+                                std::to_string(rank) + ";size=" + std::to_string(options_.size) +
+                                ";appnum=0;debugged=FALSE;pmiverbose=FALSE;rc=0;");
+        } else if (cmd == "job-getid") {
+            answer(c, "cmd=job-getid-response;jobid=" + options_.jobid + ";rc=0;");
+        } else if (cmd == "kvs-put") {
+            put_checked(w["key"], w["value"], 64, 1024);
+            answer(c, "cmd=kvs-put-response;rc=0;");
+            if (options_.hydra_fence) {
+                kvs_.merge(pending_);
+                pending_.clear();
+                release_held();
+            }
+        } else if (cmd == "kvs-fence" && options_.hydra_fence) {
+            ++c.fences;
+            answer(c, "cmd=kvs-fence-response;rc=0;");
+            release_held();
+        } else if (cmd == "kvs-fence") {
+            barrier_in(c);
+        } else if (cmd == "kvs-get") {
+            if (w["jobid"] != options_.jobid) {
+                violations_.push_back("a kvs-get from job " + w["jobid"]);
+            }
+            if (options_.hydra_fence) {
+                held_.push_back({rank, w["key"], c.fences});
+                release_held();
+            } else if (const auto it = kvs_.find(w["key"]); it != kvs_.end()) {
+                answer(c, "cmd=kvs-get-response;found=TRUE;value=" + it->second + ";rc=0;");
+            } else {
+                answer(c, "cmd=kvs-get-response;found=FALSE;rc=0;");
+            }
+        } else if (cmd == "info-getjobattr") {
+            if (w["key"] == "PMI_process_mapping" && !options_.mapping.empty()) {
+                answer(c, "cmd=info-getjobattr-response;found=TRUE;value=" + options_.mapping +
+                              ";rc=0;");
+            } else {
+                answer(c, "cmd=info-getjobattr-response;found=FALSE;rc=0;");
+            }
+        } else if (cmd == "finalize") {
+            answer(c, "cmd=finalize-response;rc=0;");
+        } else if (cmd == "abort") {
+            // No answer: the launcher ends the job.
+        } else {
+            answer(c, "cmd=" + cmd + "-response;rc=-1;errmsg=unknown command;");
+        }
+    }
+
+    // What has come whole out of c's buffer: lines, then (once PMI-2 is
+    // agreed) framed messages.  Called locked.
+    void drain(Client &c)
+    {
+        for (;;) {
+            if (c.framed) {
+                if (c.buffer.size() < 6) {
+                    return;
+                }
+                const std::string field = c.buffer.substr(0, 6);
+                const std::size_t digits = field.find_first_not_of(' ');
+                std::size_t length = 0;
+                const auto [end, ec] = std::from_chars(
+                    field.data() + std::min<std::size_t>(digits, 6), field.data() + 6, length);
+                if (digits == std::string::npos || ec != std::errc() || end != field.data() + 6) {
+                    violations_.push_back("a PMI-2 length field \"" + field + "\"");
+                    c.buffer.clear();
+                    return;
+                }
+                if (c.buffer.size() < 6 + length) {
+                    return;
+                }
+                const std::string body = c.buffer.substr(6, length);
+                c.buffer.erase(0, 6 + length);
+                handle_v2(c, body);
+            } else {
+                const std::size_t nl = c.buffer.find('\n');
+                if (nl == std::string::npos) {
+                    return;
+                }
+                const std::string line = c.buffer.substr(0, nl);
+                c.buffer.erase(0, nl + 1);
+                handle(c, line);
+            }
         }
     }
 
@@ -247,11 +421,7 @@ class Server
                     continue; // that client is gone; poll says so again: fine
                 }
                 c.buffer.append(chunk, static_cast<std::size_t>(n));
-                for (std::size_t nl; (nl = c.buffer.find('\n')) != std::string::npos;) {
-                    const std::string line = c.buffer.substr(0, nl);
-                    c.buffer.erase(0, nl + 1);
-                    handle(c, line);
-                }
+                drain(c);
             }
         }
     }
@@ -263,6 +433,7 @@ class Server
     std::map<std::string, std::string> pending_;
     std::map<std::string, std::string> kvs_;
     std::vector<std::string> violations_;
+    std::vector<Held> held_;
     std::size_t puts_ = 0;
     std::size_t longest_value_ = 0;
     int wake_read_ = -1;
@@ -273,16 +444,17 @@ class Server
 void isolate()
 {
     meridian_test::isolate_mca_environment();
-    for (const char *name :
-         {"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID", "PMIX_NAMESPACE", "PMIX_RANK"}) {
+    for (const char *name : {"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID", "PMI_JOBID",
+                             "PMIX_NAMESPACE", "PMIX_RANK", "SLURM_STEP_ID"}) {
         unsetenv(name);
     }
 }
 
-std::unique_ptr<Store> start_rank(const Server &server, std::uint32_t rank)
+std::unique_ptr<Store> start_rank(const Server &server, std::uint32_t rank,
+                                  PmiVersion version = PmiVersion::any)
 {
     server.become(rank);
-    auto store = make_pmi_store();
+    auto store = make_pmi_store(version);
     ck_assert_msg(store.ok(), "%s", store.ok() ? "" : store.error().message.c_str());
     return std::move(*store);
 }
@@ -328,14 +500,17 @@ InfoList every_type(std::uint32_t rank)
     };
 }
 
-void values_cross(std::size_t vallen_max, std::size_t keylen_max)
+void values_cross(std::size_t vallen_max, std::size_t keylen_max,
+                  PmiVersion version = PmiVersion::v1)
 {
     Server::Options options;
     options.vallen_max = vallen_max;
     options.keylen_max = keylen_max;
     Server server(options);
-    auto a = start_rank(server, 0);
-    auto b = start_rank(server, 1);
+    auto a = start_rank(server, 0, version);
+    auto b = start_rank(server, 1, version);
+    const std::string nspace = version == PmiVersion::v2 ? "77.0" : "kvs_77_0";
+    ck_assert_text_eq(a->self().nspace, nspace);
     for (const auto &info : every_type(0)) {
         auto put = a->put(info.key, info.value);
         ck_assert_msg(put.ok(), "%s: %s", info.key.c_str(),
@@ -348,20 +523,25 @@ void values_cross(std::size_t vallen_max, std::size_t keylen_max)
     ck_assert(b->commit().ok());
     fence_both(*a, *b);
     for (const auto &info : every_type(0)) {
-        auto got = b->get({"kvs_77_0", 0}, info.key);
+        auto got = b->get({nspace, 0}, info.key);
         ck_assert_msg(got.ok(), "%s: %s", info.key.c_str(),
                       got.ok() ? "" : got.error().message.c_str());
         ck_assert_msg(*got == info.value, "%s", info.key.c_str());
     }
     for (const auto &info : every_type(1)) {
-        auto got = a->get({"kvs_77_0", 1}, info.key);
+        auto got = a->get({nspace, 1}, info.key);
         ck_assert_msg(got.ok() && *got == info.value, "%s", info.key.c_str());
     }
     const auto violations = server.violations();
     ck_assert_msg(violations.empty(), "%s", violations.empty() ? "" : violations[0].c_str());
     // The large value needed many pieces, each within the limit.
     ck_assert_uint_gt(server.puts(), 2 * 100000 / vallen_max);
-    ck_assert_uint_le(server.longest_value(), vallen_max - 1);
+    ck_assert_uint_le(server.longest_value(), version == PmiVersion::v2 ? 1024 : vallen_max - 1);
+    // Each command in the version asked for.
+    const auto seen = server.commands(1);
+    ck_assert_text_eq(seen.front(), version == PmiVersion::v2
+                                        ? "cmd=init pmi_version=2 pmi_subversion=0"
+                                        : "cmd=init pmi_version=1 pmi_subversion=1");
 }
 
 } // namespace
@@ -376,6 +556,13 @@ END_TEST
 START_TEST(values_cross_within_small_limits)
 {
     values_cross(40, 32);
+}
+END_TEST
+
+// PMI-2's framed messages: no line limit, values up to 1024 characters.
+START_TEST(values_cross_under_pmi2)
+{
+    values_cross(1024, 64, PmiVersion::v2);
 }
 END_TEST
 
@@ -419,7 +606,7 @@ START_TEST(the_job_from_the_launcher)
     auto told = one.notify(1, {}, Store::EventRange::node);
     ck_assert(!told.ok());
     ck_assert_text_eq(told.error().message,
-                      "PMI-1 launchers carry no events between a job's processes");
+                      "PMI launchers (PMI-1, PMI-2) carry no events between a job's processes");
     ck_assert(!one.on_event(1, [](const ProcId &, const InfoList &) {}).ok());
 }
 END_TEST
@@ -537,6 +724,198 @@ START_TEST(abort_and_finalize)
     ck_assert_text_eq(seen0.back(), "cmd=abort exitcode=9");
     ck_assert_text_eq(seen0.front(), "cmd=init pmi_version=1 pmi_subversion=1");
     ck_assert_text_eq(seen1.back(), "cmd=finalize");
+}
+END_TEST
+
+// PMI-2 from fullinit to finalize: what is sent, the job's shape from
+// info-getjobattr, abort for the whole job.
+START_TEST(pmi2_from_start_to_end)
+{
+    Server::Options options;
+    options.size = 4;
+    options.mapping = "(vector,(0,1,2),(1,1,2))"; // 0-1 on node 0, 2-3 on node 1
+    Server server(options);
+    std::vector<std::unique_ptr<Store>> stores;
+    for (std::uint32_t r = 0; r < 4; ++r) {
+        stores.push_back(start_rank(server, r, PmiVersion::v2));
+    }
+    ck_assert_text_eq(stores[2]->self().nspace, "77.0");
+    ck_assert_uint_eq(stores[2]->local_size(), 2);
+    ck_assert_uint_eq(stores[3]->local_rank(), 1);
+    auto peers = stores[2]->local_peers();
+    ck_assert(peers.ok() && *peers == (std::vector<std::uint32_t>{2, 3}));
+    const auto seen = server.commands(2);
+    ck_assert_uint_ge(seen.size(), 5);
+    ck_assert_text_eq(seen[0], "cmd=init pmi_version=2 pmi_subversion=0");
+    ck_assert_text_eq(seen[1], "cmd=fullinit;pmijobid=77.0;pmirank=2;threaded=FALSE;");
+    ck_assert_text_eq(seen[2], "cmd=job-getid;");
+    ck_assert_text_eq(seen[3], "cmd=info-getjobattr;key=PMI_process_mapping;");
+    ck_assert(seen[4].starts_with("cmd=kvs-put;key=meridian.pmi.host@2;value=V"));
+    stores[1]->abort_job(9, "QMP_abort(9)");
+    stores[0].reset(); // its finalize
+    for (int i = 0; i < 500; ++i) {
+        const auto one = server.commands(1);
+        const auto zero = server.commands(0);
+        if (!one.empty() && one.back().starts_with("cmd=abort") && !zero.empty() &&
+            zero.back() == "cmd=finalize;") {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ck_assert_text_eq(server.commands(1).back(), "cmd=abort;isworld=TRUE;exitcode=9;");
+    ck_assert_text_eq(server.commands(0).back(), "cmd=finalize;");
+    const auto violations = server.violations();
+    ck_assert_msg(violations.empty(), "%s", violations.empty() ? "" : violations[0].c_str());
+}
+END_TEST
+
+// Hydra's kvs-fence answers at once; the store's fence is still a barrier
+// there (a get of a key no one puts is held until every process fenced).
+START_TEST(hydras_pmi2_fence_is_a_barrier)
+{
+    Server::Options options;
+    options.hydra_fence = true;
+    Server server(options);
+    auto a = start_rank(server, 0, PmiVersion::v2);
+    auto b = start_rank(server, 1, PmiVersion::v2);
+    ck_assert(b->put("k", std::string("from 1")).ok());
+    std::atomic<bool> entered{false};
+    std::thread late([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        entered = true;
+        ck_assert(b->fence().ok());
+    });
+    ck_assert(a->fence().ok());
+    const bool waited = entered;
+    late.join();
+    ck_assert_msg(waited, "rank 0's fence returned before rank 1 entered its own");
+    auto got = a->get({"77.0", 1}, "k");
+    ck_assert(got.ok() && std::get<std::string>(*got) == "from 1");
+    const auto seen = server.commands(0);
+    ck_assert(std::find(seen.begin(), seen.end(),
+                        "cmd=kvs-get;jobid=77.0;srcid=-1;key=meridian.fence;") != seen.end());
+}
+END_TEST
+
+// Which version is asked for, and what follows the launcher's answer.
+START_TEST(the_version_agreed)
+{
+    // Outside srun: PMI-1, as MPICH does under hydra.
+    {
+        Server server({});
+        auto a = start_rank(server, 0);
+        ck_assert_text_eq(server.commands(0).front(), "cmd=init pmi_version=1 pmi_subversion=1");
+    }
+    setenv("SLURM_STEP_ID", "0", 1);
+    // Under srun: PMI-2.
+    {
+        Server server({});
+        auto a = start_rank(server, 0);
+        ck_assert_text_eq(server.commands(0).front(), "cmd=init pmi_version=2 pmi_subversion=0");
+        ck_assert_text_eq(server.commands(0)[1],
+                          "cmd=fullinit;pmijobid=77.0;pmirank=0;threaded=FALSE;");
+    }
+    // A launcher that answers 2.0 with 1.1 (flux): PMI-1 from there.
+    {
+        Server::Options options;
+        options.init_v2_answer = "cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=1";
+        Server server(options);
+        auto a = start_rank(server, 0);
+        auto b = start_rank(server, 1);
+        ck_assert_text_eq(a->self().nspace, "kvs_77_0");
+        ck_assert(a->put("k", std::string("v")).ok());
+        fence_both(*a, *b);
+        auto got = b->get({"kvs_77_0", 0}, "k");
+        ck_assert(got.ok() && std::get<std::string>(*got) == "v");
+        ck_assert_text_eq(server.commands(0)[1], "cmd=get_maxes");
+    }
+    // One that refuses 2.0: asked again for 1.1.
+    {
+        Server::Options options;
+        options.init_v2_answer = "cmd=response_to_init rc=-1 pmi_version=1 pmi_subversion=1";
+        Server server(options);
+        auto a = start_rank(server, 0);
+        const auto seen = server.commands(0);
+        ck_assert_text_eq(seen[0], "cmd=init pmi_version=2 pmi_subversion=0");
+        ck_assert_text_eq(seen[1], "cmd=init pmi_version=1 pmi_subversion=1");
+        ck_assert_text_eq(seen[2], "cmd=get_maxes");
+    }
+    // One that refuses both.
+    {
+        Server::Options options;
+        options.init_v2_answer = "cmd=response_to_init rc=-1";
+        options.init_answer = "cmd=response_to_init rc=-1 msg=go_away";
+        Server server(options);
+        server.become(0);
+        auto refused = make_pmi_store();
+        ck_assert(!refused.ok());
+        ck_assert_int_eq(refused.error().status, MERIDIAN_ERR_VERSION_MISMATCH);
+        ck_assert_text_eq(refused.error().message,
+                          "datastore: the PMI launcher refused PMI versions 2.0 and 1.1: "
+                          "\"cmd=response_to_init rc=-1\", then \"cmd=response_to_init rc=-1 "
+                          "msg=go_away\"");
+    }
+    // pmi2 insists: a launcher of PMI-1 only is refused, with the way out.
+    unsetenv("SLURM_STEP_ID");
+    {
+        Server::Options options;
+        options.init_v2_answer = "cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=1";
+        Server server(options);
+        server.become(0);
+        meridian_test::set_param_env("mca_base_datastore", "pmi2");
+        auto chosen = datastore::store();
+        ck_assert(!chosen.ok());
+        ck_assert_int_eq(chosen.error().status, MERIDIAN_ERR_VERSION_MISMATCH);
+        ck_assert_text_eq(chosen.error().message,
+                          "mca_base_datastore=pmi2: datastore: the PMI launcher does not serve "
+                          "PMI version 2.0 (it answered \"cmd=response_to_init rc=0 pmi_version=1 "
+                          "pmi_subversion=1\"); choose PMI-1 with mca_base_datastore=pmi1");
+        shutdown();
+    }
+}
+END_TEST
+
+// pmi1 insists on 1.1 under srun too.  (Its own test: a process reads its
+// parameters once.)
+START_TEST(pmi1_insists_under_srun)
+{
+    setenv("SLURM_STEP_ID", "0", 1);
+    Server server({});
+    meridian_test::set_param_env("mca_base_datastore", "pmi1");
+    server.become(0);
+    auto chosen = datastore::store();
+    ck_assert_msg(chosen.ok(), "%s", chosen.ok() ? "" : chosen.error().message.c_str());
+    ck_assert_text_eq(server.commands(0).front(), "cmd=init pmi_version=1 pmi_subversion=1");
+    shutdown();
+}
+END_TEST
+
+// A fullinit that disagrees with the environment, or gives no rank.
+START_TEST(a_fullinit_that_lies)
+{
+    const struct {
+        const char *answer;
+        const char *message;
+    } cases[] = {
+        {"cmd=fullinit-response;rank=1;size=3;rc=0;",
+         "datastore: the PMI launcher's fullinit answer says rank 1 of 3, its environment rank 0 "
+         "of 2 (PMI_RANK, PMI_SIZE): not one job's launcher"},
+        {"cmd=fullinit-response;rank=5;size=2;rc=0;",
+         "datastore: the PMI launcher's fullinit answer gives no rank below a size: "
+         "\"cmd=fullinit-response;rank=5;size=2;rc=0;\""},
+        {"cmd=fullinit-response;rc=-1;errmsg=no such job;",
+         "datastore: the PMI launcher refused fullinit: no such job "
+         "(\"cmd=fullinit-response;rc=-1;errmsg=no such job;\")"},
+    };
+    for (const auto &c : cases) {
+        Server::Options options;
+        options.fullinit_answer = c.answer;
+        Server server(options);
+        server.become(0);
+        auto store = make_pmi_store(PmiVersion::v2);
+        ck_assert_msg(!store.ok(), "%s", c.answer);
+        ck_assert_text_eq(store.error().message, c.message);
+    }
 }
 END_TEST
 
@@ -746,6 +1125,54 @@ START_TEST(a_server_that_misbehaves)
                           "datastore: what the PMI launcher has under k@1 is not a value Meridian "
                           "wrote: it is not in base64's URL alphabet");
     }
+    // PMI-2's framed messages.
+    const std::string v2_init = "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n";
+    {
+        Scripted not_a_length(v2_init + "cmd=fullinit-response;rc=0;");
+        auto init = not_a_length.client->init(pmi::Client::Ask::v2, 0, "1");
+        ck_assert(!init.ok());
+        ck_assert_text_eq(init.error().message,
+                          "datastore: the PMI launcher's answer to cmd=fullinit begins with "
+                          "\"cmd=fu\", not a PMI-2 message's length (up to 65536 bytes)");
+    }
+    {
+        Scripted cut(v2_init + "    60cmd=fullinit-response;rank=0;");
+        auto init = cut.client->init(pmi::Client::Ask::v2, 0, "1");
+        ck_assert(!init.ok());
+        ck_assert_int_eq(init.error().status, MERIDIAN_ERR_UNREACH);
+        ck_assert_text_eq(init.error().message,
+                          "datastore: the PMI launcher's connection closed while waiting for the "
+                          "answer to cmd=fullinit (a message cut short): the launcher (mpiexec, "
+                          "srun, flux) has ended");
+    }
+    {
+        Scripted hung(v2_init, true); // agrees to 2.0, then says nothing
+        auto init = hung.client->init(pmi::Client::Ask::v2, 0, "1");
+        ck_assert(!init.ok());
+        ck_assert_int_eq(init.error().status, MERIDIAN_ERR_TIMEOUT);
+        ck_assert_text_eq(init.error().message,
+                          "datastore: the PMI launcher did not answer cmd=fullinit within 200 ms: "
+                          "it is not serving PMI (hung?)");
+    }
+    {
+        const std::string full = "cmd=fullinit-response;rank=0;size=1;rc=0;";
+        const std::string id = "cmd=job-getid-response;jobid=9;rc=0;";
+        const std::string value =
+            "cmd=kvs-get-response;found=TRUE;value=V" + std::string(1100, 'A') + ";rc=0;";
+        char lengths[3][8];
+        std::snprintf(lengths[0], sizeof lengths[0], "%6zu", full.size());
+        std::snprintf(lengths[1], sizeof lengths[1], "%6zu", id.size());
+        std::snprintf(lengths[2], sizeof lengths[2], "%6zu", value.size());
+        Scripted long_value(v2_init + lengths[0] + full + lengths[1] + id + lengths[2] + value);
+        ck_assert(long_value.client->init(pmi::Client::Ask::v2, 0, "9").ok());
+        ck_assert_int_eq(long_value.client->version(), 2);
+        ck_assert_text_eq(long_value.client->kvsname(), "9");
+        auto got = long_value.client->get_value("k@0");
+        ck_assert(!got.ok());
+        ck_assert_text_eq(got.error().message,
+                          "datastore: the PMI launcher answered get of k@0 with a value of 1101 "
+                          "bytes, past PMI-2's limit of 1024");
+    }
     {
         // An answer with no end of line for longer than any PMI answer.
         Scripted endless(std::string(70000, 'x'), true);
@@ -863,6 +1290,7 @@ int main()
     tcase_set_timeout(values, 60);
     tcase_add_test(values, values_cross_within_hydras_limits);
     tcase_add_test(values, values_cross_within_small_limits);
+    tcase_add_test(values, values_cross_under_pmi2);
     tcase_add_test(values, missing_keys_and_waits);
     suite_add_tcase(suite, values);
     TCase *job = tcase_create("job");
@@ -871,10 +1299,15 @@ int main()
     tcase_add_test(job, block_mappings_and_none);
     tcase_add_test(job, the_launchers_end_is_seen);
     tcase_add_test(job, abort_and_finalize);
+    tcase_add_test(job, pmi2_from_start_to_end);
+    tcase_add_test(job, hydras_pmi2_fence_is_a_barrier);
+    tcase_add_test(job, the_version_agreed);
+    tcase_add_test(job, pmi1_insists_under_srun);
     suite_add_tcase(suite, job);
     TCase *refused = tcase_create("refused");
     tcase_add_checked_fixture(refused, isolate, nullptr);
     tcase_add_test(refused, wrong_answers_are_refused);
+    tcase_add_test(refused, a_fullinit_that_lies);
     tcase_add_test(refused, what_the_environment_must_hold);
     tcase_add_test(refused, by_port_and_id);
     tcase_add_test(refused, a_server_that_misbehaves);

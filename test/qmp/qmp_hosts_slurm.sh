@@ -4,7 +4,9 @@
 # a slurmd on each host): point to point, collectives and MPI communicators
 # under QMP's (MPI started in the same processes), the processes started by
 # srun --mpi=pmix and their PMIx server Slurm's; point to point and
-# collectives again under srun --mpi=pmi2, whose PMI-1 server is Slurm's.
+# collectives again under srun --mpi=pmi2, whose PMI server is Slurm's: over
+# PMI-2 (what mca_base_datastore=pmi speaks under srun) and point to point
+# over PMI-1.1 (mca_base_datastore=pmi1).
 # Skipped without Slurm and munge.  Needs root and iproute2.
 # shellcheck source=qmp_hosts_lib.sh
 . "$QMP_TEST_SRC/qmp_hosts_lib.sh"
@@ -37,7 +39,7 @@ done
 nodes=2
 [ "\$np" -lt 2 ] && nodes=1
 if [ "\${QMP_SRUN_MPI:-pmix}" = pmi2 ]; then
-    ${MCA_ENV_PREFIX}mca_base_datastore=pmi
+    ${MCA_ENV_PREFIX}mca_base_datastore=\${QMP_SRUN_DATASTORE:-pmi}
     export ${MCA_ENV_PREFIX}mca_base_datastore
 fi
 exec "$slurm_sh" srun --mpi="\${QMP_SRUN_MPI:-pmix}" -N "\$nodes" -n "\$np" --overcommit --distribution=cyclic "\$@" </dev/null
@@ -50,9 +52,12 @@ QMP_LOSS_CASES=daemon
 export QMP_LOSS_CASES
 qmp_hosts_drivers ", under srun" qmp_launcher_loss.sh
 unset QMP_LOSS_CASES
-# Slurm's PMI-1 server (--mpi=pmi2 serves PMI-1.1 and PMI-2 on PMI_FD): the
-# processes' datastore held to it.
+# Slurm's PMI server (--mpi=pmi2 serves PMI-2 and PMI-1.1 on PMI_FD): the
+# processes' datastore held to it, PMI-2 first.
 QMP_SRUN_MPI=pmi2
 export QMP_SRUN_MPI
 qmp_hosts_drivers ", under srun --mpi=pmi2" qmp_p2p.sh qmp_coll.sh
+QMP_SRUN_DATASTORE=pmi1
+export QMP_SRUN_DATASTORE
+qmp_hosts_drivers ", under srun --mpi=pmi2, PMI-1" qmp_p2p.sh
 exit "$qmp_status"

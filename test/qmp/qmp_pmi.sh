@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# QMP under a PMI-1 launcher: MPICH's mpiexec (hydra), which has no PMIx
+# QMP under a PMI launcher: MPICH's mpiexec (hydra), which has no PMIx
 # server and hands each process a PMI_FD.  The drivers of init, output,
 # errors and abort, machine and topology, point-to-point and collectives run
 # again with their jobs started by mpiexec.hydra, the datastore of the
-# launched processes held to pmi (mca_base_datastore=pmi: an error, not a
-# job of one, when it cannot start); then the launcher's loss, its PMI
-# server killed.  Skipped (77) without MPICH's mpiexec.
+# launched processes held to pmi (mca_base_datastore=pmi, PMI-1 there: an
+# error, not a job of one, when it cannot start); then the launcher's loss,
+# its PMI server killed; then machine, point-to-point and collectives once
+# more over PMI-2 (mca_base_datastore=pmi2; not abort: hydra 4.0 has no
+# PMI-2 abort).  Skipped (77) without MPICH's mpiexec.
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
 
@@ -29,7 +31,7 @@ while [ \$# -gt 0 ]; do
     *) break ;;
     esac
 done
-${MCA_ENV_PREFIX}mca_base_datastore=pmi
+${MCA_ENV_PREFIX}mca_base_datastore=\${QMP_PMI_DATASTORE:-pmi}
 export ${MCA_ENV_PREFIX}mca_base_datastore
 exec "$MPIEXEC_HYDRA" -n "\$n" "\$@"
 END_OF_MPIRUN
@@ -51,4 +53,12 @@ echo "==== qmp_launcher_loss.sh under mpiexec.hydra, its proxy killed"
 if ! QMP_LOSS_CASES=daemon sh "$QMP_TEST_SRC/qmp_launcher_loss.sh"; then
     qmp_fail "qmp_launcher_loss.sh under mpiexec.hydra, its proxy killed"
 fi
+QMP_PMI_DATASTORE=pmi2
+export QMP_PMI_DATASTORE
+for driver in qmp_machine.sh qmp_p2p.sh qmp_coll.sh; do
+    echo "==== $driver under mpiexec.hydra, PMI-2"
+    if ! sh "$QMP_TEST_SRC/$driver"; then
+        qmp_fail "$driver under mpiexec.hydra, PMI-2"
+    fi
+done
 exit "$qmp_status"

@@ -57,7 +57,7 @@ struct CoreParams {
 
 // mca_base_datastore's values (opal/runtime/datastore.hpp).
 const mca_base_param_enum_value_t datastore_backends[] = {
-    {0, "auto"}, {1, "local"}, {2, "pmix"}, {3, "pmi"}, {0, nullptr}};
+    {0, "auto"}, {1, "local"}, {2, "pmix"}, {3, "pmi"}, {4, "pmi1"}, {5, "pmi2"}, {0, nullptr}};
 
 CoreParams &core()
 {
@@ -117,9 +117,10 @@ int register_core_params()
          "Treat a setting that no component registers as an error instead of a warning",
          MCA_BASE_PARAM_TYPE_BOOL, MCA_BASE_INFO_TUNER_BASIC, MCA_BASE_PARAM_FLAG_NONE, &c.strict},
         {"datastore",
-         "Key-value datastore: auto (PMIx when a PMIx launcher started the process, PMI-1 when "
+         "Key-value datastore: auto (PMIx when a PMIx launcher started the process, PMI when "
          "a PMI launcher did -- MPICH's mpiexec, srun --mpi=pmi2, flux run --, local "
-         "otherwise), local, pmix or pmi (an error when that one cannot start)",
+         "otherwise), local, pmix, pmi (PMI-2 under srun, PMI-1 elsewhere), pmi1 or pmi2 (an "
+         "error when that one cannot start)",
          MCA_BASE_PARAM_TYPE_ENUM, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
          &c.datastore, datastore_backends},
         {"message_aggregate",
