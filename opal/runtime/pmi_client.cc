@@ -332,9 +332,13 @@ Result<Answer> Client::receive(std::string_view waiting_for, bool unbounded)
             const std::size_t start = std::min(buffer_.find_first_not_of("\r\n"), buffer_.size());
             buffer_.erase(0, start);
             if (buffer_.size() >= v2_length_field) {
+                // (Space-padded on either side: hydra right-aligns the
+                // number, Slurm left-aligns it.)
                 const std::string field = buffer_.substr(0, v2_length_field);
-                const std::size_t digits = std::min(field.find_first_not_of(' '), field.size());
-                const auto length = parse_count(std::string_view(field).substr(digits));
+                const std::size_t first = std::min(field.find_first_not_of(' '), field.size());
+                const std::size_t last = field.find_last_not_of(' ');
+                const auto length = parse_count(std::string_view(field).substr(
+                    first, last == std::string::npos ? 0 : last + 1 - first));
                 if (!length || *length > answer_max) {
                     return make_error(MERIDIAN_ERROR, "datastore: the PMI launcher's answer to " +
                                                           std::string(waiting_for) +

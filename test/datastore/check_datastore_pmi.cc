@@ -1160,7 +1160,8 @@ START_TEST(a_server_that_misbehaves)
         const std::string value =
             "cmd=kvs-get-response;found=TRUE;value=V" + std::string(1100, 'A') + ";rc=0;";
         char lengths[3][8];
-        std::snprintf(lengths[0], sizeof lengths[0], "%6zu", full.size());
+        // (Slurm left-aligns the length, hydra right-aligns it.)
+        std::snprintf(lengths[0], sizeof lengths[0], "%-6zu", full.size());
         std::snprintf(lengths[1], sizeof lengths[1], "%6zu", id.size());
         std::snprintf(lengths[2], sizeof lengths[2], "%6zu", value.size());
         Scripted long_value(v2_init + lengths[0] + full + lengths[1] + id + lengths[2] + value);
