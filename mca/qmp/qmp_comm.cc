@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mca/qmp/qmp_internal.hpp"
+#include <meridian/opal/runtime/datastore.hpp>
 
 // libqmp_mpi's table (qmp_mpi.h), referred to weakly: NULL unless the
 // program linked libqmp_mpi.
@@ -48,6 +49,59 @@ QMP_status_t start_mpi(const char *call, QMP_thread_level_t *level)
     return QMP_SUCCESS;
 }
 
+namespace
+{
+
+// The program's MPI as Meridian's datastore sees a job's exchange
+// (datastore::Exchange): what libqmp_mpi's job, allgather and abort do.
+class MpiExchange final : public datastore::Exchange
+{
+  public:
+    explicit MpiExchange(const meridian_qmp_mpi_t *part) : part_(part)
+    {
+        int rank = -1;
+        int size = 0;
+        part_->job(&rank, &size);
+        rank_ = rank >= 0 ? static_cast<std::uint32_t>(rank) : 0;
+        size_ = size > 0 ? static_cast<std::uint32_t>(size) : 0;
+    }
+    std::string name() const override { return "MPI (" + std::string(part_->library()) + ")"; }
+    std::uint32_t rank() const override { return rank_; }
+    std::uint32_t size() const override { return size_; }
+    Result<std::vector<datastore::Bytes>> allgather(std::span<const std::uint8_t> mine) override
+    {
+        std::vector<datastore::Bytes> all;
+        all.reserve(size_);
+        char why[512] = "";
+        if (part_->allgather(mine.data(), mine.size(), take, &all, why, sizeof why) != 0) {
+            return make_error(MERIDIAN_ERROR, why);
+        }
+        return all;
+    }
+    void abort(int code) override { part_->abort(code); }
+
+  private:
+    // libqmp_mpi's callback, once per rank in order.
+    static int take(void *context, int rank, const void *bytes, std::size_t len)
+    {
+        return c_boundary("the MPI datastore's allgather", [&] {
+            auto &all = *static_cast<std::vector<datastore::Bytes> *>(context);
+            if (rank != static_cast<int>(all.size())) {
+                return MERIDIAN_ERROR;
+            }
+            const auto *first = static_cast<const std::uint8_t *>(bytes);
+            all.emplace_back(first, first + len);
+            return MERIDIAN_SUCCESS;
+        });
+    }
+
+    const meridian_qmp_mpi_t *part_;
+    std::uint32_t rank_ = 0;
+    std::uint32_t size_ = 0;
+};
+
+} // namespace
+
 QMP_status_t init_mpi_first(const char *call, QMP_thread_level_t level)
 {
     const meridian_qmp_mpi_t *part = mpi_part();
@@ -60,6 +114,9 @@ QMP_status_t init_mpi_first(const char *call, QMP_thread_level_t level)
         return set_error(QMP_ERROR, std::string(call) + ": MPI (" + part->library() +
                                         ") could not start under QMP: " + why);
     }
+    // Before Meridian starts: its datastore may choose the MPI's job
+    // (mca_base_datastore=mpi, or where no PMIx launcher started it).
+    datastore::offer_exchange(std::make_shared<MpiExchange>(part));
     return QMP_SUCCESS;
 }
 
@@ -69,6 +126,7 @@ void stop_mpi()
     if (s.mpi != nullptr) {
         s.mpi->stop();
     }
+    datastore::offer_exchange(nullptr);
     s.mpi = nullptr;
     s.mpi_world = nullptr;
 }

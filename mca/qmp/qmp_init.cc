@@ -172,8 +172,9 @@ void keep_runtime()
         return;
     }
     auto store = datastore::store();
-    // (A PMI-1 launcher takes one init per process: the same holds.)
-    if (!store || (*store)->backend() == "local") {
+    // (A PMI launcher takes one init per process: the same holds.  The MPI
+    // datastore ends with QMP's MPI, which cannot start again.)
+    if (!store || (*store)->backend() == "local" || (*store)->backend() == "mpi") {
         return;
     }
     // Counted only: Meridian is running.
@@ -192,8 +193,7 @@ void tear_down(bool transport_started)
 {
     State &s = state();
     s.allocated = s.job_comm = s.default_comm = nullptr;
-    s.comms.clear();
-    stop_mpi(); // after the communicators: MPI's go with them
+    s.comms.clear(); // MPI's communicators go with them
     s.initialized = false;
     live_session = std::numeric_limits<double>::quiet_NaN();
     if (transport_started) {
@@ -204,6 +204,9 @@ void tear_down(bool transport_started)
     s.machine = Machine{};
     s.next_context = 1;
     meridian_finalize();
+    // Last: Meridian's datastore may be the MPI's (mca_base_datastore=mpi),
+    // and the transport's end and Meridian's may still use it.
+    stop_mpi();
 }
 
 // An exception out of init (no memory, say) undoes what was started and

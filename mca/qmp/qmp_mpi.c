@@ -11,6 +11,7 @@
  * what is sent on QMP's communicators, as under QMP over MPI, whose
  * communicators are duplicates.
  */
+#include <limits.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 /* MPI was initialized here (and is finalized here). */
 static int started_mpi = 0;
 static MPI_Comm world = MPI_COMM_NULL;
+/* The datastore's own duplicate of MPI_COMM_WORLD (allgather). */
+static MPI_Comm exchange = MPI_COMM_NULL;
 
 static int say(char *why, size_t why_len, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
@@ -157,9 +160,117 @@ static void release(void *comm)
     free(c);
 }
 
+static int mpi_running(void)
+{
+    int initialized = 0;
+    int finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    return initialized && !finalized;
+}
+
+static void job(int *rank, int *size)
+{
+    *rank = -1;
+    *size = 0;
+    if (mpi_running()) {
+        MPI_Comm_rank(MPI_COMM_WORLD, rank);
+        MPI_Comm_size(MPI_COMM_WORLD, size);
+    }
+}
+
+/* Whether every process of the exchange has what it allocated (nonzero),
+ * or 0 when one has not; a failed reduction counts as not. */
+static int all_have(int mine)
+{
+    int all = mine ? 1 : 0;
+    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, exchange) != MPI_SUCCESS) {
+        return 0;
+    }
+    return all;
+}
+
+static int allgather(const void *mine, size_t len,
+                     int (*take)(void *context, int rank, const void *bytes, size_t len),
+                     void *context, char *why, size_t why_len)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    if (!mpi_running()) {
+        return say(why, why_len, "MPI is not running (finalized already?)");
+    }
+    if (exchange == MPI_COMM_NULL) {
+        const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &exchange);
+        if (rc != MPI_SUCCESS) {
+            exchange = MPI_COMM_NULL;
+            return say(why, why_len, "MPI_Comm_dup failed: %s",
+                       mpi_text(rc, text, (int)sizeof text));
+        }
+        /* Errors come back as codes, not as MPI's default abort. */
+        MPI_Comm_set_errhandler(exchange, MPI_ERRORS_RETURN);
+    }
+    int size = 0;
+    MPI_Comm_size(exchange, &size);
+    /* Lengths first (-1: more than an int holds), then the bytes; a
+     * process short of memory says so to all, and all stop alike. */
+    int own = len <= (size_t)INT_MAX ? (int)len : -1;
+    int *lens = malloc(sizeof *lens * (size_t)size);
+    int *starts = malloc(sizeof *starts * (size_t)size);
+    char *all = NULL;
+    int failed = 0;
+    int rc = all_have(lens != NULL && starts != NULL);
+    if (rc == 0) {
+        failed = say(why, why_len, "no memory for the job's value lengths (here or elsewhere)");
+    } else if ((rc = MPI_Allgather(&own, 1, MPI_INT, lens, 1, MPI_INT, exchange)) != MPI_SUCCESS) {
+        failed =
+            say(why, why_len, "MPI_Allgather failed: %s", mpi_text(rc, text, (int)sizeof text));
+    }
+    /* Every process reads the same lengths, so all stop here alike. */
+    long long total = 0;
+    for (int r = 0; !failed && r < size; ++r) {
+        if (lens[r] < 0 || total + lens[r] > INT_MAX) {
+            failed = say(why, why_len,
+                         "the job's values pass 2^31 bytes in one exchange (rank %d's)", r);
+            break;
+        }
+        starts[r] = (int)total;
+        total += lens[r];
+    }
+    if (!failed) {
+        all = malloc(total > 0 ? (size_t)total : 1);
+        if (!all_have(all != NULL)) {
+            failed = say(why, why_len,
+                         "no memory for the job's %lld bytes of values (here or elsewhere)", total);
+        } else if ((rc = MPI_Allgatherv(mine, own, MPI_BYTE, all, lens, starts, MPI_BYTE,
+                                        exchange)) != MPI_SUCCESS) {
+            failed = say(why, why_len, "MPI_Allgatherv failed: %s",
+                         mpi_text(rc, text, (int)sizeof text));
+        }
+    }
+    for (int r = 0; !failed && r < size; ++r) {
+        if (take(context, r, all + starts[r], (size_t)lens[r]) != 0) {
+            failed = say(why, why_len, "the values of rank %d could not be kept", r);
+        }
+    }
+    free(all);
+    free(starts);
+    free(lens);
+    return failed;
+}
+
+static void abort_job(int code)
+{
+    if (mpi_running()) {
+        MPI_Abort(MPI_COMM_WORLD, code);
+    }
+}
+
 static void stop(void)
 {
     world = MPI_COMM_NULL;
+    if (exchange != MPI_COMM_NULL && mpi_running()) {
+        MPI_Comm_free(&exchange);
+    }
+    exchange = MPI_COMM_NULL;
     if (started_mpi) {
         started_mpi = 0;
         int finalized = 0;
@@ -171,5 +282,5 @@ static void stop(void)
 }
 
 __attribute__((visibility("default"))) const meridian_qmp_mpi_t meridian_qmp_mpi = {
-    MERIDIAN_QMP_MPI_VERSION, library, start, split, release, stop, init,
+    MERIDIAN_QMP_MPI_VERSION, library, start, split, release, stop, init, job, allgather, abort_job,
 };

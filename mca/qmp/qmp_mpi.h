@@ -28,7 +28,7 @@
 
 MERIDIAN_C_API_BEGIN
 
-#define MERIDIAN_QMP_MPI_VERSION 2
+#define MERIDIAN_QMP_MPI_VERSION 3
 
 typedef struct meridian_qmp_mpi_ops {
     int version; /* MERIDIAN_QMP_MPI_VERSION */
@@ -56,6 +56,22 @@ typedef struct meridian_qmp_mpi_ops {
      * initialized PMIx already ("local rank ... Not found"); start then
      * checks the job as before.  *provided: the level MPI gives. */
     int (*init)(int level, int *provided, char *why, size_t why_len);
+    /* Meridian's datastore over MPI (the bootstrap where no launcher
+     * Meridian speaks carries the job), after init: */
+    /* this process's rank in MPI_COMM_WORLD and its size; */
+    void (*job)(int *rank, int *size);
+    /* every process's bytes: `take` is called for each rank in order with
+     * what that process gave (valid during the call only; take returns
+     * nonzero to say it could not keep them, and the others are still
+     * gathered).  Collective over a duplicate of MPI_COMM_WORLD, made at
+     * the first call: the program's traffic never meets it.  Fails, saying
+     * why, once MPI is finalized or beyond 2^31 bytes in all. */
+    int (*allgather)(const void *mine, size_t len,
+                     int (*take)(void *context, int rank, const void *bytes, size_t len),
+                     void *context, char *why, size_t why_len);
+    /* MPI_Abort of the whole job with `code`; returns only when MPI is not
+     * running. */
+    void (*abort)(int code);
 } meridian_qmp_mpi_t;
 
 MERIDIAN_C_API_END

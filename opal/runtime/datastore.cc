@@ -247,6 +247,22 @@ const Value *Store::kept(const ProcId &proc, std::string_view key) const
     return it != stored_.end() ? &it->second : nullptr;
 }
 
+namespace
+{
+
+std::shared_ptr<Exchange> &offered()
+{
+    static std::shared_ptr<Exchange> exchange;
+    return exchange;
+}
+
+} // namespace
+
+void offer_exchange(std::shared_ptr<Exchange> exchange)
+{
+    offered() = std::move(exchange);
+}
+
 Result<Store *> store()
 {
     auto &instance = current();
@@ -268,6 +284,25 @@ Result<Store *> store()
         }
         // auto: a PMIx environment we cannot join (e.g. a stale one
         // inherited by a child) leaves the process on its own.
+    } else if (backend == "mpi" ||
+               (backend == "auto" && offered() != nullptr && offered()->size() > 1)) {
+        // The program's MPI runs the job: under a PMI launcher it holds the
+        // connection (one PMI client per process), elsewhere it is the one
+        // way in.
+        if (offered() == nullptr) {
+            return make_error(MERIDIAN_ERR_NOT_AVAILABLE,
+                              "mca_base_datastore=mpi: no MPI offers its job: the program did "
+                              "not link QMP's MPI part (libqmp_mpi: `qmp-config --mpi --libs`), "
+                              "or it is not in QMP_init_msg_passing, which offers it");
+        }
+        auto mpi = make_exchange_store(offered());
+        if (!mpi) {
+            return make_error(mpi.error().status, "mca_base_datastore=" + std::string(backend) +
+                                                      ": " + mpi.error().message);
+        }
+        instance = std::move(*mpi);
+        job_messages::attach(*instance);
+        return instance.get();
     } else if (backend == "pmi" || backend == "pmi1" || backend == "pmi2" ||
                (backend == "auto" && launched_by_pmi())) {
         // A PMI launcher is not left for a job of one: its other processes

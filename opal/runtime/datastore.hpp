@@ -3,7 +3,7 @@
 // ("pmix.net.coord", a request's ID, ...), about a process (namespace, rank)
 // or about a whole job (rank = job_rank).
 //
-// Three backends behind one interface:
+// Four backends behind one interface:
 //   local  the process's own table; a process started alone is a job of one
 //          ("singleton") and fence returns at once;
 //   pmix   when a PMIx launcher started the process (mpirun, srun
@@ -12,14 +12,19 @@
 //   pmi    when a PMI launcher started it (MPICH's and Intel MPI's
 //          mpiexec, srun --mpi=pmi2, flux run): put, barrier and get of
 //          PMI-1's or PMI-2's "simple" wire protocol (datastore_pmi.cc); no
-//          events.
+//          events;
+//   mpi    when the program's MPI offers its job (QMP's MPI part, libqmp_mpi):
+//          values cross at fences, in one allgather over a duplicate of
+//          MPI_COMM_WORLD (datastore_exchange.cc); no events.
 // Values stored with store() stay in this process.  The parameter
 // mca_base_datastore picks one: auto (default: pmix when the environment
 // has PMIX_NAMESPACE and PMIX_RANK and PMIx_Init succeeds, else pmi when it
-// has PMI_FD or PMI_PORT and PMI_ID, local otherwise -- except in a process
+// has PMI_FD or PMI_PORT and PMI_ID -- mpi before it, where the program's
+// MPI runs a job of several, whose PMI connection that MPI holds --, local
+// otherwise -- except in a process
 // that a launcher started as one of several with neither, srun with another
 // --mpi plugin, Cray PALS: an error that names the launcher and the fix),
-// local, pmix, pmi, pmi1 or pmi2 (an error when that one cannot start).
+// local, pmix, pmi, pmi1, pmi2 or mpi (an error when that one cannot start).
 // pmi speaks PMI-2 under srun and PMI-1 elsewhere, as those launchers' own
 // MPIs do; pmi1 and pmi2 insist on one.
 //
@@ -231,6 +236,31 @@ enum class PmiVersion { any, v1, v2 };
 Result<std::unique_ptr<Store>> make_pmi_store(PmiVersion version = PmiVersion::any);
 // Whether the environment holds such a connection.
 bool launched_by_pmi();
+
+// A job's collective exchange that a library of the program provides: QMP's
+// MPI part over its MPI, where the launcher is one Meridian cannot join
+// (Cray PALS) or the program's MPI holds the launcher's connection (MPICH
+// under hydra).  libmeridian itself knows no MPI.
+class Exchange
+{
+  public:
+    virtual ~Exchange() = default;
+    // "MPI (Open MPI v4.1.4)", for messages.
+    virtual std::string name() const = 0;
+    virtual std::uint32_t rank() const = 0;
+    virtual std::uint32_t size() const = 0;
+    // Every process's bytes, by rank (this one's among them): collective
+    // over the job, and so a barrier too.
+    virtual Result<std::vector<Bytes>> allgather(std::span<const std::uint8_t> mine) = 0;
+    // End the whole job with `code` (MPI_Abort); returns when it cannot.
+    virtual void abort(int code) = 0;
+};
+// What store() may choose (mpi), offered before it is first asked for;
+// nullptr takes the offer back (the store made from it keeps it).
+void offer_exchange(std::shared_ptr<Exchange> exchange);
+// A store over `exchange`: its first allgather learns the job's nodes.
+// Errors: that allgather's.
+Result<std::unique_ptr<Store>> make_exchange_store(std::shared_ptr<Exchange> exchange);
 
 } // namespace meridian::datastore
 

@@ -5,7 +5,8 @@
 # it gets MPI ranks equal to QMP's and sums equal to QMP's
 # (qmp_mpi_comm_test), alone and under the launcher with 1, 2 and 4
 # processes: with QMP starting MPI (and ending it at its finalize), and with
-# the program starting MPI first.  qmp_hosts.sh runs it again across two
+# the program starting MPI first; then with Meridian's datastore over MPI
+# (the MPI bootstrap).  qmp_hosts.sh runs it again across two
 # simulated hosts, qmp_hosts_slurm.sh under srun.  Skipped when libqmp_mpi
 # is not built (configure found no mpicc).
 # shellcheck source=qmp_lib.sh
@@ -30,4 +31,23 @@ done
 for np in $shapes; do
     qmp_run "MPI communicators, the program starts MPI, np=$np" "$np" qmp_mpi_comm_test mpi-first
 done
+# The MPI bootstrap: Meridian's datastore over the program's MPI
+# (mca_base_datastore=mpi: one allgather per fence on a duplicate of
+# MPI_COMM_WORLD), what runs where the launcher is one Meridian cannot join.
+qmp_setp mca_base_datastore mpi
+for np in $shapes; do
+    [ "$np" -ge 2 ] || continue
+    qmp_run "MPI communicators, the MPI bootstrap, np=$np" "$np" qmp_mpi_comm_test qmp-starts
+done
+# ... and it is what ran.
+if qmp_have_mpirun; then
+    qmp_setp msg_base_verbose info
+    qmp_launch 2 qmp_mpi_comm_test mpi-first
+    if ! grep -q "processes on .*, through the mpi datastore" "$QMP_ERR"; then
+        qmp_fail "the MPI bootstrap: msg_base_verbose=info names another datastore:"
+        qmp_show_output
+    fi
+    qmp_unsetp msg_base_verbose
+fi
+qmp_unsetp mca_base_datastore
 exit $qmp_status

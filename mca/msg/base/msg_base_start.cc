@@ -186,6 +186,13 @@ int learn_job(Started &s)
     s.job.node_of = s.node_of.data();
     s.job.local_rank_of = s.local_rank_of.data();
     s.job.nspace = s.nspace.c_str();
+    if (rank == 0) {
+        meridian_mca_base_framework_verbose(
+            &meridian_msg_base_framework, MCA_BASE_VERBOSE_INFO,
+            "the job %s: %d processes on %d node%s, through the %s datastore", s.nspace.c_str(),
+            size, s.job.num_nodes, s.job.num_nodes == 1 ? "" : "s",
+            std::string(st.backend()).c_str());
+    }
     return MERIDIAN_SUCCESS;
 }
 

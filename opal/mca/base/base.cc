@@ -56,8 +56,9 @@ struct CoreParams {
 };
 
 // mca_base_datastore's values (opal/runtime/datastore.hpp).
-const mca_base_param_enum_value_t datastore_backends[] = {
-    {0, "auto"}, {1, "local"}, {2, "pmix"}, {3, "pmi"}, {4, "pmi1"}, {5, "pmi2"}, {0, nullptr}};
+const mca_base_param_enum_value_t datastore_backends[] = {{0, "auto"}, {1, "local"}, {2, "pmix"},
+                                                          {3, "pmi"},  {4, "pmi1"},  {5, "pmi2"},
+                                                          {6, "mpi"},  {0, nullptr}};
 
 CoreParams &core()
 {
@@ -119,8 +120,9 @@ int register_core_params()
         {"datastore",
          "Key-value datastore: auto (PMIx when a PMIx launcher started the process, PMI when "
          "a PMI launcher did -- MPICH's mpiexec, srun --mpi=pmi2, flux run --, local "
-         "otherwise), local, pmix, pmi (PMI-2 under srun, PMI-1 elsewhere), pmi1 or pmi2 (an "
-         "error when that one cannot start)",
+         "otherwise; the program's MPI where it runs a job of several through QMP's MPI part and "
+         "no PMIx launcher started the process), local, pmix, pmi (PMI-2 under srun, PMI-1 "
+         "elsewhere), pmi1, pmi2 or mpi (an error when that one cannot start)",
          MCA_BASE_PARAM_TYPE_ENUM, MCA_BASE_INFO_TUNER_DETAIL, MCA_BASE_PARAM_FLAG_NONE,
          &c.datastore, datastore_backends},
         {"message_aggregate",

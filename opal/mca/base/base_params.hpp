@@ -39,7 +39,8 @@ bool strict_params();
 bool message_aggregate();
 std::chrono::milliseconds message_window();
 
-// mca_base_datastore: "auto", "local", "pmix", "pmi", "pmi1" or "pmi2".
+// mca_base_datastore: "auto", "local", "pmix", "pmi", "pmi1", "pmi2" or
+// "mpi".
 std::string_view datastore_backend();
 
 } // namespace meridian::mca
