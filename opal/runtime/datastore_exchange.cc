@@ -51,11 +51,11 @@ class ExchangeStore final : public Store
         InfoList mine{{std::string(key_host), node_name_}};
         if (self_.rank == 0) {
             const auto now = std::chrono::system_clock::now().time_since_epoch();
-            mine.push_back({std::string(key_job),
-                            "mpi-" + node_name_ + "-" + std::to_string(::getpid()) + "-" +
-                                std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                   now)
-                                                   .count())});
+            mine.push_back(
+                {std::string(key_job),
+                 "mpi-" + node_name_ + "-" + std::to_string(::getpid()) + "-" +
+                     std::to_string(
+                         std::chrono::duration_cast<std::chrono::microseconds>(now).count())});
         }
         auto all = gather(mine);
         if (!all) {
@@ -168,8 +168,7 @@ class ExchangeStore final : public Store
         // only take the time.
         (void)timeout;
         return make_error(MERIDIAN_ERR_TIMEOUT,
-                          "datastore: " + format_proc(proc) + " published no " +
-                              util::quoted(key) +
+                          "datastore: " + format_proc(proc) + " published no " + util::quoted(key) +
                               " by the job's last fence (MPI datastore: values cross at fences)");
     }
 
@@ -237,10 +236,10 @@ class ExchangeStore final : public Store
         }
         if (all->size() != exchange_->size() ||
             (!node_of_.empty() && all->size() != node_of_.size())) {
-            return make_error(MERIDIAN_ERROR, "datastore: the job's exchange through " +
-                                                  exchange_->name() + " gave " +
-                                                  std::to_string(all->size()) + " processes' values, not " +
-                                                  std::to_string(exchange_->size()));
+            return make_error(MERIDIAN_ERROR,
+                              "datastore: the job's exchange through " + exchange_->name() +
+                                  " gave " + std::to_string(all->size()) +
+                                  " processes' values, not " + std::to_string(exchange_->size()));
         }
         std::vector<InfoList> lists;
         lists.reserve(all->size());

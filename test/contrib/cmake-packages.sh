@@ -7,8 +7,10 @@
 #     (contrib/examples/CMakeLists.txt), which runs; QMP_VERSION is qmp.pc's,
 #     QMP_MPI is ON when QMP's MPI part (libqmp_mpi) is installed and OFF
 #     otherwise or with QMP_NO_MPI; with it, a CMake program on QMP::qmp and
-#     MPI::MPI_C gets an MPI communicator from QMP_get_mpi_comm; a request
-#     for QMP 3.0 is refused naming this 2.x;
+#     MPI::MPI_C gets an MPI communicator from QMP_get_mpi_comm;
+#     QMP_MPI_IMPLEMENTATION=mpich links the part built for MPICH where it
+#     is installed, and another name is refused, saying what it takes; a
+#     request for QMP 3.0 is refused naming this 2.x;
 #   - find_package(Meridian) and meridian_add_component build the example
 #     component (contrib/example-component/CMakeLists.txt), which meridian_info
 #     lists and the carto framework selects;
@@ -101,6 +103,30 @@ CMAKE
     grep -q '^ok: rank 0 of 1' "$stage/qmp-mpi.out" ||
         fail "the CMake-built MPI + QMP program did not say ok: $(cat "$stage/qmp-mpi.out" "$stage/qmp-mpi.err")"
 fi
+
+# QMP_MPI_IMPLEMENTATION=mpich: QMP::qmp carries the part built for MPICH
+# where it is installed; a name that is not an MPI's is refused, saying so.
+if [ -e "$root$libdir/libqmp_mpich.so" ]; then
+    cmake_project qmp-example-mpich "$top_srcdir/contrib/examples" "$installed" \
+        -DQMP_MPI_IMPLEMENTATION=mpich
+    readelf -d "$stage/qmp-example-mpich/qmp_halo" | grep -q 'libqmp_mpich' ||
+        fail "with QMP_MPI_IMPLEMENTATION=mpich the example does not link libqmp_mpich"
+fi
+mkdir -p "$stage/qmp-lam"
+cat >"$stage/qmp-lam/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.13)
+project(wants_lam LANGUAGES C)
+set(QMP_MPI_IMPLEMENTATION lam)
+find_package(QMP REQUIRED)
+CMAKE
+if cmake -S "$stage/qmp-lam" -B "$stage/qmp-lam/build" -DCMAKE_PREFIX_PATH="$installed" \
+    >"$stage/qmp-lam.log" 2>&1; then
+    fail "find_package(QMP) accepted QMP_MPI_IMPLEMENTATION=lam"
+fi
+grep -q 'QMP_MPI_IMPLEMENTATION is "lam": expected mpich, or default' "$stage/qmp-lam.log" || {
+    cat "$stage/qmp-lam.log" >&2
+    fail "QMP_MPI_IMPLEMENTATION=lam was refused without saying what it takes"
+}
 
 # A version this installation is not: refused, with the version it is.
 mkdir -p "$stage/qmp3"

@@ -33,7 +33,7 @@ struct Job {
     std::map<std::size_t, std::vector<Bytes>> rounds;
     std::map<std::size_t, std::uint32_t> arrived;
     std::atomic<int> aborted{-1};
-    bool fail = false;          // every allgather fails
+    bool fail = false;                  // every allgather fails
     std::uint32_t garbage = UINT32_MAX; // this rank's bytes are not values
 };
 
@@ -56,9 +56,8 @@ class FakeExchange final : public Exchange
         slots[rank_] = rank_ == job_.garbage ? Bytes{1, 2, 3} : Bytes(mine.begin(), mine.end());
         ++job_.arrived[round];
         job_.changed.notify_all();
-        const bool all = job_.changed.wait_for(guard, std::chrono::seconds(20), [&] {
-            return job_.arrived[round] == job_.size;
-        });
+        const bool all = job_.changed.wait_for(guard, std::chrono::seconds(20),
+                                               [&] { return job_.arrived[round] == job_.size; });
         if (!all) {
             return make_error(MERIDIAN_ERR_TIMEOUT, "the test's ranks did not all arrive");
         }

@@ -172,6 +172,77 @@ else
     fi
 fi
 
+# MPICH beside it (libqmp_mpich): the same program built with mpicc.mpich
+# and qmp-config --mpi=mpich (and pkg-config's qmp-mpich), run under
+# MPICH's mpiexec.  MPICH's MPI holds the launcher's PMI connection, so the
+# job runs through the MPI bootstrap: by default, and held to it.
+if [ "${HAVE_QMP_MPICH:-no}" = yes ] && [ -n "${MPIEXEC_HYDRA:-}" ]; then
+    mpich_cflags=$("$qmp_config" --mpi=mpich --cflags) || qmp_fail "qmp-config --mpi=mpich --cflags failed"
+    mpich_libs=$("$qmp_config" --mpi=mpich --libs) || qmp_fail "qmp-config --mpi=mpich --libs failed"
+    echo "qmp-config --mpi=mpich: --cflags '$mpich_cflags' --libs '$mpich_libs'"
+    case " $mpich_libs " in
+    *" -lqmp_mpich "*) ;;
+    *) qmp_fail "qmp-config --mpi=mpich --libs: expected -lqmp_mpich, got '$mpich_libs'" ;;
+    esac
+    # shellcheck disable=SC2086 # flags are lists of words
+    if ! "$MPICC_MPICH" $SANFLAGS -Wl,--as-needed $mpich_cflags "$QMP_TEST_SRC/qmp_mpi_prog.c" \
+        $ldflags $mpich_libs -lmeridian -o "$work/prog_qmp_mpich" >"$work/cc6.log" 2>&1; then
+        cat "$work/cc6.log"
+        qmp_fail "building an MPICH + QMP program with qmp-config --mpi=mpich's flags"
+    fi
+    mpich_pc_flags=$(PKG_CONFIG_PATH="$dest$libdir/pkgconfig" \
+        pkg-config --define-variable=prefix="$dest$prefix" --cflags --libs qmp-mpich) ||
+        qmp_fail "pkg-config --cflags --libs qmp-mpich failed"
+    case " $mpich_pc_flags " in
+    *" -lqmp_mpich "*) ;;
+    *) qmp_fail "pkg-config qmp-mpich: expected -lqmp_mpich, got '$mpich_pc_flags'" ;;
+    esac
+    if [ -x "$work/prog_qmp_mpich" ]; then
+        saved_asan=${ASAN_OPTIONS-}
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+        export ASAN_OPTIONS
+        for np in 2 4; do
+            qmp_setp mca_base_component_path "$dest$libdir/meridian"
+            qmp_setp msg_base_verbose info
+            if "$MPIEXEC_HYDRA" -n "$np" "$work/prog_qmp_mpich" mpi-part >"$QMP_OUT" 2>"$QMP_ERR" &&
+                [ "$(grep -c '^ok: ' "$QMP_OUT")" -eq "$np" ] &&
+                grep -q "processes on .*, through the mpi datastore" "$QMP_ERR"; then
+                echo "ok: prog_qmp_mpich under mpiexec.hydra, np=$np (the MPI bootstrap by default)"
+            else
+                qmp_fail "prog_qmp_mpich under mpiexec.hydra, np=$np (expected $np ok lines and the mpi datastore):"
+                qmp_show_output
+            fi
+            qmp_unsetp msg_base_verbose
+            qmp_setp mca_base_datastore mpi
+            if "$MPIEXEC_HYDRA" -n "$np" "$work/prog_qmp_mpich" mpi-part >"$QMP_OUT" 2>"$QMP_ERR" &&
+                [ "$(grep -c '^ok: ' "$QMP_OUT")" -eq "$np" ]; then
+                echo "ok: prog_qmp_mpich under mpiexec.hydra, np=$np, mca_base_datastore=mpi"
+            else
+                qmp_fail "prog_qmp_mpich under mpiexec.hydra, np=$np, mca_base_datastore=mpi:"
+                qmp_show_output
+            fi
+            qmp_unsetp mca_base_datastore
+            qmp_unsetp mca_base_component_path
+        done
+        ASAN_OPTIONS=$saved_asan
+    fi
+else
+    echo "SKIP: QMP's MPI part for MPICH (libqmp_mpich not built, or no mpiexec.hydra)"
+    if [ "${HAVE_QMP_MPICH:-no}" != yes ]; then
+        if "$qmp_config" --mpi=mpich --libs >"$work/mpich.out" 2>"$work/mpich.err"; then
+            qmp_fail "qmp-config --mpi=mpich succeeded without libqmp_mpich"
+        fi
+        grep -q "QMP's MPI part for MPICH (libqmp_mpich) is not installed" "$work/mpich.err" ||
+            qmp_fail "qmp-config --mpi=mpich without libqmp_mpich: '$(cat "$work/mpich.err")'"
+    fi
+fi
+# A name that is not an MPI's: refused, saying what it takes.
+if "$qmp_config" --mpi=lam --libs >"$work/lam.out" 2>"$work/lam.err"; then
+    qmp_fail "qmp-config --mpi=lam succeeded"
+fi
+grep -q -- "--mpi= names MPICH (--mpi=mpich) or the default MPI (--mpi), found '--mpi=lam'" "$work/lam.err" ||
+    qmp_fail "qmp-config --mpi=lam: '$(cat "$work/lam.err")'"
+
 # Run with the installed components (not the build tree's).
 qmp_setp mca_base_component_path "$dest$libdir/meridian"
 if qmp_have_mpirun; then
