@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "mca/qmp/qmp_mpi.h"
 
@@ -179,15 +180,39 @@ static void job(int *rank, int *size)
     }
 }
 
-/* Whether every process of the exchange has what it allocated (nonzero),
- * or 0 when one has not; a failed reduction counts as not. */
-static int all_have(int mine)
+/* Out of memory in the middle of a collective: the others are in it, and
+ * this process cannot take part, so the job ends here, saying why. */
+static void *must_allocate(size_t bytes)
 {
-    int all = mine ? 1 : 0;
-    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, exchange) != MPI_SUCCESS) {
-        return 0;
+    void *p = malloc(bytes > 0 ? bytes : 1);
+    if (p == NULL) {
+        fprintf(stderr,
+                "QMP's MPI part: no memory for %zu bytes of the job's exchange: ending the job\n",
+                bytes);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    return all;
+    return p;
+}
+
+/* A collective's end, waited for gently: MPI_Test, a short spin, then
+ * sleeps growing to a millisecond, so that the processes already there do
+ * not take the CPUs the others still need (start-up on a node with more
+ * processes than cores; MPI's own wait polls). */
+static int finish(MPI_Request *request)
+{
+    long pause_ns = 10000;
+    for (int polls = 0;; ++polls) {
+        int done = 0;
+        const int rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done) {
+            return rc;
+        }
+        if (polls >= 100) {
+            struct timespec pause = {0, pause_ns};
+            nanosleep(&pause, NULL);
+            pause_ns = pause_ns < 1000000 ? pause_ns * 2 : 1000000;
+        }
+    }
 }
 
 static int allgather(const void *mine, size_t len,
@@ -210,21 +235,22 @@ static int allgather(const void *mine, size_t len,
     }
     int size = 0;
     MPI_Comm_size(exchange, &size);
-    /* Lengths first (-1: more than an int holds), then the bytes; a
-     * process short of memory says so to all, and all stop alike. */
+    /* Two collectives: the lengths (-1: more than an int holds), then the
+     * bytes.  Every process reads the same lengths, so all stop alike. */
     int own = len <= (size_t)INT_MAX ? (int)len : -1;
-    int *lens = malloc(sizeof *lens * (size_t)size);
-    int *starts = malloc(sizeof *starts * (size_t)size);
+    int *lens = must_allocate(sizeof *lens * (size_t)size);
+    int *starts = must_allocate(sizeof *starts * (size_t)size);
     char *all = NULL;
     int failed = 0;
-    int rc = all_have(lens != NULL && starts != NULL);
-    if (rc == 0) {
-        failed = say(why, why_len, "no memory for the job's value lengths (here or elsewhere)");
-    } else if ((rc = MPI_Allgather(&own, 1, MPI_INT, lens, 1, MPI_INT, exchange)) != MPI_SUCCESS) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    int rc = MPI_Iallgather(&own, 1, MPI_INT, lens, 1, MPI_INT, exchange, &request);
+    if (rc == MPI_SUCCESS) {
+        rc = finish(&request);
+    }
+    if (rc != MPI_SUCCESS) {
         failed =
             say(why, why_len, "MPI_Allgather failed: %s", mpi_text(rc, text, (int)sizeof text));
     }
-    /* Every process reads the same lengths, so all stop here alike. */
     long long total = 0;
     for (int r = 0; !failed && r < size; ++r) {
         if (lens[r] < 0 || total + lens[r] > INT_MAX) {
@@ -236,12 +262,12 @@ static int allgather(const void *mine, size_t len,
         total += lens[r];
     }
     if (!failed) {
-        all = malloc(total > 0 ? (size_t)total : 1);
-        if (!all_have(all != NULL)) {
-            failed = say(why, why_len,
-                         "no memory for the job's %lld bytes of values (here or elsewhere)", total);
-        } else if ((rc = MPI_Allgatherv(mine, own, MPI_BYTE, all, lens, starts, MPI_BYTE,
-                                        exchange)) != MPI_SUCCESS) {
+        all = must_allocate((size_t)total);
+        rc = MPI_Iallgatherv(mine, own, MPI_BYTE, all, lens, starts, MPI_BYTE, exchange, &request);
+        if (rc == MPI_SUCCESS) {
+            rc = finish(&request);
+        }
+        if (rc != MPI_SUCCESS) {
             failed = say(why, why_len, "MPI_Allgatherv failed: %s",
                          mpi_text(rc, text, (int)sizeof text));
         }
