@@ -8,13 +8,12 @@
 // PMI_RANK and PMI_SIZE), or a TCP address in PMI_PORT with PMI_ID, which
 // the process presents and gets its rank and size back.  The job's
 // processes share one key space (PMI-1's kvsname, PMI-2's job id), and a
-// published value
-// becomes visible to the others at the next barrier (fence).  A Meridian
-// value is encoded (datastore::encode) and put under its key and the
-// publisher's rank, split when long; which ranks share a node comes from the
-// launcher's PMI_process_mapping.  PMI has no events: notify and on_event
-// say so, and the job's messages are each process's own.  The launcher's
-// end is seen as the connection's (on_launcher_lost).
+// published value becomes visible to the others at the next barrier
+// (fence).  A Meridian value is encoded (datastore::encode) and put under
+// its key and the publisher's rank, split when long; which ranks share a
+// node comes from the launcher's PMI_process_mapping.  PMI has no events:
+// notify and on_event say so, and the job's messages are each process's
+// own.  The launcher's end is seen as the connection's (on_launcher_lost).
 #include <meridian/opal/runtime/datastore.hpp>
 
 #include <fcntl.h>
@@ -56,7 +55,7 @@ class PmiStore final : public Store
 {
   public:
     PmiStore(std::unique_ptr<pmi::Client> client, std::uint32_t rank, std::uint32_t size)
-        : client_(std::move(client)), job_size_(size), launcher_rank_(rank)
+        : client_(std::move(client)), job_size_(size)
     {
         self_.rank = rank;
         char name[256] = {};
@@ -79,7 +78,7 @@ class PmiStore final : public Store
     // init, the key space, the node map, this process's host name.
     Status start(pmi::Client::Ask ask, std::string_view jobid)
     {
-        if (auto done = client_->init(ask, launcher_rank_, jobid); !done) {
+        if (auto done = client_->init(ask, self_.rank, jobid); !done) {
             return done;
         }
         if (client_->version() == 2 &&
@@ -361,7 +360,6 @@ class PmiStore final : public Store
     mutable std::mutex lock_;
     ProcId self_;
     std::uint32_t job_size_;
-    std::uint32_t launcher_rank_;
     std::string node_name_;
     std::uint32_t local_rank_ = 0;
     std::vector<std::uint32_t> node_of_;
