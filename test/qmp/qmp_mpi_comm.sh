@@ -6,7 +6,7 @@
 # (qmp_mpi_comm_test), alone and under the launcher with 1, 2 and 4
 # processes: with QMP starting MPI (and ending it at its finalize), and with
 # the program starting MPI first; then with Meridian's datastore over MPI
-# (the MPI bootstrap).  qmp_hosts.sh runs it again across two
+# (the MPI bootstrap), pnet's in-job setup over it too.  qmp_hosts.sh runs it again across two
 # simulated hosts, qmp_hosts_slurm.sh under srun.  Skipped when libqmp_mpi
 # is not built (configure found no mpicc).
 # shellcheck source=qmp_lib.sh
@@ -39,6 +39,10 @@ for np in $shapes; do
     [ "$np" -ge 2 ] || continue
     qmp_run "MPI communicators, the MPI bootstrap, np=$np" "$np" qmp_mpi_comm_test qmp-starts
 done
+# pnet's in-job setup over it (values cross at the setup's fences).
+qmp_setp pnet_base_in_job yes
+qmp_run "MPI communicators, the MPI bootstrap, pnet in-job, np=2" 2 qmp_mpi_comm_test qmp-starts
+qmp_unsetp pnet_base_in_job
 # ... and it is what ran.
 if qmp_have_mpirun; then
     qmp_setp msg_base_verbose info
