@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -88,18 +89,9 @@ class ExchangeStore final : public Store
                                                   exchange_->name() + ")");
         }
         self_.nspace = std::get<std::string>(*job);
-        for (const auto &node : nodes_) {
-            for (const auto r : node.ranks) {
-                if (r == self_.rank) {
-                    local_peers_ = node.ranks;
-                }
-            }
-        }
-        for (std::size_t i = 0; i < local_peers_.size(); ++i) {
-            if (local_peers_[i] == self_.rank) {
-                local_rank_ = static_cast<std::uint32_t>(i);
-            }
-        }
+        local_peers_ = nodes_[node_of_[self_.rank]].ranks;
+        local_rank_ = static_cast<std::uint32_t>(
+            std::find(local_peers_.begin(), local_peers_.end(), self_.rank) - local_peers_.begin());
         return success();
     }
 

@@ -112,37 +112,29 @@ if [ -e "$root$libdir/libqmp_mpich.so" ]; then
     readelf -d "$stage/qmp-example-mpich/qmp_halo" | grep -q 'libqmp_mpich' ||
         fail "with QMP_MPI_IMPLEMENTATION=mpich the example does not link libqmp_mpich"
 fi
-mkdir -p "$stage/qmp-lam"
-cat >"$stage/qmp-lam/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.13)
-project(wants_lam LANGUAGES C)
-set(QMP_MPI_IMPLEMENTATION lam)
-find_package(QMP REQUIRED)
-CMAKE
-if cmake -S "$stage/qmp-lam" -B "$stage/qmp-lam/build" -DCMAKE_PREFIX_PATH="$installed" \
-    >"$stage/qmp-lam.log" 2>&1; then
-    fail "find_package(QMP) accepted QMP_MPI_IMPLEMENTATION=lam"
-fi
-grep -q 'QMP_MPI_IMPLEMENTATION is "lam": expected mpich, or default' "$stage/qmp-lam.log" || {
-    cat "$stage/qmp-lam.log" >&2
-    fail "QMP_MPI_IMPLEMENTATION=lam was refused without saying what it takes"
+# refused NAME LINES PATTERN WHAT: a project of the CMake LINES (after its
+# project()) must fail to configure against the installation, with a log
+# that matches PATTERN (grep -E); WHAT says what was asked.
+refused() {
+    mkdir -p "$stage/$1"
+    printf 'cmake_minimum_required(VERSION 3.13)\nproject(%s LANGUAGES C)\n%s\n' "$1" "$2" \
+        >"$stage/$1/CMakeLists.txt"
+    if cmake -S "$stage/$1" -B "$stage/$1/build" -DCMAKE_PREFIX_PATH="$installed" \
+        >"$stage/$1.log" 2>&1; then
+        fail "$4 was accepted"
+    fi
+    grep -Eq "$3" "$stage/$1.log" || {
+        cat "$stage/$1.log" >&2
+        fail "$4 was refused without the expected words ($3)"
+    }
 }
+refused qmp-lam 'set(QMP_MPI_IMPLEMENTATION lam)
+find_package(QMP REQUIRED)' 'QMP_MPI_IMPLEMENTATION is "lam": expected mpich, or default' \
+    "find_package(QMP) with QMP_MPI_IMPLEMENTATION=lam"
 
 # A version this installation is not: refused, with the version it is.
-mkdir -p "$stage/qmp3"
-cat >"$stage/qmp3/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.13)
-project(wants_qmp3 LANGUAGES C)
-find_package(QMP 3.0 REQUIRED)
-CMAKE
-if cmake -S "$stage/qmp3" -B "$stage/qmp3/build" -DCMAKE_PREFIX_PATH="$installed" \
-    >"$stage/qmp3.log" 2>&1; then
-    fail "find_package(QMP 3.0) accepted QMP $qmp_version"
-fi
-grep -q "version: $qmp_version" "$stage/qmp3.log" || {
-    cat "$stage/qmp3.log" >&2
-    fail "find_package(QMP 3.0) failed without naming the version found ($qmp_version)"
-}
+refused qmp3 'find_package(QMP 3.0 REQUIRED)' "version: $qmp_version" \
+    "find_package(QMP 3.0) of QMP $qmp_version"
 
 # The example component, built with meridian_add_component.
 cmake_project component "$top_srcdir/contrib/example-component" "$installed"
