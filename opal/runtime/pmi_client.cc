@@ -57,12 +57,16 @@ std::string first_word(const std::string &command)
     return command.substr(0, command.find_first_of(" ;"));
 }
 
-// What a refusal says besides its rc, where the launcher said why.
+// What a refusal says besides its rc, where the launcher said why: as it
+// stands where it is plain text, quoted (its control bytes escaped) where not,
+// so that the message stays one printable line.
 std::string why(const Answer &answer)
 {
     for (const char *name : {"errmsg", "msg"}) {
         if (const auto text = answer[name]; text && !text->empty()) {
-            return ": " + std::string(*text);
+            const std::string plain(*text);
+            const std::string escaped = util::quoted(plain);
+            return ": " + (escaped == '"' + plain + '"' ? plain : escaped);
         }
     }
     return std::string();

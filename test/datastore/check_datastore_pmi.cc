@@ -906,6 +906,10 @@ START_TEST(a_fullinit_that_lies)
         {"cmd=fullinit-response;rc=-1;errmsg=no such job;",
          "datastore: the PMI launcher refused fullinit: no such job "
          "(\"cmd=fullinit-response;rc=-1;errmsg=no such job;\")"},
+        // A reason with control bytes is quoted: the message stays one line.
+        {"cmd=fullinit-response;rc=-1;errmsg=no\002such\njob;",
+         "datastore: the PMI launcher refused fullinit: \"no\\x02such\\x0ajob\" "
+         "(\"cmd=fullinit-response;rc=-1;errmsg=no\\x02such\\x0ajob;\")"},
     };
     for (const auto &c : cases) {
         Server::Options options;
