@@ -6,9 +6,9 @@
 # (qmp_mpi_comm_test), alone and under the launcher with 1, 2 and 4
 # processes: with QMP starting MPI (and ending it at its finalize), and with
 # the program starting MPI first; then with Meridian's datastore over MPI
-# (the MPI bootstrap), pnet's in-job setup over it too.  qmp_hosts.sh runs it again across two
-# simulated hosts, qmp_hosts_slurm.sh under srun.  Skipped when libqmp_mpi
-# is not built (configure found no mpicc).
+# (the MPI bootstrap), pnet's in-job setup over it too.  qmp_hosts.sh runs
+# it again across two simulated hosts, qmp_hosts_slurm.sh under srun.
+# Skipped when libqmp_mpi is not built (configure found no mpicc).
 # shellcheck source=qmp_lib.sh
 . "$QMP_TEST_SRC/qmp_lib.sh"
 
